@@ -1,0 +1,168 @@
+/**
+ * Configuration: every environment variable the service reads, validated once at start.
+ * Each variable is listed in the README's configuration table.
+ */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function num(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a number between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.join(' or ')}`);
+  }
+  return raw;
+}
+
+export const MODEL_PROVIDERS = ['offline', 'openai', 'anthropic'] as const;
+export type ModelProviderName = (typeof MODEL_PROVIDERS)[number];
+
+export function loadConfig(env: Env = process.env) {
+  const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'production', 'test']);
+  return {
+    nodeEnv,
+    host: str(env, 'HOST', '0.0.0.0'),
+    port: int(env, 'PORT', 3000, 0, 65535),
+    logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info', [
+      'fatal',
+      'error',
+      'warn',
+      'info',
+      'debug',
+      'trace',
+      'silent',
+    ]),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
+    publicBaseUrl: str(env, 'PUBLIC_BASE_URL', 'http://localhost:3000'),
+
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    dataDir: str(env, 'PARLEY_DATA_DIR', './data'),
+    seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+
+    auth: {
+      bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
+      apiKeyCacheTtlSeconds: int(env, 'API_KEY_CACHE_TTL_SECONDS', 300, 0, 86400),
+      apiKeyCacheMax: int(env, 'API_KEY_CACHE_MAX', 10000, 1, 10_000_000),
+      sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 12, 1, 24 * 90),
+      loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
+      loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86400),
+      internalApiKey: optional(env, 'INTERNAL_API_KEY'),
+    },
+
+    model: {
+      provider: oneOf<ModelProviderName>(env, 'MODEL_PROVIDER', 'offline', MODEL_PROVIDERS),
+      name: optional(env, 'MODEL_NAME'),
+      openaiBaseUrl: url(env, 'OPENAI_BASE_URL', ['http:', 'https:']),
+      openaiApiKey: optional(env, 'OPENAI_API_KEY'),
+      anthropicBaseUrl: url(env, 'ANTHROPIC_BASE_URL', ['http:', 'https:']),
+      anthropicApiKey: optional(env, 'ANTHROPIC_API_KEY'),
+      timeoutMs: int(env, 'MODEL_TIMEOUT_MS', 30000, 100, 600000),
+      maxTokens: int(env, 'MODEL_MAX_TOKENS', 1024, 16, 100000),
+    },
+
+    knowledge: {
+      minScore: num(env, 'KNOWLEDGE_MIN_SCORE', 0.4, 0, 1),
+      maxEntryBytes: int(env, 'KNOWLEDGE_MAX_ENTRY_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
+      embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']),
+      embeddingsApiKey: optional(env, 'EMBEDDINGS_API_KEY'),
+      embeddingsModel: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small'),
+    },
+
+    prompt: {
+      securityLayer: bool(env, 'PROMPT_SECURITY_LAYER', true),
+    },
+
+    payments: {
+      stripeSecretKey: optional(env, 'STRIPE_SECRET_KEY'),
+      stripeWebhookSecret: optional(env, 'STRIPE_WEBHOOK_SECRET'),
+      stripeApiHost: optional(env, 'STRIPE_API_HOST'),
+      stripeApiPort: int(env, 'STRIPE_API_PORT', 443, 1, 65535),
+      stripeApiProtocol: oneOf(env, 'STRIPE_API_PROTOCOL', 'https', ['http', 'https']),
+    },
+
+    webhooks: {
+      allowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+      maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120000),
+      pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600000),
+      workerEnabled: bool(env, 'WEBHOOK_WORKER', true),
+    },
+
+    conversations: {
+      inactivityMinutes: int(env, 'CONVERSATION_INACTIVITY_MINUTES', 1440, 1, 525600),
+    },
+
+    reminders: {
+      timeZone: str(env, 'REMINDER_TIME_ZONE', 'Europe/Berlin'),
+    },
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+/** Configuration for tests: quiet, fast hashing, no background workers unless asked. */
+export function testConfig(overrides: Env = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    BCRYPT_COST: '4',
+    PARLEY_SEED_DEMO: 'false',
+    WEBHOOK_WORKER: 'false',
+    ...overrides,
+  });
+}

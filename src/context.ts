@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import type { Config } from './config.js';
+import { memoryCoordination, redisCoordination, type Coordination } from './coordination/index.js';
+import type { Database } from './db/database.js';
+import { openPglite } from './db/pglite.js';
+import { openPostgres } from './db/postgres.js';
+import { acquireDataDirLock } from './db/lock.js';
+import { ApiKeyService } from './modules/auth/api-keys.js';
+import { SessionService } from './modules/auth/sessions.js';
+
+/**
+ * Everything a module needs, built once per process and handed to every module plugin.
+ * Tests build one per storage backend.
+ */
+export interface AppContext {
+  config: Config;
+  db: Database;
+  coordination: Coordination;
+  apiKeys: ApiKeyService;
+  sessions: SessionService;
+  /** Closes what the context opened, in reverse order. */
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config): Promise<{ db: Database; release: () => void }> {
+  if (config.databaseUrl) {
+    return { db: openPostgres(config.databaseUrl, config.databasePoolSize), release: () => undefined };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const release = acquireDataDirLock(config.dataDir);
+  try {
+    const { db } = await openPglite(config.dataDir);
+    return { db, release };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+export async function createContext(
+  config: Config,
+  opened?: { db: Database; release?: () => void; coordination?: Coordination },
+): Promise<AppContext> {
+  const { db, release } = opened ?? (await openDatabase(config));
+  const coordination =
+    opened?.coordination ??
+    (config.redisUrl ? await redisCoordination(config.redisUrl) : memoryCoordination());
+  const apiKeys = new ApiKeyService(db, coordination, {
+    bcryptCost: config.auth.bcryptCost,
+    cacheTtlSeconds: config.auth.apiKeyCacheTtlSeconds,
+    cacheMax: config.auth.apiKeyCacheMax,
+  });
+  await apiKeys.start();
+  const sessions = new SessionService(db, coordination, config.auth);
+  return {
+    config,
+    db,
+    coordination,
+    apiKeys,
+    sessions,
+    async close() {
+      await coordination.close();
+      await db.close();
+      release?.();
+    },
+  };
+}

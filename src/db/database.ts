@@ -1,0 +1,36 @@
+/**
+ * One small database interface over two engines: a node-postgres pool (production) and
+ * PGlite (embedded). Both speak the same SQL, so repositories never know which one runs.
+ */
+export type SqlParam = string | number | boolean | null | Date | Buffer | readonly unknown[] | object;
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: readonly SqlParam[] | readonly unknown[],
+  ): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction: committed when fn resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Returns the first row, or undefined. */
+export async function queryOne<T>(
+  db: Queryable,
+  sql: string,
+  params?: readonly unknown[],
+): Promise<T | undefined> {
+  const rows = await db.query<T>(sql, params);
+  return rows[0];
+}
+
+/** Type parsers shared by both engines: bigint and numeric as numbers, date as 'YYYY-MM-DD'. */
+export const OID = { int8: 20, numeric: 1700, date: 1082 } as const;
+export const parseNumber = (value: string): number => Number(value);
+export const keepText = (value: string): string => value;

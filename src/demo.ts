@@ -1,0 +1,54 @@
+import type { AppContext } from './context.js';
+import { createBot } from './modules/bots/service.js';
+import { createTenant } from './modules/tenants/service.js';
+import { insertUser } from './modules/auth/repository.js';
+
+export const DEMO_PROMPT =
+  'Du bist der freundliche Assistent der Parley Demo GmbH. Beantworte Fragen zu Öffnungszeiten, Preisen und Kursen.';
+
+export interface DemoSeed {
+  tenantId: string;
+  botId: string;
+  apiKey: string;
+  email: string;
+  password: string;
+}
+
+/** True when the database holds no tenant yet (a fresh data directory). */
+export async function isEmpty(ctx: AppContext): Promise<boolean> {
+  const rows = await ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tenants');
+  return (rows[0]?.n ?? 0) === 0;
+}
+
+/**
+ * A demo tenant: an owner login, a bot with a small knowledge base and an API key.
+ * The plain key and password are returned once, for printing.
+ */
+export async function seedDemo(ctx: AppContext): Promise<DemoSeed> {
+  const email = 'demo@parley.local';
+  const password = `demo-${Math.random().toString(36).slice(2, 10)}`;
+  const passwordHash = await ctx.sessions.hashPassword(password);
+  const { tenantId, userId } = await ctx.db.transaction(async (tx) => {
+    const { tenant } = await createTenant(tx, { name: 'Parley Demo GmbH', plan: 'business' });
+    const user = await insertUser(tx, tenant.id, { email, passwordHash, role: 'owner', firstName: 'Demo' });
+    return { tenantId: tenant.id, userId: user.id };
+  });
+  const bot = await createBot(ctx.db, tenantId, { name: 'Demo-Bot', system_prompt: DEMO_PROMPT }, userId);
+  const { key } = await ctx.apiKeys.issue({ tenantId, name: 'Demo key', createdBy: userId });
+  return { tenantId, botId: bot.id, apiKey: key, email, password };
+}
+
+export function describeDemo(seed: DemoSeed, baseUrl: string): string {
+  return [
+    '',
+    'Demo tenant created. These secrets are shown once and not stored in plain text:',
+    `  API key:        ${seed.apiKey}`,
+    `  Dashboard user: ${seed.email} / ${seed.password}`,
+    '',
+    'Try the chat endpoint:',
+    `  curl -s ${baseUrl}/api/bot-chat/${seed.botId}/chat \\`,
+    `    -H 'Authorization: Bearer ${seed.apiKey}' -H 'Content-Type: application/json' \\`,
+    `    -d '{"message": "Wann habt ihr geöffnet?"}'`,
+    '',
+  ].join('\n');
+}

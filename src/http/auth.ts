@@ -1,0 +1,61 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { VerifiedKey } from '../modules/auth/api-keys.js';
+import type { Permission } from '../modules/auth/permissions.js';
+import type { AuthenticatedUser } from '../modules/auth/sessions.js';
+import type { AppContext } from '../context.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: VerifiedKey | null;
+    user: AuthenticatedUser | null;
+  }
+}
+
+export const SESSION_COOKIE = 'parley_session';
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * Tenant API key authentication. The chat and webhook endpoints also accept `x-api-key`;
+ * `/v1` takes only `Authorization: Bearer`.
+ */
+export function requireApiKey(ctx: AppContext, options: { allowHeader: boolean }): onRequestHookHandler {
+  return async (request) => {
+    let presented = bearerToken(request);
+    if (!presented && options.allowHeader) {
+      const header = request.headers['x-api-key'];
+      presented = typeof header === 'string' && header.trim() ? header.trim() : undefined;
+    }
+    request.apiKey = await ctx.apiKeys.verify(presented);
+  };
+}
+
+/** The API key verified for this request; only for routes behind requireApiKey. */
+export function tenantOfKey(request: FastifyRequest): VerifiedKey {
+  if (!request.apiKey) throw new Error('route is missing requireApiKey');
+  return request.apiKey;
+}
+
+/**
+ * Dashboard authentication by session (cookie or `Authorization: Bearer pst_…`), then the
+ * permission check when one is named.
+ */
+export function requireUser(ctx: AppContext, permission?: Permission): onRequestHookHandler {
+  return async (request) => {
+    const token = request.cookies?.[SESSION_COOKIE] ?? bearerToken(request);
+    const user = await ctx.sessions.authenticate(token);
+    if (permission) ctx.sessions.authorize(user, permission);
+    request.user = user;
+  };
+}
+
+/** The signed-in user; only for routes behind requireUser. */
+export function currentUser(request: FastifyRequest): AuthenticatedUser {
+  if (!request.user) throw new Error('route is missing requireUser');
+  return request.user;
+}

@@ -1,0 +1,92 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, CHAT_TEXT, ErrorCode } from './errors.js';
+
+/**
+ * Routes whose errors use the chat endpoint's body shape (`{"error": "<German text>"}`)
+ * set `config: { errorStyle: 'chat' }`.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: 'chat';
+  }
+}
+
+interface AjvLikeError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** A readable sentence for a schema validation failure, naming the field. */
+export function describeValidation(error: FastifyError): string {
+  const first = (error.validation as AjvLikeError[] | undefined)?.[0];
+  if (!first) return error.message;
+  const context = error.validationContext ?? 'body';
+  const path = (first.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');
+  const field = path ? `${context}.${path}` : context;
+  if (first.keyword === 'additionalProperties') {
+    return `Unknown field '${String(first.params?.additionalProperty)}' in ${field}`;
+  }
+  if (first.keyword === 'required') {
+    const missing = String(first.params?.missingProperty);
+    return `Field '${path ? `${path}.` : ''}${missing}' is required in ${context}`;
+  }
+  return `Field '${field}' ${first.message ?? 'is invalid'}`;
+}
+
+function chatBodyFor(error: FastifyError | AppError): { status: number; body: Record<string, string> } {
+  if (error instanceof AppError) {
+    const body: Record<string, string> = { error: error.error };
+    if (error.hasMessage) body.message = error.message;
+    return { status: error.statusCode, body };
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 400, body: { error: CHAT_TEXT.messageTooLong } };
+  }
+  if (error.validation || (error.statusCode !== undefined && error.statusCode < 500)) {
+    // Unreadable body (not JSON, wrong content type): the message cannot be read.
+    return { status: 400, body: { error: CHAT_TEXT.messageRequired } };
+  }
+  return { status: 500, body: { error: CHAT_TEXT.internal } };
+}
+
+function apiBodyFor(error: FastifyError | AppError): { status: number; body: Record<string, unknown> } {
+  if (error instanceof AppError) {
+    const body: Record<string, unknown> = { error: error.error, message: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    return { status: error.statusCode, body };
+  }
+  if (error.validation) {
+    return { status: 400, body: { error: ErrorCode.validation, message: describeValidation(error) } };
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return { status: 413, body: { error: ErrorCode.payloadTooLarge, message: 'Request body is too large' } };
+  }
+  if (error.statusCode === 415) {
+    return { status: 415, body: { error: ErrorCode.validation, message: error.message } };
+  }
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return { status: 400, body: { error: ErrorCode.validation, message: error.message } };
+  }
+  return { status: 500, body: { error: ErrorCode.internal, message: 'Internal server error' } };
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    const chat = request.routeOptions.config?.errorStyle === 'chat';
+    const { status, body } = chat ? chatBodyFor(error) : apiBodyFor(error);
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (error instanceof AppError && error.headers) reply.headers(error.headers);
+    if (!chat && status >= 500) body.request_id = request.id;
+    return reply.status(status).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    return reply
+      .status(404)
+      .send({ error: ErrorCode.notFound, message: `Route ${request.method} ${request.url} not found` });
+  });
+}

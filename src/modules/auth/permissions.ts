@@ -1,0 +1,42 @@
+/** Roles of dashboard users and what each may do. A closed list: routes name one permission. */
+export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = [
+  'bot:view',
+  'bot:edit',
+  'knowledge:view',
+  'knowledge:edit',
+  'conversation:view',
+  'event:view',
+  'event:edit',
+  'contact:view',
+  'contact:edit',
+  'usage:view',
+  'webhook:manage',
+  'api_key:manage',
+  'user:manage',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const VIEW: Permission[] = [
+  'bot:view',
+  'knowledge:view',
+  'conversation:view',
+  'event:view',
+  'contact:view',
+  'usage:view',
+];
+const EDIT: Permission[] = [...VIEW, 'bot:edit', 'knowledge:edit', 'event:edit', 'contact:edit'];
+const ADMIN: Permission[] = [...EDIT, 'webhook:manage', 'api_key:manage'];
+
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set([...ADMIN, 'user:manage']),
+  admin: new Set(ADMIN),
+  editor: new Set(EDIT),
+  viewer: new Set(VIEW),
+};
+
+export function hasPermission(role: Role, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].has(permission);
+}

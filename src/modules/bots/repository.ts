@@ -1,0 +1,116 @@
+import type { Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+
+export const BOT_KINDS = ['standard', 'smart', 'specialized'] as const;
+export const BOT_STATUSES = ['draft', 'active', 'disabled'] as const;
+export const BOT_CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
+
+export interface BotRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string | null;
+  kind: (typeof BOT_KINDS)[number];
+  is_active: boolean;
+  status: (typeof BOT_STATUSES)[number];
+  system_prompt: string;
+  system_prompt_generated: string | null;
+  knowledge_strictness: number;
+  knowledge_min_score: number | null;
+  emoji_usage: number;
+  formal_address: boolean;
+  industry_code: string | null;
+  model: string | null;
+  channels: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Writable bot fields (snake_case, as the API names them). */
+export type BotFields = Partial<
+  Pick<
+    BotRow,
+    | 'name'
+    | 'description'
+    | 'kind'
+    | 'is_active'
+    | 'status'
+    | 'system_prompt'
+    | 'knowledge_strictness'
+    | 'knowledge_min_score'
+    | 'emoji_usage'
+    | 'formal_address'
+    | 'industry_code'
+    | 'model'
+    | 'channels'
+  >
+>;
+
+const WRITABLE: (keyof BotFields)[] = [
+  'name',
+  'description',
+  'kind',
+  'is_active',
+  'status',
+  'system_prompt',
+  'knowledge_strictness',
+  'knowledge_min_score',
+  'emoji_usage',
+  'formal_address',
+  'industry_code',
+  'model',
+  'channels',
+];
+
+export async function insertBot(
+  db: Queryable,
+  tenantId: string,
+  fields: BotFields & { name: string },
+): Promise<BotRow> {
+  const columns = WRITABLE.filter((c) => fields[c] !== undefined);
+  const values = columns.map((c) => fields[c]);
+  const placeholders = columns.map((_, i) => `$${i + 2}`);
+  return (await queryOne<BotRow>(
+    db,
+    `INSERT INTO bots (tenant_id, ${columns.join(', ')}) VALUES ($1, ${placeholders.join(', ')}) RETURNING *`,
+    [tenantId, ...values],
+  ))!;
+}
+
+export async function updateBot(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  fields: BotFields,
+): Promise<BotRow | undefined> {
+  const columns = WRITABLE.filter((c) => fields[c] !== undefined);
+  if (columns.length === 0) return findBot(db, tenantId, botId);
+  const sets = columns.map((c, i) => `${c} = $${i + 3}`);
+  return queryOne<BotRow>(
+    db,
+    `UPDATE bots SET ${sets.join(', ')}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, botId, ...columns.map((c) => fields[c])],
+  );
+}
+
+/** A bot of the tenant; another tenant's bot is indistinguishable from a missing one. */
+export function findBot(db: Queryable, tenantId: string, botId: string): Promise<BotRow | undefined> {
+  if (!isUuid(botId)) return Promise.resolve(undefined);
+  return queryOne<BotRow>(db, 'SELECT * FROM bots WHERE tenant_id = $1 AND id = $2', [tenantId, botId]);
+}
+
+/** Locks the bot row for the rest of the transaction (serialises writes per bot). */
+export function lockBot(db: Queryable, tenantId: string, botId: string): Promise<BotRow | undefined> {
+  if (!isUuid(botId)) return Promise.resolve(undefined);
+  return queryOne<BotRow>(db, 'SELECT * FROM bots WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [
+    tenantId,
+    botId,
+  ]);
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A malformed id can never name a row: callers answer 404 instead of a database error. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value);
+}

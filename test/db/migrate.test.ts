@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { migrate, splitStatements } from '../../src/db/migrate.js';
+import { describeEachBackend } from '../helpers/db.js';
+
+describe('splitStatements', () => {
+  it('splits at statement ends and keeps quoted text, dollar bodies and comments out of the way', () => {
+    const sql = `-- a comment; with a semicolon
+CREATE TABLE a (x text DEFAULT 'semi;colon');
+CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;
+INSERT INTO a VALUES ('it''s');`;
+    expect(splitStatements(sql)).toEqual([
+      "CREATE TABLE a (x text DEFAULT 'semi;colon')",
+      'CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql',
+      "INSERT INTO a VALUES ('it''s')",
+    ]);
+  });
+});
+
+/** Tables that are not tenant data: the migration ledger and the plan catalogue. */
+const GLOBAL_TABLES = ['schema_migrations', 'plans', 'tenants'];
+
+describeEachBackend('schema', (get) => {
+  it('applies nothing a second time', async () => {
+    expect(await migrate(get().db)).toEqual([]);
+  });
+
+  it('gives every tenant-owned table a tenant_id that is removed with the tenant', async () => {
+    const tables = await get().db.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`,
+    );
+    const owned = tables.map((t) => t.table_name).filter((t) => !GLOBAL_TABLES.includes(t));
+    expect(owned.length).toBeGreaterThan(5);
+    const cascades = await get().db.query<{ table_name: string }>(
+      `SELECT tc.table_name FROM information_schema.table_constraints tc
+       JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name
+       JOIN information_schema.referential_constraints rc ON rc.constraint_name = tc.constraint_name
+       JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name
+       WHERE tc.constraint_type = 'FOREIGN KEY' AND kcu.column_name = 'tenant_id'
+         AND ccu.table_name = 'tenants' AND rc.delete_rule = 'CASCADE'`,
+    );
+    const cascading = new Set(cascades.map((c) => c.table_name));
+    expect(owned.filter((t) => !cascading.has(t))).toEqual([]);
+  });
+});

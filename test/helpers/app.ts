@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { memoryCoordination, redisCoordination, type Coordination } from '../../src/coordination/index.js';
+import type { Database } from '../../src/db/database.js';
+import { BACKENDS, openTestDatabase, type Backend, type TestDatabase } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  db: Database;
+  backend: Backend;
+  database: TestDatabase;
+}
+
+export interface TestAppOptions {
+  /** Environment overrides for the configuration (e.g. MODEL_PROVIDER). */
+  env?: Record<string, string>;
+  /** Share counters and broadcasts through the Redis of REDIS_URL instead of process memory. */
+  redis?: boolean;
+}
+
+/** Builds an app instance on an existing test database (a second instance shares it). */
+export async function startApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
+  const config = testConfig(options.env ?? {});
+  let coordination: Coordination = memoryCoordination();
+  if (options.redis) {
+    const url = process.env.REDIS_URL;
+    if (!url) throw new Error('REDIS_URL is not set');
+    coordination = await redisCoordination(url);
+  }
+  const ctx = await createContext(config, { db: database.db, coordination });
+  const app = await buildApp(ctx);
+  await app.ready();
+  return { app, ctx, db: database.db, backend: database.backend, database };
+}
+
+/** Closes the app and its coordination, leaving the shared database open. */
+export async function stopApp(testApp: TestApp): Promise<void> {
+  await testApp.app.close();
+  await testApp.ctx.coordination.close();
+}
+
+/**
+ * Declares the suite once per backend with an app on a fresh database; `get()` returns it.
+ */
+export function describeApp(
+  name: string,
+  body: (get: () => TestApp) => void,
+  options: TestAppOptions = {},
+): void {
+  for (const backend of BACKENDS) {
+    describe(`[${backend}] ${name}`, () => {
+      let current: TestApp | undefined;
+      beforeAll(async () => {
+        const database = await openTestDatabase(backend);
+        current = await startApp(database, options);
+      });
+      afterAll(async () => {
+        if (!current) return;
+        await stopApp(current);
+        await current.database.close();
+      });
+      body(() => {
+        if (!current) throw new Error('test app not started yet');
+        return current;
+      });
+    });
+  }
+}
