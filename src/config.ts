@@ -144,6 +144,10 @@ export function loadConfig(env: Env = process.env) {
       workerEnabled: bool(env, 'WEBHOOK_WORKER', true),
     },
 
+    chat: {
+      rateLimitMax: int(env, 'CHAT_RATE_LIMIT_MAX', 60, 1, 10_000_000),
+    },
+
     conversations: {
       inactivityMinutes: int(env, 'CONVERSATION_INACTIVITY_MINUTES', 1440, 1, 525600),
     },
