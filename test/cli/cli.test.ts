@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { memoryCoordination } from '../../src/coordination/index.js';
+import { acquireDataDirLock } from '../../src/db/lock.js';
+import { openPglite } from '../../src/db/pglite.js';
+import { describeEachBackend } from '../helpers/db.js';
+
+const run = promisify(execFile);
+const BIN = join(import.meta.dirname, '../../bin/parley.js');
+
+async function parley(args: string[], env: Record<string, string>) {
+  const { stdout } = await run(process.execPath, [BIN, ...args], {
+    env: { ...process.env, BCRYPT_COST: '4', ...env },
+  });
+  return stdout.trim();
+}
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describeEachBackend('parley CLI', (get) => {
+  it('provisions a sandbox tenant with a trial, a user and an expiring key, as JSON', async () => {
+    let env: Record<string, string>;
+    let dataDir: string | undefined;
+    if (get().backend === 'postgres') {
+      env = { DATABASE_URL: get().url! };
+    } else {
+      dataDir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+      dirs.push(dataDir);
+      env = { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' };
+    }
+    const tenant = JSON.parse(
+      await parley(
+        [
+          'tenant',
+          'create',
+          '--name',
+          'CLI GmbH',
+          '--plan',
+          'sandbox',
+          '--trial-ends',
+          '2030-01-15',
+          '--json',
+        ],
+        env,
+      ),
+    );
+    expect(tenant).toMatchObject({ name: 'CLI GmbH', plan: 'sandbox', subscription_status: 'trial' });
+    expect(tenant.trial_ends_at).toMatch(/^2030-01-15/);
+    const user = JSON.parse(
+      await parley(
+        [
+          'user',
+          'create',
+          '--tenant',
+          tenant.id,
+          '--email',
+          'cli@example.test',
+          '--password',
+          'secret-123',
+          '--role',
+          'admin',
+          '--first-name',
+          'Ada',
+          '--json',
+        ],
+        env,
+      ),
+    );
+    expect(user).toMatchObject({ tenant_id: tenant.id, email: 'cli@example.test', role: 'admin' });
+    const key = JSON.parse(
+      await parley(['key', 'create', '--tenant', tenant.id, '--expires-in', '30d', '--json'], env),
+    );
+    expect(key.key).toMatch(/^svc_/);
+    expect(new Date(key.expires_at).getTime()).toBeGreaterThan(Date.now() + 29 * 86400_000);
+
+    const db = get().backend === 'postgres' ? get().db : (await openPglite(dataDir)).db;
+    try {
+      const ctx = await createContext(testConfig(), { db, coordination: memoryCoordination() });
+      expect((await ctx.apiKeys.verify(key.key)).tenantId).toBe(tenant.id);
+    } finally {
+      if (db !== get().db) await db.close();
+    }
+  });
+
+  it('refuses bad arguments with a clear message and a non-zero exit', async () => {
+    const env =
+      get().backend === 'postgres'
+        ? { DATABASE_URL: get().url! }
+        : { PARLEY_DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-cli-')) };
+    await expect(parley(['tenant', 'create', '--name', 'X', '--quota', 'many'], env)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('not a whole number'),
+    });
+    await expect(parley(['tenant', 'create', '--name', 'X', '--plan', 'gold'], env)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("Unknown plan 'gold'"),
+    });
+  });
+});
+
+describe('embedded data directory', () => {
+  it('is never opened by a second process while the server holds it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-lock-'));
+    dirs.push(dataDir);
+    const release = acquireDataDirLock(dataDir);
+    try {
+      await expect(parley(['migrate'], { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' })).rejects.toMatchObject(
+        {
+          code: 1,
+          stderr: expect.stringContaining(`is in use by process ${process.pid}`),
+        },
+      );
+    } finally {
+      release();
+    }
+    expect(await parley(['migrate'], { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' })).toMatch(
+      /applied: 0001_core/,
+    );
+  });
+});
