@@ -1,9 +1,10 @@
+import type { InjectOptions } from 'fastify';
 import { expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 
 describeApp('dashboard sign-in and API keys', (get) => {
-  const inject = (...args: Parameters<ReturnType<typeof get>['app']['inject']>) => get().app.inject(...args);
+  const inject = (options: InjectOptions) => get().app.inject(options);
 
   it('logs in with e-mail and password, sets an HttpOnly cookie, and the token works as Bearer too', async () => {
     const tenant = await buildTenant(get().ctx);

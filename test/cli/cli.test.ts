@@ -90,10 +90,11 @@ describeEachBackend('parley CLI', (get) => {
   });
 
   it('refuses bad arguments with a clear message and a non-zero exit', async () => {
-    const env =
-      get().backend === 'postgres'
-        ? { DATABASE_URL: get().url! }
-        : { PARLEY_DATA_DIR: mkdtempSync(join(tmpdir(), 'parley-cli-')) };
+    const env: Record<string, string> = { DATABASE_URL: get().url ?? '' };
+    if (get().backend === 'pglite') {
+      env.PARLEY_DATA_DIR = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+      dirs.push(env.PARLEY_DATA_DIR);
+    }
     await expect(parley(['tenant', 'create', '--name', 'X', '--quota', 'many'], env)).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('not a whole number'),

@@ -65,6 +65,8 @@ export class SessionService {
       throw new AppError(401, ErrorCode.unauthorized, 'E-mail or password is wrong');
     }
     await this.coordination.reset(accountKey);
+    // Expired sessions are swept here, where sessions are made, rather than by a timer.
+    await repo.deleteExpiredSessions(this.db);
     const token = SESSION_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(Date.now() + this.options.sessionTtlHours * 3600_000);
     await repo.insertSession(this.db, user.tenant_id, {
