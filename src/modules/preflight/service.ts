@@ -1,0 +1,73 @@
+import type { Queryable } from '../../db/database.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { findBot, isUuid } from '../bots/repository.js';
+import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/repository.js';
+import { analysePreflight, type PreflightAnalysis } from './flow-analysis.js';
+import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
+
+export interface KbOnboarding {
+  type: string;
+  message: string;
+  details: unknown;
+}
+
+/** The full pre-flight answer (GET /api/bots/:id/preflight). */
+export interface PreflightResult extends PreflightAnalysis {
+  kbOnboarding: KbOnboarding | null;
+  promptInjection: PromptInjection;
+}
+
+/** Upper bound for a stored generated prompt, in characters. */
+export const MAX_INJECTED_PROMPT_CHARS = 100_000;
+
+/**
+ * Checks a bot's blocks and flow steps. Reads only; callers that activate a bot use
+ * `canActivate`. Throws 404 when the bot is not the tenant's.
+ */
+export async function runPreflight(db: Queryable, tenantId: string, botId: string): Promise<PreflightResult> {
+  const bot = await findBot(db, tenantId, botId);
+  if (!bot) throw notFound('Bot');
+  const [blockRows, stepRows, kbOnboarding] = await Promise.all([
+    listBlocks(db, tenantId, botId),
+    listSteps(db, tenantId, botId),
+    knowledgeOnboarding(db, tenantId),
+  ]);
+  const blocks = blockRows.map(toFlowBlock);
+  const analysis = analysePreflight(blocks, stepRows.map(toFlowStep));
+  return {
+    ...analysis,
+    kbOnboarding,
+    promptInjection: buildPromptInjection(blocks, bot.system_prompt),
+  };
+}
+
+async function knowledgeOnboarding(_db: Queryable, _tenantId: string): Promise<KbOnboarding | null> {
+  return null;
+}
+
+/**
+ * Stores the generated prompt the chat uses instead of system_prompt. An empty or blank text
+ * clears it, so the chat falls back to the editable prompt.
+ */
+export async function injectPrompt(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  injectedPrompt: string,
+): Promise<{ botId: string; stored: boolean; length: number; updatedAt: Date }> {
+  if (!isUuid(botId)) throw notFound('Bot');
+  if (injectedPrompt.length > MAX_INJECTED_PROMPT_CHARS) {
+    throw badRequest(
+      `Field 'injectedPrompt' must not be longer than ${MAX_INJECTED_PROMPT_CHARS} characters`,
+    );
+  }
+  const value = injectedPrompt.trim() === '' ? null : injectedPrompt;
+  const rows = await db.query<{ id: string; updated_at: Date }>(
+    `UPDATE bots SET system_prompt_generated = $3, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING id, updated_at`,
+    [tenantId, botId, value],
+  );
+  const row = rows[0];
+  if (!row) throw notFound('Bot');
+  return { botId: row.id, stored: value !== null, length: value?.length ?? 0, updatedAt: row.updated_at };
+}
