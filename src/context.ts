@@ -7,6 +7,8 @@ import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
+import type { ChatExtension } from './modules/chat/extensions.js';
+import { createModelProvider, type ModelProvider } from './modules/models/index.js';
 
 /**
  * Everything a module needs, built once per process and handed to every module plugin.
@@ -18,6 +20,10 @@ export interface AppContext {
   coordination: Coordination;
   apiKeys: ApiKeyService;
   sessions: SessionService;
+  /** The AI model (deployment provider with per-bot override); tests may replace it. */
+  model: ModelProvider;
+  /** Modules that add prompt sections or post-process chat replies (see chat/extensions.ts). */
+  chatExtensions: ChatExtension[];
   /** Closes what the context opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -58,6 +64,8 @@ export async function createContext(
     coordination,
     apiKeys,
     sessions,
+    model: createModelProvider(config.model),
+    chatExtensions: [],
     async close() {
       await coordination.close();
       await db.close();

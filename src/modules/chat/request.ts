@@ -1,0 +1,116 @@
+import { AppError, CHAT_TEXT } from '../../http/errors.js';
+
+export const CHAT_CHANNELS = ['email', 'api', 'webhook'] as const;
+export type ChatChannel = (typeof CHAT_CHANNELS)[number];
+
+export const MAX_MESSAGE_CHARS = 10_000;
+export const MAX_SENDER_ID_CHARS = 255;
+export const MAX_METADATA_BYTES = 16 * 1024;
+const KNOWN_FIELDS = new Set(['message', 'sender_id', 'channel', 'conversation_id', 'metadata']);
+
+/** Error texts of this module beyond the specification's table (documented in docs/chat.md). */
+export const CHAT_EXTRA_TEXT = {
+  invalidMetadata: 'Ungültige metadata',
+  unknownField: 'Unbekanntes Feld',
+  invalidIdempotencyKey: 'Ungültiger Idempotency-Key',
+  idempotencyMismatch: 'Idempotency-Key bereits für eine andere Anfrage verwendet',
+  idempotencyInFlight: 'Anfrage mit diesem Idempotency-Key wird noch verarbeitet',
+  handedOver: 'Conversation an Mitarbeiter übergeben',
+  modelUnavailable: 'KI-Modell nicht verfügbar',
+} as const;
+
+export interface ChatInput {
+  message: string;
+  senderId: string | null;
+  channel: ChatChannel;
+  /** As sent; checked against the bot's conversations later (malformed → 404 there). */
+  conversationId: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** Length in characters (code points), so an emoji counts once, as a user would count it. */
+function characterCount(text: string, limit: number): number {
+  // Only text longer than the limit in UTF-16 units can exceed it in code points.
+  return text.length <= limit ? text.length : [...text].length;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function normalizeChannel(value: unknown): ChatChannel {
+  return typeof value === 'string' && (CHAT_CHANNELS as readonly string[]).includes(value)
+    ? (value as ChatChannel)
+    : 'api';
+}
+
+/**
+ * Validates the chat body in the specification's order (message, then sender_id, then the
+ * rest) and returns it normalised. Throws the exact German error texts.
+ * Null counts as absent for the optional fields, as JSON clients often send it that way.
+ */
+export function parseChatRequest(body: unknown): ChatInput {
+  if (!isPlainObject(body)) throw new AppError(400, CHAT_TEXT.messageRequired);
+  const { message, sender_id: senderId, channel, conversation_id: conversationId, metadata } = body;
+
+  if (typeof message !== 'string' || message.trim() === '')
+    throw new AppError(400, CHAT_TEXT.messageRequired);
+  if (characterCount(message, MAX_MESSAGE_CHARS) > MAX_MESSAGE_CHARS) {
+    throw new AppError(400, CHAT_TEXT.messageTooLong);
+  }
+
+  if (senderId !== undefined && senderId !== null) {
+    if (typeof senderId !== 'string' || characterCount(senderId, MAX_SENDER_ID_CHARS) > MAX_SENDER_ID_CHARS) {
+      throw new AppError(400, CHAT_TEXT.invalidSenderId);
+    }
+  }
+
+  if (metadata !== undefined && metadata !== null) {
+    if (!isPlainObject(metadata)) {
+      throw new AppError(400, CHAT_EXTRA_TEXT.invalidMetadata, 'metadata muss ein JSON-Objekt sein.');
+    }
+    if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
+      throw new AppError(
+        400,
+        CHAT_EXTRA_TEXT.invalidMetadata,
+        `metadata darf höchstens ${MAX_METADATA_BYTES} Bytes umfassen.`,
+      );
+    }
+  }
+
+  const unknown = Object.keys(body).find((key) => !KNOWN_FIELDS.has(key));
+  if (unknown !== undefined) {
+    throw new AppError(
+      400,
+      CHAT_EXTRA_TEXT.unknownField,
+      `Das Feld '${unknown.slice(0, 100)}' ist nicht erlaubt.`,
+    );
+  }
+
+  return {
+    message,
+    senderId: typeof senderId === 'string' && senderId !== '' ? senderId : null,
+    channel: normalizeChannel(channel),
+    conversationId:
+      conversationId === undefined || conversationId === null || conversationId === ''
+        ? null
+        : String(conversationId),
+    metadata: isPlainObject(metadata) ? metadata : {},
+  };
+}
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** `Idempotency-Key`: 1–255 visible ASCII characters; absent means no idempotency. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !IDEMPOTENCY_KEY_PATTERN.test(value.trim())) {
+    throw new AppError(
+      400,
+      CHAT_EXTRA_TEXT.invalidIdempotencyKey,
+      'Idempotency-Key muss aus 1 bis 255 sichtbaren ASCII-Zeichen bestehen.',
+    );
+  }
+  return value.trim();
+}

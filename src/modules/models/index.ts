@@ -1,0 +1,83 @@
+import type { Config, ModelProviderName } from '../../config.js';
+import { anthropicProvider } from './anthropic.js';
+import { offlineProvider } from './offline.js';
+import { openAiProvider } from './openai.js';
+import { ModelUnavailableError, type ModelProvider, type ModelRequest } from './provider.js';
+import { chooseModel, type ModelChoice } from './select.js';
+
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+
+type ModelConfig = Config['model'];
+
+/** Whether the deployment has what the provider needs to be called at all. */
+function configured(provider: ModelProviderName, config: ModelConfig): boolean {
+  if (provider === 'openai') return Boolean(config.openaiApiKey || config.openaiBaseUrl);
+  if (provider === 'anthropic') return Boolean(config.anthropicApiKey);
+  return true;
+}
+
+function build(provider: ModelProviderName, config: ModelConfig): ModelProvider {
+  const deploymentModel = config.provider === provider ? config.name : undefined;
+  if (provider === 'openai') {
+    return openAiProvider({
+      baseUrl: config.openaiBaseUrl,
+      apiKey: config.openaiApiKey,
+      defaultModel: deploymentModel ?? DEFAULT_OPENAI_MODEL,
+      timeoutMs: config.timeoutMs,
+      maxTokens: config.maxTokens,
+    });
+  }
+  if (provider === 'anthropic') {
+    return anthropicProvider({
+      baseUrl: config.anthropicBaseUrl,
+      apiKey: config.anthropicApiKey,
+      defaultModel: deploymentModel ?? DEFAULT_ANTHROPIC_MODEL,
+      timeoutMs: config.timeoutMs,
+      maxTokens: config.maxTokens,
+    });
+  }
+  return offlineProvider();
+}
+
+/**
+ * The model provider of the deployment (MODEL_PROVIDER, MODEL_NAME), honouring each bot's
+ * override in `request.model`. Providers are created on first use, so a bot that names an
+ * unconfigured provider fails with a clear 503 instead of breaking start-up.
+ */
+export function createModelProvider(config: ModelConfig): ModelProvider {
+  const deployment: ModelChoice = { provider: config.provider, model: config.name };
+  const providers = new Map<ModelProviderName, ModelProvider>();
+
+  const resolve = (request: ModelRequest): { provider: ModelProvider; request: ModelRequest } => {
+    const choice = chooseModel(request.model, deployment);
+    if (!configured(choice.provider, config)) {
+      throw new ModelUnavailableError(`model provider ${choice.provider} is not configured`, choice.provider);
+    }
+    let provider = providers.get(choice.provider);
+    if (!provider) {
+      provider = build(choice.provider, config);
+      providers.set(choice.provider, provider);
+    }
+    return { provider, request: { ...request, model: choice.model ?? null } };
+  };
+
+  return {
+    name: config.provider,
+    generate(request) {
+      try {
+        const chosen = resolve(request);
+        return chosen.provider.generate(chosen.request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    stream(request) {
+      const chosen = resolve(request);
+      return chosen.provider.stream(chosen.request);
+    },
+  };
+}
+
+export { ModelUnavailableError } from './provider.js';
+export type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent, ModelMessage } from './provider.js';
