@@ -9,6 +9,8 @@ import type { AppContext } from './context.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { botFlowRoutes } from './modules/flow/dashboard-routes.js';
+import { botApiRoutes } from './modules/bots/all-routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
@@ -90,6 +92,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   await app.register(systemRoutes, { ctx });
   await app.register(authRoutes, { ctx });
+  await app.register(botFlowRoutes, { ctx });
+  await app.register(botApiRoutes, { ctx });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
 
 export const BOT_KINDS = ['standard', 'smart', 'specialized'] as const;
 export const BOT_STATUSES = ['draft', 'active', 'disabled'] as const;
@@ -106,6 +107,53 @@ export function lockBot(db: Queryable, tenantId: string, botId: string): Promise
     tenantId,
     botId,
   ]);
+}
+
+export interface BotListOptions {
+  isActive?: boolean;
+  status?: BotRow['status'];
+  /** Rows strictly after this position (newest first). */
+  after?: TimeCursor;
+  /** Rows to fetch (callers ask for one more than a page). */
+  limit: number;
+}
+
+/** The tenant's bots, newest first, with each row's cursor position. */
+export function listBots(
+  db: Queryable,
+  tenantId: string,
+  options: BotListOptions,
+): Promise<(BotRow & { cursor_at: string })[]> {
+  const params: unknown[] = [tenantId];
+  const where = ['tenant_id = $1'];
+  if (options.isActive !== undefined) {
+    params.push(options.isActive);
+    where.push(`is_active = $${params.length}`);
+  }
+  if (options.status !== undefined) {
+    params.push(options.status);
+    where.push(`status = $${params.length}`);
+  }
+  if (options.after) {
+    params.push(options.after.at, options.after.id);
+    where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  params.push(options.limit);
+  return db.query(
+    `SELECT *, ${cursorTimestampSql('created_at')} AS cursor_at FROM bots
+     WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+}
+
+/** Removes the bot; its conversations, messages and prompt versions go with it (ON DELETE CASCADE). */
+export async function deleteBot(db: Queryable, tenantId: string, botId: string): Promise<boolean> {
+  if (!isUuid(botId)) return false;
+  const rows = await db.query('DELETE FROM bots WHERE tenant_id = $1 AND id = $2 RETURNING id', [
+    tenantId,
+    botId,
+  ]);
+  return rows.length > 0;
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { tenantOfKey } from '../../http/auth.js';
+import { Page } from '../../http/pagination.js';
+import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
+import { conversationV1Routes } from '../conversations/v1-routes.js';
+import { BotListQuery, BotSchema, V1CreateBotBody } from './schema.js';
+import { createBot, getBot, listBotsPage, serializeBot } from './service.js';
+import { guardV1 } from './v1-guard.js';
+
+/** Errors every /v1 route can answer besides its own. */
+export const V1_ERRORS = [401, 403, 429] as const;
+
+/**
+ * The public API under /v1 (tenant API key as Bearer). The guard's hooks apply to every
+ * route registered inside this plugin, conversations included, and the rate-limit counter is
+ * one per tenant across all of them.
+ */
+export const v1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  guardV1(app, ctx);
+  const tags = ['v1: bots'];
+  const security = BEARER_KEY_SECURITY;
+
+  app.get(
+    '/v1/bots',
+    {
+      schema: {
+        tags,
+        summary: "List the tenant's bots, newest first (cursor pagination, filters is_active and status)",
+        security,
+        querystring: BotListQuery,
+        response: { 200: Page(BotSchema), ...errorResponses(400, ...V1_ERRORS) },
+      },
+    },
+    async (request) => listBotsPage(ctx.db, tenantOfKey(request).tenantId, request.query),
+  );
+
+  app.post(
+    '/v1/bots',
+    {
+      schema: {
+        tags,
+        summary: 'Create a bot; a system_prompt becomes its first prompt version',
+        security,
+        body: V1CreateBotBody,
+        response: { 201: BotSchema, ...errorResponses(400, ...V1_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const bot = await createBot(ctx.db, tenantOfKey(request).tenantId, request.body);
+      return reply.status(201).send(serializeBot(bot));
+    },
+  );
+
+  app.get(
+    '/v1/bots/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A bot of the tenant',
+        security,
+        params: IdParams,
+        response: { 200: BotSchema, ...errorResponses(...V1_ERRORS, 404) },
+      },
+    },
+    async (request) => serializeBot(await getBot(ctx.db, tenantOfKey(request).tenantId, request.params.id)),
+  );
+
+  await app.register(conversationV1Routes, { ctx });
+};
