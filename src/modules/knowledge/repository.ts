@@ -1,0 +1,246 @@
+import type { Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+import { isUuid } from '../bots/repository.js';
+import { TS_CONFIG, type Language } from './text.js';
+
+export interface EntryRow {
+  id: string;
+  tenant_id: string;
+  bot_id: string | null;
+  title: string;
+  content: string;
+  source_url: string | null;
+  tags: string[];
+  language: Language;
+  language_detected: boolean;
+  chunk_count: number;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An entry without its (up to 1 MB) content, for lists. */
+export type EntrySummaryRow = Omit<EntryRow, 'content'> & { content_preview: string; content_length: number };
+
+export interface EntryWrite {
+  title: string;
+  content: string;
+  sourceUrl: string | null;
+  tags: string[];
+  language: Language;
+  languageDetected: boolean;
+}
+
+/**
+ * Which entries a request sees: those of one bot, or the tenant-wide ones (botId null).
+ * A bot's entries are never reachable through the tenant-wide paths and vice versa.
+ */
+export type EntryScope = { botId: string | null };
+
+const SCOPE = 'bot_id IS NOT DISTINCT FROM';
+
+export async function insertEntry(
+  tx: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  entry: EntryWrite & { createdBy: string | null },
+): Promise<EntryRow> {
+  return (await queryOne<EntryRow>(
+    tx,
+    `INSERT INTO knowledge_entries
+       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      tenantId,
+      scope.botId,
+      entry.title,
+      entry.content,
+      entry.sourceUrl,
+      entry.tags,
+      entry.language,
+      entry.languageDetected,
+      entry.createdBy,
+    ],
+  ))!;
+}
+
+/** Replaces the entry's fields; undefined when the entry is not in this tenant and scope. */
+export function updateEntry(
+  tx: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  entryId: string,
+  entry: EntryWrite,
+): Promise<EntryRow | undefined> {
+  if (!isUuid(entryId)) return Promise.resolve(undefined);
+  return queryOne<EntryRow>(
+    tx,
+    `UPDATE knowledge_entries
+     SET title = $4, content = $5, source_url = $6, tags = $7, language = $8, language_detected = $9,
+         updated_at = now()
+     WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3 RETURNING *`,
+    [
+      tenantId,
+      scope.botId,
+      entryId,
+      entry.title,
+      entry.content,
+      entry.sourceUrl,
+      entry.tags,
+      entry.language,
+      entry.languageDetected,
+    ],
+  );
+}
+
+export function findEntry(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  entryId: string,
+): Promise<EntryRow | undefined> {
+  if (!isUuid(entryId)) return Promise.resolve(undefined);
+  return queryOne<EntryRow>(
+    db,
+    `SELECT * FROM knowledge_entries WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3`,
+    [tenantId, scope.botId, entryId],
+  );
+}
+
+export async function deleteEntry(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  entryId: string,
+): Promise<boolean> {
+  if (!isUuid(entryId)) return false;
+  const rows = await db.query(
+    `DELETE FROM knowledge_entries WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3 RETURNING id`,
+    [tenantId, scope.botId, entryId],
+  );
+  return rows.length > 0;
+}
+
+export async function listEntries(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  page: { limit: number; offset: number; tag?: string },
+): Promise<{ entries: EntrySummaryRow[]; total: number }> {
+  const params = [tenantId, scope.botId, page.tag ?? null, page.limit, page.offset];
+  const where = `tenant_id = $1 AND ${SCOPE} $2 AND ($3::text IS NULL OR $3 = ANY (tags))`;
+  const [entries, count] = await Promise.all([
+    db.query<EntrySummaryRow>(
+      `SELECT id, tenant_id, bot_id, title, source_url, tags, language, language_detected, chunk_count,
+              created_by, created_at, updated_at, left(content, 200) AS content_preview,
+              length(content) AS content_length
+       FROM knowledge_entries WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+      params,
+    ),
+    queryOne<{ n: number }>(
+      db,
+      `SELECT count(*)::int AS n FROM knowledge_entries WHERE ${where}`,
+      params.slice(0, 3),
+    ),
+  ]);
+  return { entries, total: count?.n ?? 0 };
+}
+
+export interface ChunkWrite {
+  content: string;
+  embedding: number[] | null;
+  norm: number | null;
+}
+
+/**
+ * Re-indexes an entry: drops its chunks and writes the new ones with their tsvector (title
+ * weighted A, chunk text B) in the entry's language. Runs inside the entry's transaction.
+ */
+export async function replaceChunks(
+  tx: Queryable,
+  tenantId: string,
+  entry: Pick<EntryRow, 'id' | 'bot_id' | 'title' | 'language'>,
+  chunks: ChunkWrite[],
+): Promise<void> {
+  await tx.query('DELETE FROM knowledge_chunks WHERE tenant_id = $1 AND entry_id = $2', [tenantId, entry.id]);
+  if (chunks.length > 0) {
+    const embeddings = chunks.every((c) => c.embedding)
+      ? JSON.stringify(chunks.map((c) => c.embedding))
+      : null;
+    await tx.query(
+      `INSERT INTO knowledge_chunks (tenant_id, entry_id, bot_id, position, content, tsv, embedding, embedding_norm)
+       SELECT $1, $2, $3, c.ord - 1, c.content,
+              setweight(to_tsvector($4::regconfig, $5), 'A') || setweight(to_tsvector($4::regconfig, c.content), 'B'),
+              CASE WHEN $7::jsonb IS NULL THEN NULL
+                   ELSE ARRAY(SELECT x::real FROM jsonb_array_elements_text($7::jsonb -> (c.ord::int - 1)) AS x) END,
+              CASE WHEN $7::jsonb IS NULL THEN NULL ELSE ($8::real[])[c.ord] END
+       FROM unnest($6::text[]) WITH ORDINALITY AS c(content, ord)`,
+      [
+        tenantId,
+        entry.id,
+        entry.bot_id,
+        TS_CONFIG[entry.language],
+        entry.title,
+        chunks.map((c) => c.content),
+        embeddings,
+        chunks.map((c) => c.norm ?? 0),
+      ],
+    );
+  }
+  await tx.query('UPDATE knowledge_entries SET chunk_count = $3 WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    entry.id,
+    chunks.length,
+  ]);
+}
+
+/** Adds words to the tenant's typo vocabulary; stop words of any of the four languages are left out. */
+export async function addTerms(tx: Queryable, tenantId: string, words: string[]): Promise<void> {
+  if (words.length === 0) return;
+  await tx.query(
+    `INSERT INTO knowledge_terms (tenant_id, term)
+     SELECT $1, w FROM unnest($2::text[]) AS w
+     WHERE length(to_tsvector('german', w)) > 0 AND length(to_tsvector('english', w)) > 0
+       AND length(to_tsvector('french', w)) > 0 AND length(to_tsvector('italian', w)) > 0
+     ON CONFLICT DO NOTHING`,
+    [tenantId, words],
+  );
+}
+
+/** The onboarding steps the tenant has done (step → when), or undefined before the checklist starts. */
+export async function findOnboarding(
+  db: Queryable,
+  tenantId: string,
+): Promise<Record<string, string> | undefined> {
+  const row = await queryOne<{ steps: Record<string, string> }>(
+    db,
+    'SELECT steps FROM knowledge_onboarding WHERE tenant_id = $1',
+    [tenantId],
+  );
+  return row?.steps;
+}
+
+/** Marks a step done (keeping the first time) or not done; starts the checklist when needed. */
+export async function setOnboardingStep(
+  db: Queryable,
+  tenantId: string,
+  step: string,
+  done: boolean,
+): Promise<Record<string, string>> {
+  const row = await queryOne<{ steps: Record<string, string> }>(
+    db,
+    done
+      ? `INSERT INTO knowledge_onboarding (tenant_id, steps) VALUES ($1, jsonb_build_object($2::text, now()))
+         ON CONFLICT (tenant_id) DO UPDATE
+         SET steps = knowledge_onboarding.steps
+                     || jsonb_build_object($2::text, coalesce(knowledge_onboarding.steps -> $2::text, to_jsonb(now()))),
+             updated_at = now()
+         RETURNING steps`
+      : `INSERT INTO knowledge_onboarding (tenant_id) VALUES ($1)
+         ON CONFLICT (tenant_id) DO UPDATE SET steps = knowledge_onboarding.steps - $2::text, updated_at = now()
+         RETURNING steps`,
+    [tenantId, step],
+  );
+  return row!.steps;
+}
