@@ -142,6 +142,8 @@ export function loadConfig(env: Env = process.env) {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120000),
       pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600000),
       workerEnabled: bool(env, 'WEBHOOK_WORKER', true),
+      /** Encrypts endpoint signing secrets at rest (AES-256-GCM) when set; at least 32 characters. */
+      secretsKey: optional(env, 'WEBHOOK_SECRETS_KEY'),
     },
 
     chat: {

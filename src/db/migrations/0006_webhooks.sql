@@ -74,8 +74,11 @@ ALTER TABLE conversations ADD COLUMN rating smallint CHECK (rating IS NULL OR ra
 ALTER TABLE conversations ADD COLUMN rating_comment varchar(2000);
 ALTER TABLE conversations ADD COLUMN rated_at timestamptz;
 ALTER TABLE conversations ADD COLUMN contact_id uuid REFERENCES contacts(id) ON DELETE SET NULL;
+-- Reopening restarts the inactivity clock without pretending a message was sent.
+ALTER TABLE conversations ADD COLUMN reopened_at timestamptz;
 -- The inactivity sweep looks only at active conversations by their last activity.
-CREATE INDEX conversations_active_activity_idx ON conversations ((coalesce(last_message_at, created_at)))
+CREATE INDEX conversations_active_activity_idx
+  ON conversations ((greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at))))
   WHERE status = 'active';
 
 -- Archived sandbox trial reminders.

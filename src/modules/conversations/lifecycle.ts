@@ -1,0 +1,220 @@
+import type { Database, Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+import { AppError, ErrorCode, notFound } from '../../http/errors.js';
+import { isUuid } from '../bots/repository.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
+
+/**
+ * Conversation lifecycle: end, hand over to a human (escalation), reopen, rate, record the
+ * lead's contact data, and end conversations that went quiet. Every change and the outbound
+ * event it causes are written in one transaction.
+ *
+ * States: `active` → `ended` (end, inactivity) or `handed_over` (escalation);
+ * `handed_over` → `ended` (end); `ended`/`handed_over` → `active` (reopen).
+ */
+export type ConversationStatus = 'active' | 'ended' | 'handed_over';
+
+/** While a human has the conversation, the bot must not answer in it. */
+export function botMayReply(status: ConversationStatus): boolean {
+  return status !== 'handed_over';
+}
+
+/** The sentence the chat endpoint can give when the bot stays silent after a hand-over. */
+export const HANDED_OVER_TEXT = 'Conversation an Mitarbeiter übergeben';
+
+export interface LifecycleConversation {
+  id: string;
+  tenant_id: string;
+  bot_id: string;
+  sender_id: string | null;
+  channel: string;
+  status: ConversationStatus;
+  message_count: number;
+  ended_at: Date | null;
+  end_reason: string | null;
+  escalated_at: Date | null;
+  escalation_reason: string | null;
+  rating: number | null;
+  rating_comment: string | null;
+  rated_at: Date | null;
+  contact_id: string | null;
+  reopened_at: Date | null;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, tenant_id, bot_id, sender_id, channel, status, message_count, ended_at, end_reason,
+  escalated_at, escalation_reason, rating, rating_comment, rated_at, contact_id, reopened_at, updated_at`;
+
+export interface TransitionResult {
+  conversation: LifecycleConversation;
+  /** False when the conversation already was in the requested state (nothing written, no event). */
+  changed: boolean;
+}
+
+function lockConversation(tx: Queryable, tenantId: string, id: string) {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return queryOne<LifecycleConversation>(
+    tx,
+    `SELECT ${COLUMNS} FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+    [tenantId, id],
+  );
+}
+
+async function lockedOrNotFound(tx: Queryable, tenantId: string, id: string) {
+  const conversation = await lockConversation(tx, tenantId, id);
+  if (!conversation) throw notFound('Conversation');
+  return conversation;
+}
+
+function update(tx: Queryable, tenantId: string, id: string, sets: string, params: unknown[]) {
+  return queryOne<LifecycleConversation>(
+    tx,
+    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+    [tenantId, id, ...params],
+  ) as Promise<LifecycleConversation>;
+}
+
+/** Ends an active or handed-over conversation; ending an ended one changes nothing. */
+export function endConversation(
+  db: Database,
+  tenantId: string,
+  id: string,
+  input: { reason?: string | null } = {},
+): Promise<TransitionResult> {
+  return db.transaction(async (tx) => {
+    const current = await lockedOrNotFound(tx, tenantId, id);
+    if (current.status === 'ended') return { conversation: current, changed: false };
+    const conversation = await update(
+      tx,
+      tenantId,
+      id,
+      `status = 'ended', ended_at = now(), end_reason = $3`,
+      [input.reason ?? null],
+    );
+    await enqueueEvent(tx, tenantId, 'conversation.ended', endedEventData(conversation, 'api'));
+    return { conversation, changed: true };
+  });
+}
+
+function endedEventData(conversation: LifecycleConversation, trigger: 'api' | 'inactivity') {
+  return {
+    conversation_id: conversation.id,
+    bot_id: conversation.bot_id,
+    trigger,
+    reason: conversation.end_reason,
+    message_count: conversation.message_count,
+    ended_at: conversation.ended_at,
+  };
+}
+
+/** Hands an active conversation over to a human; the bot stays silent until it is reopened. */
+export function escalateConversation(
+  db: Database,
+  tenantId: string,
+  id: string,
+  input: { reason?: string | null } = {},
+): Promise<TransitionResult> {
+  return db.transaction(async (tx) => {
+    const current = await lockedOrNotFound(tx, tenantId, id);
+    if (current.status === 'handed_over') return { conversation: current, changed: false };
+    if (current.status === 'ended') {
+      throw new AppError(409, ErrorCode.conflict, 'Conversation has ended; reopen it before handing it over');
+    }
+    const conversation = await update(
+      tx,
+      tenantId,
+      id,
+      `status = 'handed_over', escalated_at = now(), escalation_reason = $3`,
+      [input.reason ?? null],
+    );
+    await enqueueEvent(tx, tenantId, 'escalation.triggered', {
+      conversation_id: conversation.id,
+      bot_id: conversation.bot_id,
+      reason: conversation.escalation_reason,
+      escalated_at: conversation.escalated_at,
+    });
+    return { conversation, changed: true };
+  });
+}
+
+/** Makes an ended or handed-over conversation active again; the inactivity clock restarts. */
+export function reopenConversation(db: Database, tenantId: string, id: string): Promise<TransitionResult> {
+  return db.transaction(async (tx) => {
+    const current = await lockedOrNotFound(tx, tenantId, id);
+    if (current.status === 'active') return { conversation: current, changed: false };
+    const conversation = await update(
+      tx,
+      tenantId,
+      id,
+      `status = 'active', ended_at = NULL, end_reason = NULL, reopened_at = now()`,
+      [],
+    );
+    return { conversation, changed: true };
+  });
+}
+
+/** Stores the 1–5 rating; a later rating replaces the earlier one and is reported again. */
+export function rateConversation(
+  db: Database,
+  tenantId: string,
+  id: string,
+  input: { rating: number; comment?: string | null },
+): Promise<TransitionResult> {
+  return db.transaction(async (tx) => {
+    await lockedOrNotFound(tx, tenantId, id);
+    const conversation = await update(
+      tx,
+      tenantId,
+      id,
+      'rating = $3, rating_comment = $4, rated_at = now()',
+      [input.rating, input.comment ?? null],
+    );
+    await enqueueEvent(tx, tenantId, 'satisfaction.rated', {
+      conversation_id: conversation.id,
+      bot_id: conversation.bot_id,
+      rating: conversation.rating,
+      comment: conversation.rating_comment,
+      rated_at: conversation.rated_at,
+    });
+    return { conversation, changed: true };
+  });
+}
+
+/**
+ * Ends active conversations whose last activity (last message, creation or reopening) lies
+ * before `before`, in batches; each ending emits `conversation.ended` in the same
+ * transaction. SKIP LOCKED keeps several instances from sweeping the same rows.
+ */
+export function endInactiveConversations(
+  db: Database,
+  options: { before: Date; limit: number },
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ended = await tx.query<LifecycleConversation>(
+      `WITH due AS (
+         SELECT id FROM conversations
+         WHERE status = 'active'
+           AND greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at)) < $1
+         ORDER BY greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at))
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE conversations c
+       SET status = 'ended', ended_at = now(), end_reason = 'inactivity', updated_at = now()
+       FROM due WHERE c.id = due.id
+       RETURNING ${COLUMNS.split(',')
+         .map((c) => `c.${c.trim()}`)
+         .join(', ')}`,
+      [options.before, options.limit],
+    );
+    for (const conversation of ended) {
+      await enqueueEvent(
+        tx,
+        conversation.tenant_id,
+        'conversation.ended',
+        endedEventData(conversation, 'inactivity'),
+      );
+    }
+    return ended.length;
+  });
+}

@@ -1,0 +1,225 @@
+import type { Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+import { isUuid } from '../bots/repository.js';
+
+export interface EndpointRow {
+  id: string;
+  tenant_id: string;
+  url: string;
+  description: string | null;
+  event_types: string[];
+  is_active: boolean;
+  /** Storage form (see SecretBox); never leaves the service. */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  tenant_id: string;
+  event_id: string;
+  endpoint_id: string;
+  event_type: string;
+  status: 'pending' | 'delivering' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: Date;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /** created_at with full (microsecond) precision, for exact paging. */
+  cursor_at: string;
+}
+
+export interface AttemptRow {
+  attempt_number: number;
+  status_code: number | null;
+  error: string | null;
+  response_body: string | null;
+  duration_ms: number;
+  created_at: Date;
+}
+
+export async function insertEndpoint(
+  db: Queryable,
+  tenantId: string,
+  input: {
+    url: string;
+    description: string | null;
+    eventTypes: string[];
+    isActive: boolean;
+    sealedSecret: string;
+    createdBy: string | null;
+  },
+): Promise<EndpointRow> {
+  return (await queryOne<EndpointRow>(
+    db,
+    `INSERT INTO webhook_endpoints (tenant_id, url, description, event_types, is_active, secret, created_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [
+      tenantId,
+      input.url,
+      input.description,
+      input.eventTypes,
+      input.isActive,
+      input.sealedSecret,
+      input.createdBy,
+    ],
+  ))!;
+}
+
+export function listEndpoints(db: Queryable, tenantId: string): Promise<EndpointRow[]> {
+  return db.query<EndpointRow>(
+    'SELECT * FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC',
+    [tenantId],
+  );
+}
+
+export function findEndpoint(db: Queryable, tenantId: string, id: string): Promise<EndpointRow | undefined> {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return queryOne<EndpointRow>(db, 'SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    id,
+  ]);
+}
+
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: string[];
+  isActive?: boolean;
+}
+
+/** Applies the changes; switching an endpoint on or off by hand clears an automatic disable reason. */
+export function updateEndpoint(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  changes: EndpointChanges,
+): Promise<EndpointRow | undefined> {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  const sets: string[] = [];
+  const params: unknown[] = [tenantId, id];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  };
+  if (changes.url !== undefined) set('url', changes.url);
+  if (changes.description !== undefined) set('description', changes.description);
+  if (changes.eventTypes !== undefined) set('event_types', changes.eventTypes);
+  if (changes.isActive !== undefined) {
+    set('is_active', changes.isActive);
+    sets.push('disabled_reason = NULL', 'disabled_at = NULL');
+  }
+  sets.push('updated_at = now()');
+  return queryOne<EndpointRow>(
+    db,
+    `UPDATE webhook_endpoints SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    params,
+  );
+}
+
+export async function deleteEndpoint(db: Queryable, tenantId: string, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const rows = await db.query('DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 RETURNING id', [
+    tenantId,
+    id,
+  ]);
+  return rows.length > 0;
+}
+
+/** The current secret becomes the previous one, still signing until `graceUntil`. */
+export function rotateEndpointSecret(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  sealedSecret: string,
+  graceUntil: Date,
+): Promise<EndpointRow | undefined> {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return queryOne<EndpointRow>(
+    db,
+    `UPDATE webhook_endpoints
+     SET previous_secret = secret, previous_secret_expires_at = $4, secret = $3, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, id, sealedSecret, graceUntil],
+  );
+}
+
+const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.event_id, d.endpoint_id, e.type AS event_type, d.status, d.attempts,
+  d.next_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.created_at, d.updated_at,
+  to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
+
+/** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
+export function listDeliveries(
+  db: Queryable,
+  tenantId: string,
+  endpointId: string,
+  options: { limit: number; status?: string; before?: { at: string; id: string } },
+): Promise<DeliveryRow[]> {
+  const params: unknown[] = [tenantId, endpointId, options.limit];
+  const filters: string[] = [];
+  if (options.status) {
+    params.push(options.status);
+    filters.push(`AND d.status = $${params.length}`);
+  }
+  if (options.before) {
+    params.push(options.before.at, options.before.id);
+    filters.push(`AND (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  return db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.tenant_id = $1 AND d.endpoint_id = $2 ${filters.join(' ')}
+     ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
+    params,
+  );
+}
+
+export function findDelivery(
+  db: Queryable,
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<(DeliveryRow & { data: unknown }) | undefined> {
+  if (!isUuid(endpointId) || !isUuid(deliveryId)) return Promise.resolve(undefined);
+  return queryOne<DeliveryRow & { data: unknown }>(
+    db,
+    `SELECT ${DELIVERY_COLUMNS}, e.data FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.id = $3`,
+    [tenantId, endpointId, deliveryId],
+  );
+}
+
+export function listAttempts(db: Queryable, tenantId: string, deliveryId: string): Promise<AttemptRow[]> {
+  return db.query<AttemptRow>(
+    `SELECT attempt_number, status_code, error, response_body, duration_ms, created_at
+     FROM webhook_delivery_attempts WHERE tenant_id = $1 AND delivery_id = $2 ORDER BY attempt_number`,
+    [tenantId, deliveryId],
+  );
+}
+
+/** A fresh pending delivery of the same event to the same endpoint; the old one stays in the log. */
+export async function insertRedelivery(
+  db: Queryable,
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  const inserted = await queryOne<{ id: string }>(
+    db,
+    `INSERT INTO webhook_deliveries (tenant_id, event_id, endpoint_id)
+     SELECT tenant_id, event_id, endpoint_id FROM webhook_deliveries
+     WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3
+     RETURNING id`,
+    [tenantId, endpointId, deliveryId],
+  );
+  if (!inserted) return undefined;
+  return findDelivery(db, tenantId, endpointId, inserted.id);
+}

@@ -1,0 +1,126 @@
+import type { Database } from '../../db/database.js';
+import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../http/errors.js';
+import { isUuid } from '../bots/repository.js';
+import * as repo from './repository.js';
+import type { SecretBox } from './secret-box.js';
+import { generateSigningSecret } from './signing.js';
+import { TargetRefusedError, checkWebhookUrl } from './ssrf.js';
+
+/** Endpoints per tenant: enough for any integration, small enough to keep fan-out cheap. */
+export const MAX_ENDPOINTS_PER_TENANT = 20;
+/** After a rotation the old secret keeps signing this long, so receivers can switch without loss. */
+export const ROTATION_GRACE_MS = 24 * 3600_000;
+
+export interface EndpointServiceDeps {
+  db: Database;
+  secrets: SecretBox;
+  allowPrivateTargets: boolean;
+}
+
+async function checkedUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  try {
+    return (await checkWebhookUrl(raw.trim(), allowPrivate)).toString();
+  } catch (error) {
+    if (error instanceof TargetRefusedError) throw badRequest(`Field 'url' refused: ${error.message}`);
+    throw error;
+  }
+}
+
+export async function createEndpoint(
+  deps: EndpointServiceDeps,
+  tenantId: string,
+  input: {
+    url: string;
+    eventTypes: string[];
+    description?: string | null;
+    isActive?: boolean;
+    createdBy: string | null;
+  },
+): Promise<{ endpoint: repo.EndpointRow; secret: string }> {
+  const url = await checkedUrl(input.url, deps.allowPrivateTargets);
+  const secret = generateSigningSecret();
+  const endpoint = await deps.db.transaction(async (tx) => {
+    // The tenant row lock serialises concurrent registrations, so the limit holds.
+    await tx.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+    const [{ n }] = (await tx.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1',
+      [tenantId],
+    )) as [{ n: number }];
+    if (n >= MAX_ENDPOINTS_PER_TENANT) {
+      throw conflict(`A tenant can register at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`);
+    }
+    return repo.insertEndpoint(tx, tenantId, {
+      url,
+      description: input.description ?? null,
+      eventTypes: input.eventTypes,
+      isActive: input.isActive ?? true,
+      sealedSecret: deps.secrets.seal(secret),
+      createdBy: input.createdBy,
+    });
+  });
+  return { endpoint, secret };
+}
+
+export async function updateEndpoint(
+  deps: EndpointServiceDeps,
+  tenantId: string,
+  id: string,
+  changes: { url?: string; eventTypes?: string[]; description?: string | null; isActive?: boolean },
+): Promise<repo.EndpointRow> {
+  const url = changes.url === undefined ? undefined : await checkedUrl(changes.url, deps.allowPrivateTargets);
+  const updated = await repo.updateEndpoint(deps.db, tenantId, id, { ...changes, url });
+  if (!updated) throw notFound('Webhook endpoint');
+  return updated;
+}
+
+export async function rotateSecret(
+  deps: EndpointServiceDeps,
+  tenantId: string,
+  id: string,
+  now = new Date(),
+): Promise<{ endpoint: repo.EndpointRow; secret: string }> {
+  const secret = generateSigningSecret();
+  const endpoint = await repo.rotateEndpointSecret(
+    deps.db,
+    tenantId,
+    id,
+    deps.secrets.seal(secret),
+    new Date(now.getTime() + ROTATION_GRACE_MS),
+  );
+  if (!endpoint) throw notFound('Webhook endpoint');
+  return { endpoint, secret };
+}
+
+/** Queues the event of a logged delivery once more, as a new delivery with its own log. */
+export async function redeliver(
+  deps: EndpointServiceDeps,
+  tenantId: string,
+  endpointId: string,
+  deliveryId: string,
+): Promise<repo.DeliveryRow> {
+  const endpoint = await repo.findEndpoint(deps.db, tenantId, endpointId);
+  if (!endpoint) throw notFound('Webhook endpoint');
+  if (!endpoint.is_active) {
+    throw new AppError(
+      409,
+      ErrorCode.conflict,
+      'Webhook endpoint is disabled; switch it on before redelivering',
+    );
+  }
+  const delivery = await repo.insertRedelivery(deps.db, tenantId, endpointId, deliveryId);
+  if (!delivery) throw notFound('Webhook delivery');
+  return delivery;
+}
+
+/** Cursor of a delivery page: the (created_at, id) of its last row. */
+export function encodeCursor(row: { cursor_at: string; id: string }): string {
+  return Buffer.from(`${row.cursor_at}|${row.id}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { at: string; id: string } {
+  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!at || !id || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at) || !isUuid(id)) {
+    throw badRequest("Query parameter 'cursor' is not valid");
+  }
+  return { at, id };
+}
