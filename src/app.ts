@@ -9,9 +9,14 @@ import type { AppContext } from './context.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { eventModuleRoutes } from './modules/events/all-routes.js';
+import { chatRoutes } from './modules/chat/routes.js';
 import { botFlowRoutes } from './modules/flow/dashboard-routes.js';
 import { botApiRoutes } from './modules/bots/all-routes.js';
 import { systemRoutes } from './modules/system/routes.js';
+import { reminderRoutes } from './modules/reminders/routes.js';
+import { knowledgeRoutes } from './modules/knowledge/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -92,8 +97,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   await app.register(systemRoutes, { ctx });
   await app.register(authRoutes, { ctx });
+  await app.register(eventModuleRoutes, { ctx });
+  await app.register(chatRoutes, { ctx });
   await app.register(botFlowRoutes, { ctx });
   await app.register(botApiRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
+  await app.register(reminderRoutes, { ctx });
+  await app.register(knowledgeRoutes, { ctx });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -13,31 +13,44 @@ const FRANC_CODES: Record<string, Language> = { deu: 'de', eng: 'en', fra: 'fr',
  */
 const MARKERS: Record<Language, ReadonlySet<string>> = {
   de: new Set(
-    'ich du sie wir ihr und oder der die das den dem des ein eine einen ist sind nicht wie was wann wo warum wer welche welcher haben habt hat kann können kostet gibt es mit für auf bei von zu zum zur noch auch bitte danke hallo guten tag mein meine ihre ihr euer öffnungszeiten preis termin'.split(
+    'ich du sie wir ihr und oder der die das den dem des ein eine einen ist sind nicht wie was wann wo warum wer welche welcher haben habt hat kann können kostet gibt es mit für auf bei von zu zum zur noch auch bitte danke hallo guten tag mein meine ihre ihr euer öffnungszeiten preis termin heute morgen eure euer bin möchte gerne'.split(
       ' ',
     ),
   ),
   en: new Set(
-    'i you we they he she it and or the a an is are was were not how what when where why who which do does did have has can could will would my your our their to for on with at of from please thanks thank hello hi opening hours price appointment'.split(
+    'i you we they he she it and or the a an is are was were not how what when where why who which do does did have has can could will would my your our their to for on with at of from please thanks thank hello hi opening hours price appointment today tomorrow weather would like'.split(
       ' ',
     ),
   ),
   fr: new Set(
-    "je tu il elle nous vous ils elles et ou le la les un une des est sont pas comment quoi quand où pourquoi qui quel quelle quels avez avons peux pouvez pour sur avec chez du de au aux mon ma mes votre vos s'il plaît merci bonjour bonsoir salut heures d'ouverture prix rendez-vous".split(
+    "je tu il elle nous vous ils elles et ou le la les un une des est sont pas comment quoi quand où pourquoi qui quel quelle quels avez avons peux pouvez pour sur avec chez du de au aux mon ma mes votre vos s'il plaît merci bonjour bonsoir salut heures d'ouverture prix rendez-vous aujourd'hui demain temps voudrais suis".split(
       ' ',
     ),
   ),
   it: new Set(
-    'io tu lui lei noi voi loro e o il lo la i gli le un una uno è sono non come cosa quando dove perché chi quale quali avete abbiamo posso potete per su con da di del della al alla mio mia vostro vostra grazie ciao buongiorno buonasera prego orari apertura prezzo appuntamento'.split(
+    'io tu lui lei noi voi loro e o il lo la i gli le un una uno è sono non come cosa quando dove perché chi quale quali avete abbiamo posso potete per su con da di del della al alla mio mia vostro vostra grazie ciao buongiorno buonasera prego orari apertura prezzo appuntamento che mi ci si oggi domani vorrei tempo'.split(
       ' ',
     ),
   ),
 };
 
+/** Markers that carry meaning (what a question is about), so they are no stop words. */
+const TOPIC_MARKERS = new Set(
+  "öffnungszeiten preis termin heute morgen opening hours price appointment today tomorrow weather heures d'ouverture prix rendez-vous aujourd'hui demain temps orari apertura prezzo appuntamento oggi domani tempo".split(
+    ' ',
+  ),
+);
+
 const CHARACTER_HINTS: [RegExp, Language][] = [
   [/[äöüß]/i, 'de'],
   [/[çœêâû]|[a-z]'[aeiouyh]/i, 'fr'],
 ];
+
+/** Whether a word is one of the frequent short words of any of the four languages. */
+export function isFrequentWord(word: string): boolean {
+  const lower = word.toLowerCase();
+  return !TOPIC_MARKERS.has(lower) && LANGUAGES.some((language) => MARKERS[language].has(lower));
+}
 
 function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}']+/gu) ?? [];

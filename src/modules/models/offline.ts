@@ -1,4 +1,4 @@
-import { detectLanguage, type Language } from './language.js';
+import { detectLanguage, isFrequentWord, type Language } from './language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
@@ -67,8 +67,10 @@ function sentences(text: string): string[] {
   );
 }
 
+/** Content words cut to a crude stem, so "Öffnungszeiten" meets "Öffnungszeit". */
 function terms(text: string): Set<string> {
-  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).map((w) => w.slice(0, 6)));
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
+  return new Set(words.filter((w) => !isFrequentWord(w)).map((w) => w.slice(0, 6)));
 }
 
 /**

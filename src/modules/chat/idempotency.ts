@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+import type { ChatInput } from './request.js';
+
+/** How long a completed response is replayed for the same key. */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+export type IdempotencyClaim =
+  | { kind: 'claimed' }
+  | { kind: 'replay'; response: Record<string, unknown> }
+  | { kind: 'mismatch' }
+  | { kind: 'in_flight' };
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  }
+  return value;
+}
+
+/** Fingerprint of what the request asks for: same key + different fingerprint → 422. */
+export function requestFingerprint(botId: string, input: ChatInput): string {
+  const normalized = canonical({ botId: botId.toLowerCase(), ...input });
+  return createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
+}
+
+interface KeyRow {
+  status: 'in_flight' | 'completed';
+  request_hash: string;
+  response: Record<string, unknown> | null;
+}
+
+/**
+ * Claims the key for this request, or tells what happened to it before. Settled by the
+ * primary key: of several concurrent first requests exactly one inserts the row. An expired
+ * record (after 24 h), or an in-flight claim whose lease ran out (its process died), is
+ * taken over by a conditional UPDATE.
+ */
+export async function claimIdempotencyKey(
+  db: Queryable,
+  tenantId: string,
+  input: { key: string; requestHash: string; leaseSeconds: number },
+): Promise<IdempotencyClaim> {
+  const params = [tenantId, input.key, input.requestHash, input.leaseSeconds, IDEMPOTENCY_TTL_HOURS];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db.query(
+      `INSERT INTO chat_idempotency_keys (tenant_id, idempotency_key, request_hash, lease_expires_at, expires_at)
+       VALUES ($1, $2, $3, now() + make_interval(secs => $4), now() + make_interval(hours => $5))
+       ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+       RETURNING 1`,
+      params,
+    );
+    if (inserted.length > 0) return { kind: 'claimed' };
+
+    const takenOver = await db.query(
+      `UPDATE chat_idempotency_keys
+       SET request_hash = $3, status = 'in_flight', response = NULL, created_at = now(),
+           lease_expires_at = now() + make_interval(secs => $4), expires_at = now() + make_interval(hours => $5)
+       WHERE tenant_id = $1 AND idempotency_key = $2
+         AND (expires_at <= now() OR (status = 'in_flight' AND lease_expires_at <= now() AND request_hash = $3))
+       RETURNING 1`,
+      params,
+    );
+    if (takenOver.length > 0) return { kind: 'claimed' };
+
+    const row = await queryOne<KeyRow>(
+      db,
+      `SELECT status, request_hash, response FROM chat_idempotency_keys
+       WHERE tenant_id = $1 AND idempotency_key = $2`,
+      [tenantId, input.key],
+    );
+    // Gone in between (the first request failed and released it): try to claim again.
+    if (!row) continue;
+    if (row.request_hash !== input.requestHash) return { kind: 'mismatch' };
+    if (row.status === 'in_flight' || !row.response) return { kind: 'in_flight' };
+    return { kind: 'replay', response: row.response };
+  }
+  return { kind: 'in_flight' };
+}
+
+/** Stores the response for replay; runs in the transaction that stores the exchange. */
+export async function completeIdempotencyKey(
+  db: Queryable,
+  tenantId: string,
+  key: string,
+  response: object,
+): Promise<void> {
+  await db.query(
+    `UPDATE chat_idempotency_keys
+     SET status = 'completed', response = $3, expires_at = now() + make_interval(hours => $4)
+     WHERE tenant_id = $1 AND idempotency_key = $2`,
+    [tenantId, key, JSON.stringify(response), IDEMPOTENCY_TTL_HOURS],
+  );
+}
+
+/** A request that ended in an error keeps nothing: the client may retry with the same key. */
+export async function releaseIdempotencyKey(db: Queryable, tenantId: string, key: string): Promise<void> {
+  await db.query(
+    `DELETE FROM chat_idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2 AND status = 'in_flight'`,
+    [tenantId, key],
+  );
+}
+
+/** Removes the tenant's expired records (called now and then, off the request's path). */
+export async function purgeExpiredIdempotencyKeys(db: Queryable, tenantId: string): Promise<void> {
+  await db.query('DELETE FROM chat_idempotency_keys WHERE tenant_id = $1 AND expires_at <= now()', [
+    tenantId,
+  ]);
+}

@@ -1,0 +1,59 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { requireApiKey, tenantOfKey } from '../../http/auth.js';
+import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
+import { API_KEY_SECURITY } from '../../http/schemas.js';
+import { parseChatRequest, parseIdempotencyKey } from './request.js';
+import { ChatBody, ChatParams, ChatResponseSchema, chatErrorResponses } from './schema.js';
+import { chat } from './service.js';
+import { streamChat, wantsEventStream } from './sse.js';
+
+/** 10000 characters of message plus metadata fit easily; more is refused before parsing. */
+export const CHAT_BODY_LIMIT = 256 * 1024;
+
+/** POST /api/bot-chat/:botId/chat: the chat endpoint of the specification. */
+export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const max = ctx.config.chat.rateLimitMax;
+  app.post(
+    '/api/bot-chat/:botId/chat',
+    {
+      // Order: authentication (onRequest) → rate limit (preParsing) → body → checks.
+      onRequest: [requireApiKey(ctx, { allowHeader: true }), rateLimitPolicyHeader(max)],
+      config: { errorStyle: 'chat', rateLimit: rateLimitFor('chat', { max }) },
+      bodyLimit: CHAT_BODY_LIMIT,
+      // The body is checked by parseChatRequest, which knows the specification's texts and order.
+      attachValidation: true,
+      schema: {
+        tags: ['chat'],
+        summary: 'Send a message to a bot and get its reply',
+        description:
+          'Authenticates with the tenant API key (`Authorization: Bearer` or `x-api-key`). ' +
+          'With `Accept: text/event-stream` the reply streams as server-sent events (`delta`, then `done` ' +
+          'with the response object, or `error`). An `Idempotency-Key` header (24 h per tenant) replays ' +
+          'the stored response. Rate limit: 60 requests per minute per API key (RateLimit-* headers).',
+        security: API_KEY_SECURITY,
+        params: ChatParams,
+        body: ChatBody,
+        response: {
+          200: ChatResponseSchema,
+          ...chatErrorResponses(400, 401, 403, 404, 409, 422, 429, 500, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const input = parseChatRequest(request.body);
+      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
+      const call = {
+        tenantId: tenantOfKey(request).tenantId,
+        botId: request.params.botId,
+        input,
+        idempotencyKey,
+        log: request.log,
+      };
+      if (wantsEventStream(request.headers.accept)) return streamChat(ctx, call, reply);
+      const { response, replayed } = await chat(ctx, call);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return response;
+    },
+  );
+};

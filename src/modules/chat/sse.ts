@@ -1,0 +1,121 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, CHAT_TEXT } from '../../http/errors.js';
+import { ModelUnavailableError, type ModelStreamEvent } from '../models/provider.js';
+import {
+  abandonChat,
+  finishChat,
+  modelFailure,
+  startChat,
+  type ChatCall,
+  type ChatResponse,
+} from './service.js';
+
+/** Whether the client asked for server-sent events. */
+export function wantsEventStream(accept: string | undefined): boolean {
+  return typeof accept === 'string' && accept.toLowerCase().includes('text/event-stream');
+}
+
+export function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function openStream(reply: FastifyReply): (chunk: string) => void {
+  reply.hijack();
+  // Headers set so far (request id, RateLimit-*) go out with the stream.
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) headers[name] = value;
+  reply.raw.writeHead(200, {
+    ...headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // Reverse proxies (nginx) would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  return (chunk) => {
+    if (!reply.raw.writableEnded) reply.raw.write(chunk);
+  };
+}
+
+function errorBody(error: unknown): { error: string; message?: string } {
+  const mapped = error instanceof ModelUnavailableError ? modelFailure(error) : error;
+  if (mapped instanceof AppError) {
+    return mapped.hasMessage ? { error: mapped.error, message: mapped.message } : { error: mapped.error };
+  }
+  return { error: CHAT_TEXT.internal };
+}
+
+function replayStream(reply: FastifyReply, response: ChatResponse): void {
+  reply.header('idempotent-replayed', 'true');
+  const write = openStream(reply);
+  write(sseEvent('delta', { text: response.reply }));
+  write(sseEvent('done', response));
+  reply.raw.end();
+}
+
+/**
+ * The chat as server-sent events: `delta` events with text as the model produces it, then
+ * one `done` event with the whole response object (the same as the JSON answer; its `reply`
+ * is authoritative, as extensions may rewrite the text). Every check runs before the stream
+ * opens, and so does the model's first answer: errors until then are ordinary JSON error
+ * responses with their status. A failure after that ends the stream with an `error` event,
+ * nothing is stored and the quota reservation is given back. When the client disconnects,
+ * the model call is aborted.
+ */
+export async function streamChat(ctx: AppContext, call: ChatCall, reply: FastifyReply): Promise<void> {
+  const controller = new AbortController();
+  const abortOnDisconnect = () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  };
+  reply.raw.on('close', abortOnDisconnect);
+
+  const started = await startChat(ctx, call, controller.signal);
+  if (started.kind === 'replay') return replayStream(reply, started.response);
+  const { prepared } = started;
+
+  let finished = false;
+  let iterator: AsyncIterator<ModelStreamEvent>;
+  let next: IteratorResult<ModelStreamEvent>;
+  try {
+    iterator = ctx.model.stream(prepared.modelRequest)[Symbol.asyncIterator]();
+    next = await iterator.next();
+  } catch (error) {
+    await abandonChat(ctx, prepared);
+    if (error instanceof ModelUnavailableError) {
+      call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
+      throw modelFailure(error);
+    }
+    throw error;
+  }
+
+  const write = openStream(reply);
+  try {
+    while (!next.done) {
+      const event = next.value;
+      if (event.type === 'delta') {
+        write(sseEvent('delta', { text: event.text }));
+      } else {
+        const response = await finishChat(ctx, prepared, event.reply);
+        finished = true;
+        write(sseEvent('done', response));
+        break;
+      }
+      next = await iterator.next();
+    }
+    if (!finished) throw new Error('model stream ended without a final event');
+  } catch (error) {
+    if (!finished) await abandonChat(ctx, prepared);
+    if (error instanceof ModelUnavailableError) {
+      call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable during stream');
+    } else if (!(error instanceof AppError) && !controller.signal.aborted) {
+      call.log?.error({ err: error }, 'chat stream failed');
+    }
+    write(sseEvent('error', errorBody(error)));
+  } finally {
+    reply.raw.off('close', abortOnDisconnect);
+    reply.raw.end();
+  }
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { alternateRoles } from '../../src/modules/models/anthropic.js';
+import { detectLanguage } from '../../src/modules/models/language.js';
+import {
+  OFFLINE_MODEL_NAME,
+  extractAnswer,
+  offlineAnswer,
+  offlineProvider,
+  toPlainText,
+} from '../../src/modules/models/offline.js';
+import { collectStream, type ModelRequest } from '../../src/modules/models/provider.js';
+import { chooseModel } from '../../src/modules/models/select.js';
+import { countTokens } from '../../src/modules/models/tokens.js';
+
+describe('detectLanguage', () => {
+  it.each([
+    ['Wie sind die Öffnungszeiten?', 'de'],
+    ['Öffnungszeiten?', 'de'],
+    ['Was kostet ein Termin bei Ihnen?', 'de'],
+    ['What time do you open on Saturday?', 'en'],
+    ['Can I book an appointment?', 'en'],
+    ["Quels sont vos horaires d'ouverture ?", 'fr'],
+    ['Bonjour, je voudrais un rendez-vous pour mardi', 'fr'],
+    ['Quali sono gli orari di apertura?', 'it'],
+    ['Buongiorno, vorrei prenotare un appuntamento per domani', 'it'],
+    ['12345', 'de'],
+    ['', 'de'],
+  ])('%s → %s', (text, language) => {
+    expect(detectLanguage(text)).toBe(language);
+  });
+});
+
+describe('toPlainText', () => {
+  it('removes Markdown so the reply is plain running text', () => {
+    expect(toPlainText('## Öffnungszeiten\n\n- **Mo–Fr** 9–18 Uhr\n- Sa [nach Termin](https://x.test)')).toBe(
+      'Öffnungszeiten. Mo–Fr 9–18 Uhr Sa nach Termin',
+    );
+  });
+});
+
+describe('extractAnswer', () => {
+  const content =
+    'Wir sind ein Friseursalon in Köln. Unsere Öffnungszeiten sind Montag bis Freitag von 9 bis 18 Uhr. ' +
+    'Parkplätze gibt es im Hof. Samstags öffnen wir nach Vereinbarung.';
+  it('keeps the sentences that share words with the question, in their order', () => {
+    expect(extractAnswer(content, 'Wann sind eure Öffnungszeiten?')).toBe(
+      'Unsere Öffnungszeiten sind Montag bis Freitag von 9 bis 18 Uhr.',
+    );
+  });
+  it('falls back to the opening sentences and respects the length budget', () => {
+    const answer = extractAnswer(content, 'xyz', 60);
+    expect(answer.startsWith('Wir sind ein Friseursalon in Köln.')).toBe(true);
+    expect(answer.length).toBeLessThanOrEqual(60);
+  });
+});
+
+const grounding = (
+  userMessage: string,
+  knowledge: ModelRequest['grounding']['knowledge'],
+  formalAddress = true,
+) => ({
+  userMessage,
+  knowledge,
+  formalAddress,
+});
+
+describe('offlineAnswer', () => {
+  const hits = [
+    { title: 'Parken', content: 'Parkplätze gibt es im Hof.', score: 0.5 },
+    { title: 'Öffnungszeiten', content: 'Geöffnet Montag bis Freitag von 9 bis 18 Uhr.', score: 0.9 },
+  ];
+  it('answers from the best hit with a lead-in in the user’s language', () => {
+    expect(offlineAnswer(grounding('Wann habt ihr geöffnet?', hits))).toBe(
+      'Laut unseren Informationen zu „Öffnungszeiten“: Geöffnet Montag bis Freitag von 9 bis 18 Uhr.',
+    );
+    expect(offlineAnswer(grounding('When are you open?', hits))).toMatch(
+      /^According to our information on "Öffnungszeiten": /,
+    );
+  });
+  it.each([
+    [
+      'Wie ist das Wetter morgen?',
+      true,
+      /^Dazu liegen mir leider keine gesicherten Informationen vor\..*Ihre Anfrage/,
+    ],
+    ['Wie ist das Wetter morgen?', false, /deine Anfrage/],
+    ['What is the weather tomorrow?', true, /^I'm sorry/],
+    ['Quel temps fera-t-il demain ?', true, /^Je suis désolé/],
+    ['Che tempo farà domani?', true, /^Mi dispiace/],
+  ])('hands over politely without a hit: %s (formal %s)', (message, formal, pattern) => {
+    expect(offlineAnswer(grounding(message, [], formal))).toMatch(pattern);
+  });
+});
+
+describe('offlineProvider', () => {
+  const request: ModelRequest = {
+    system: 'System prompt',
+    messages: [{ role: 'user', content: 'Wann habt ihr geöffnet?' }],
+    grounding: grounding('Wann habt ihr geöffnet?', [
+      { title: 'Zeiten', content: 'Täglich 8 bis 20 Uhr geöffnet.', score: 0.8 },
+    ]),
+  };
+  it('is deterministic, names itself and counts tokens with the tokenizer', async () => {
+    const provider = offlineProvider();
+    const first = await provider.generate(request);
+    expect(await provider.generate(request)).toEqual(first);
+    expect(first.model).toBe(OFFLINE_MODEL_NAME);
+    expect(first.completionTokens).toBe(countTokens(first.text));
+    expect(first.promptTokens).toBeGreaterThan(countTokens('System prompt'));
+  });
+  it('streams the same text in pieces, then one final event', async () => {
+    const provider = offlineProvider();
+    const deltas: string[] = [];
+    let done = 0;
+    for await (const event of provider.stream(request)) {
+      if (event.type === 'delta') deltas.push(event.text);
+      else done += 1;
+    }
+    expect(deltas.length).toBeGreaterThan(3);
+    expect(done).toBe(1);
+    expect(deltas.join('')).toBe((await collectStream(provider.stream(request))).text);
+  });
+});
+
+describe('chooseModel', () => {
+  const deployment = { provider: 'openai' as const, model: 'gpt-4o-mini' };
+  it.each([
+    [null, { provider: 'openai', model: 'gpt-4o-mini' }],
+    ['', { provider: 'openai', model: 'gpt-4o-mini' }],
+    ['  ', { provider: 'openai', model: 'gpt-4o-mini' }],
+    ['offline', { provider: 'offline', model: undefined }],
+    ['openai:gpt-4.1', { provider: 'openai', model: 'gpt-4.1' }],
+    ['anthropic:claude-sonnet-4-5', { provider: 'anthropic', model: 'claude-sonnet-4-5' }],
+    ['anthropic', { provider: 'anthropic', model: undefined }],
+    ['gpt-4.1-mini', { provider: 'openai', model: 'gpt-4.1-mini' }],
+    ['llama3.1:8b', { provider: 'openai', model: 'llama3.1:8b' }],
+    ['openai:llama3.1:8b', { provider: 'openai', model: 'llama3.1:8b' }],
+  ])('%j → %j', (override, expected) => {
+    expect(chooseModel(override, deployment)).toEqual(expected);
+  });
+});
+
+describe('alternateRoles', () => {
+  it('joins neighbours of the same role and drops a leading assistant turn', () => {
+    expect(
+      alternateRoles([
+        { role: 'assistant', content: 'Willkommen' },
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+        { role: 'assistant', content: 'c' },
+        { role: 'assistant', content: 'd' },
+        { role: 'user', content: 'e' },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'a\n\nb' },
+      { role: 'assistant', content: 'c\n\nd' },
+      { role: 'user', content: 'e' },
+    ]);
+  });
+});
