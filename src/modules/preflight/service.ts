@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { findBot, isUuid } from '../bots/repository.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/repository.js';
+import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from './flow-analysis.js';
 import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
 
@@ -30,7 +31,7 @@ export async function runPreflight(db: Queryable, tenantId: string, botId: strin
   const [blockRows, stepRows, kbOnboarding] = await Promise.all([
     listBlocks(db, tenantId, botId),
     listSteps(db, tenantId, botId),
-    knowledgeOnboarding(db, tenantId),
+    getKbOnboarding(db, tenantId),
   ]);
   const blocks = blockRows.map(toFlowBlock);
   const analysis = analysePreflight(blocks, stepRows.map(toFlowStep));
@@ -39,10 +40,6 @@ export async function runPreflight(db: Queryable, tenantId: string, botId: strin
     kbOnboarding,
     promptInjection: buildPromptInjection(blocks, bot.system_prompt),
   };
-}
-
-async function knowledgeOnboarding(_db: Queryable, _tenantId: string): Promise<KbOnboarding | null> {
-  return null;
 }
 
 /**

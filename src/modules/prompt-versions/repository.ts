@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
+import { isUuid } from '../bots/repository.js';
 
 export interface PromptVersionRow {
   id: string;
@@ -55,4 +56,90 @@ export async function insertCurrentVersion(
     input.promptText,
   ]);
   return version;
+}
+
+/** A bot's versions, newest first; numbering breaks ties within the same instant. */
+export function listVersions(db: Queryable, tenantId: string, botId: string): Promise<PromptVersionRow[]> {
+  return db.query<PromptVersionRow>(
+    `SELECT * FROM bot_prompt_versions WHERE tenant_id = $1 AND bot_id = $2
+     ORDER BY created_at DESC, version_number DESC`,
+    [tenantId, botId],
+  );
+}
+
+export function findVersion(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  versionId: string,
+): Promise<PromptVersionRow | undefined> {
+  if (!isUuid(versionId)) return Promise.resolve(undefined);
+  return queryOne<PromptVersionRow>(
+    db,
+    'SELECT * FROM bot_prompt_versions WHERE tenant_id = $1 AND bot_id = $2 AND id = $3',
+    [tenantId, botId, versionId],
+  );
+}
+
+export function findCurrentVersion(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+): Promise<PromptVersionRow | undefined> {
+  return queryOne<PromptVersionRow>(
+    db,
+    'SELECT * FROM bot_prompt_versions WHERE tenant_id = $1 AND bot_id = $2 AND is_current',
+    [tenantId, botId],
+  );
+}
+
+/**
+ * Moves the current flag to the version and copies its text into the bot's system_prompt.
+ * Runs inside a transaction that has locked the bot row.
+ */
+export async function makeVersionCurrent(
+  tx: Queryable,
+  tenantId: string,
+  botId: string,
+  versionId: string,
+): Promise<PromptVersionRow | undefined> {
+  if (!(await findVersion(tx, tenantId, botId, versionId))) return undefined;
+  await tx.query(
+    `UPDATE bot_prompt_versions SET is_current = false
+     WHERE tenant_id = $1 AND bot_id = $2 AND is_current AND id <> $3`,
+    [tenantId, botId, versionId],
+  );
+  const version = (await queryOne<PromptVersionRow>(
+    tx,
+    `UPDATE bot_prompt_versions SET is_current = true
+     WHERE tenant_id = $1 AND bot_id = $2 AND id = $3 RETURNING *`,
+    [tenantId, botId, versionId],
+  ))!;
+  await tx.query('UPDATE bots SET system_prompt = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [
+    tenantId,
+    botId,
+    version.prompt_text,
+  ]);
+  return version;
+}
+
+/**
+ * Deletes a version only when it is neither current nor the bot's last one; returns whether a
+ * row went. The conditions sit in the statement itself, so no interleaving can break them.
+ */
+export async function deleteNonCurrentVersion(
+  tx: Queryable,
+  tenantId: string,
+  botId: string,
+  versionId: string,
+): Promise<boolean> {
+  if (!isUuid(versionId)) return false;
+  const rows = await tx.query(
+    `DELETE FROM bot_prompt_versions v
+     WHERE v.tenant_id = $1 AND v.bot_id = $2 AND v.id = $3 AND NOT v.is_current
+       AND (SELECT count(*) FROM bot_prompt_versions o WHERE o.tenant_id = $1 AND o.bot_id = $2) > 1
+     RETURNING v.id`,
+    [tenantId, botId, versionId],
+  );
+  return rows.length > 0;
 }
