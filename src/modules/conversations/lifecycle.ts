@@ -14,14 +14,6 @@ import { enqueueEvent } from '../webhooks/outbox.js';
  */
 export type ConversationStatus = 'active' | 'ended' | 'handed_over';
 
-/** While a human has the conversation, the bot must not answer in it. */
-export function botMayReply(status: ConversationStatus): boolean {
-  return status !== 'handed_over';
-}
-
-/** The sentence the chat endpoint can give when the bot stays silent after a hand-over. */
-export const HANDED_OVER_TEXT = 'Conversation an Mitarbeiter übergeben';
-
 export interface LifecycleConversation {
   id: string;
   tenant_id: string;
