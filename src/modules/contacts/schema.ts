@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuery } from '../../http/pagination.js';
+import { CONTACT_CHANNELS } from './repository.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Display name' });
+const Email = Type.String({ format: 'email', maxLength: 255, description: 'E-mail address' });
+const Phone = Type.String({
+  minLength: 3,
+  maxLength: 50,
+  pattern: '^\\+?[0-9 ()./-]+$',
+  description: 'Phone number (digits, spaces, + ( ) . / -)',
+});
+const SenderId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: "Channel identifier of the person, e.g. the chat request's sender_id; unique per tenant",
+});
+const Channel = Type.Union(
+  CONTACT_CHANNELS.map((c) => Type.Literal(c)),
+  { description: 'Channel the contact was first reached on' },
+);
+const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form data' });
+
+const writable = {
+  name: Type.Optional(Nullable(Name)),
+  email: Type.Optional(Nullable(Email)),
+  phone: Type.Optional(Nullable(Phone)),
+  sender_id: Type.Optional(Nullable(SenderId)),
+  channel: Type.Optional(Type.Union([Channel, Type.Null()])),
+  metadata: Type.Optional(Metadata),
+};
+
+export const CreateContactBody = Type.Object(writable, { additionalProperties: false });
+export const UpdateContactBody = Type.Object(writable, {
+  additionalProperties: false,
+  description: 'Fields to change; a field set to null is cleared, a field left out is kept',
+});
+
+export const ContactListQuery = Type.Object({
+  ...PageQuery,
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Substring of name, e-mail, phone or sender_id',
+    }),
+  ),
+});
+
+export const ContactSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.Union([Type.String(), Type.Null()]),
+    email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+    sender_id: Type.Union([Type.String(), Type.Null()]),
+    channel: Type.Union([Type.String(), Type.Null()]),
+    metadata: Metadata,
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'Contact' },
+);
