@@ -91,11 +91,11 @@ interface HitRow {
 function searchSql(withVector: boolean): string {
   const allQuery = `CASE WHEN $6 = '' THEN NULL ELSE (${anyLanguage('$6')}) END`;
   const scope = 'c.tenant_id = $1 AND (c.bot_id IS NULL OR c.bot_id = $2)';
-  const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, $8::real[]) AS v(a, b)) / nullif(c.embedding_norm * $9, 0)`;
+  const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, $9::real[]) AS v(a, b)) / nullif(c.embedding_norm * $10, 0)`;
   const vectorParts = withVector
     ? `, vector_ids AS (
          SELECT c.id FROM knowledge_chunks c
-         WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($8::real[])
+         WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($9::real[])
          ORDER BY ${cosine} DESC NULLS LAST, c.id
          LIMIT ${VECTOR_CANDIDATES})`
     : '';
@@ -104,7 +104,7 @@ function searchSql(withVector: boolean): string {
        UNION SELECT id FROM vector_ids`
     : `SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ (${allQuery})`;
   const vectorScore = withVector
-    ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($8::real[])
+    ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($9::real[])
             THEN greatest(0, ${cosine}) END`
     : 'NULL::double precision';
   return `
@@ -127,7 +127,7 @@ function searchSql(withVector: boolean): string {
       WHERE ${scope}
     ),
     denominator AS (
-      SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM hits h WHERE h.matched[t.idx] > 0) THEN 1::real ELSE $10::real END) AS d
+      SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM hits h WHERE h.matched[t.idx] > 0) THEN 1::real ELSE $8::real END) AS d
       FROM terms t
     ),
     lexical AS (
@@ -178,9 +178,8 @@ export async function searchKnowledge(
     terms.map((t) => t.corrections[0]?.similarity ?? 0),
     [...new Set(terms.flatMap((t) => [t.word, ...t.corrections.map((c) => c.term)]))].join(' | '),
     limit,
-    vector,
-    vector ? vectorNorm(vector) : null,
     UNKNOWN_WORD_WEIGHT,
+    ...(vector ? [vector, vectorNorm(vector)] : []),
   ]);
   const minScore = input.minScore ?? 0;
   return rows

@@ -1,0 +1,232 @@
+import type { Database, Queryable } from '../../db/database.js';
+import { queryOne } from '../../db/database.js';
+import { AppError, ErrorCode, badRequest, notFound } from '../../http/errors.js';
+import { findBot, isUuid, type BotRow } from '../bots/repository.js';
+import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
+import * as repo from './repository.js';
+import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
+import { DEFAULT_SEARCH_LIMIT, searchKnowledge, type KnowledgeHit } from './search.js';
+import { chunkText, detectLanguage, vocabularyOf, type Language } from './text.js';
+
+export interface KnowledgeDeps {
+  db: Database;
+  embeddings: EmbeddingsClient | null;
+  maxEntryBytes: number;
+  /** Deployment-wide minimum score (KNOWLEDGE_MIN_SCORE); a bot's knowledge_min_score wins. */
+  minScore: number;
+}
+
+export interface EntryInput {
+  title: string;
+  content: string;
+  source_url?: string | null;
+  tags?: string[];
+  language?: Language;
+}
+
+export const MAX_IMPORT_ENTRIES = 100;
+
+interface PreparedEntry {
+  write: EntryWrite;
+  chunks: string[];
+  words: string[];
+}
+
+/** Validates and normalises an entry and splits it into chunks; nothing is written yet. */
+export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = 'body'): PreparedEntry {
+  const title = input.title.trim();
+  if (!title) throw badRequest(`Field '${field}.title' must not be blank`);
+  const content = input.content.replace(/\r\n?/g, '\n');
+  if (!content.trim()) throw badRequest(`Field '${field}.content' must not be blank`);
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes > maxEntryBytes) {
+    throw badRequest(
+      `Field '${field}.content' is ${bytes} bytes; an entry holds at most ${maxEntryBytes} bytes`,
+      {
+        max_bytes: maxEntryBytes,
+      },
+    );
+  }
+  const sourceUrl = input.source_url?.trim() || null;
+  if (sourceUrl && !/^https?:\/\/[^\s]+$/i.test(sourceUrl)) {
+    throw badRequest(`Field '${field}.source_url' must be an http or https URL`);
+  }
+  const tags = [...new Set((input.tags ?? []).map((t) => t.trim()).filter((t) => t !== ''))];
+  const detected = input.language
+    ? { language: input.language, detected: false }
+    : detectLanguage(`${title}\n${content}`);
+  return {
+    write: {
+      title,
+      content,
+      sourceUrl,
+      tags,
+      language: detected.language,
+      languageDetected: detected.detected,
+    },
+    chunks: chunkText(content),
+    words: vocabularyOf(`${title}\n${content}`),
+  };
+}
+
+/**
+ * Chunk vectors, computed before the transaction so no database lock waits on the network.
+ * When the endpoint fails the entry is still stored and found by full-text search; it gets
+ * vectors again when it is next saved.
+ */
+async function embedChunks(deps: KnowledgeDeps, title: string, chunks: string[]): Promise<ChunkWrite[]> {
+  let vectors: number[][] | null = null;
+  if (deps.embeddings && chunks.length > 0) {
+    try {
+      vectors = await deps.embeddings.embed(chunks.map((c) => `${title}\n${c}`));
+    } catch {
+      vectors = null;
+    }
+  }
+  return chunks.map((content, i) => {
+    const embedding = vectors?.[i] ?? null;
+    return { content, embedding, norm: embedding ? vectorNorm(embedding) : null };
+  });
+}
+
+/** Holds the bot for the transaction so it cannot be deleted under a new entry. */
+async function holdScope(tx: Queryable, tenantId: string, scope: EntryScope): Promise<void> {
+  if (scope.botId === null) return;
+  const bot = isUuid(scope.botId)
+    ? await queryOne(tx, 'SELECT id FROM bots WHERE tenant_id = $1 AND id = $2 FOR KEY SHARE', [
+        tenantId,
+        scope.botId,
+      ])
+    : undefined;
+  if (!bot) throw notFound('Bot');
+}
+
+async function writeIndex(
+  tx: Queryable,
+  tenantId: string,
+  entry: EntryRow,
+  prepared: PreparedEntry,
+  chunks: ChunkWrite[],
+): Promise<EntryRow> {
+  await repo.replaceChunks(tx, tenantId, entry, chunks);
+  await repo.addTerms(tx, tenantId, prepared.words);
+  return { ...entry, chunk_count: chunks.length };
+}
+
+export async function createEntry(
+  deps: KnowledgeDeps,
+  tenantId: string,
+  scope: EntryScope,
+  input: EntryInput,
+  createdBy: string | null,
+): Promise<EntryRow> {
+  const [entry] = await storeEntries(deps, tenantId, scope, [input], createdBy, () => 'body');
+  return entry!;
+}
+
+/** Stores several entries at once: all of them or, when any is invalid, none. */
+export function importEntries(
+  deps: KnowledgeDeps,
+  tenantId: string,
+  scope: EntryScope,
+  inputs: EntryInput[],
+  createdBy: string | null,
+): Promise<EntryRow[]> {
+  return storeEntries(deps, tenantId, scope, inputs, createdBy, (i) => `import[${i}]`);
+}
+
+async function storeEntries(
+  deps: KnowledgeDeps,
+  tenantId: string,
+  scope: EntryScope,
+  inputs: EntryInput[],
+  createdBy: string | null,
+  fieldOf: (index: number) => string,
+): Promise<EntryRow[]> {
+  if (inputs.length === 0) throw badRequest('Nothing to import: give at least one entry or file');
+  if (inputs.length > MAX_IMPORT_ENTRIES) {
+    throw badRequest(`An import holds at most ${MAX_IMPORT_ENTRIES} entries, got ${inputs.length}`);
+  }
+  const prepared = inputs.map((input, i) => prepareEntry(input, deps.maxEntryBytes, fieldOf(i)));
+  const chunks: ChunkWrite[][] = [];
+  for (const p of prepared) chunks.push(await embedChunks(deps, p.write.title, p.chunks));
+  return deps.db.transaction(async (tx) => {
+    await holdScope(tx, tenantId, scope);
+    const stored: EntryRow[] = [];
+    for (const [i, p] of prepared.entries()) {
+      const entry = await repo.insertEntry(tx, tenantId, scope, { ...p.write, createdBy });
+      stored.push(await writeIndex(tx, tenantId, entry, p, chunks[i]!));
+    }
+    await repo.setOnboardingStep(tx, tenantId, 'entry_created', true);
+    return stored;
+  });
+}
+
+/** Replaces an entry and re-indexes it in the same transaction. */
+export async function replaceEntry(
+  deps: KnowledgeDeps,
+  tenantId: string,
+  scope: EntryScope,
+  entryId: string,
+  input: EntryInput,
+): Promise<EntryRow> {
+  const prepared = prepareEntry(input, deps.maxEntryBytes);
+  const chunks = await embedChunks(deps, prepared.write.title, prepared.chunks);
+  return deps.db.transaction(async (tx) => {
+    const entry = await repo.updateEntry(tx, tenantId, scope, entryId, prepared.write);
+    if (!entry) throw notFound('Knowledge entry');
+    return writeIndex(tx, tenantId, entry, prepared, chunks);
+  });
+}
+
+export async function removeEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {
+  if (!(await repo.deleteEntry(db, tenantId, scope, entryId))) throw notFound('Knowledge entry');
+}
+
+export async function getEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {
+  const entry = await repo.findEntry(db, tenantId, scope, entryId);
+  if (!entry) throw notFound('Knowledge entry');
+  return entry;
+}
+
+/** The bot of a bot-scoped request; another tenant's bot is reported as missing. */
+export async function requireBot(db: Queryable, tenantId: string, botId: string): Promise<BotRow> {
+  const bot = await findBot(db, tenantId, botId);
+  if (!bot) throw notFound('Bot');
+  return bot;
+}
+
+/** The minimum score the chat applies for this bot. */
+export function effectiveMinScore(
+  bot: Pick<BotRow, 'knowledge_min_score'>,
+  deploymentMinScore: number,
+): number {
+  return bot.knowledge_min_score ?? deploymentMinScore;
+}
+
+/**
+ * The hit test: what the chat would retrieve for this query, plus the hits below the bot's
+ * minimum score (marked), so a tenant can tune entries and the threshold.
+ */
+export async function hitTest(
+  deps: KnowledgeDeps,
+  tenantId: string,
+  bot: BotRow,
+  query: string,
+  limit: number,
+): Promise<{ minScore: number; hits: (KnowledgeHit & { usedInChat: boolean })[] }> {
+  if (!query.trim()) throw new AppError(400, ErrorCode.validation, "Query parameter 'q' must not be blank");
+  const minScore = effectiveMinScore(bot, deps.minScore);
+  const hits = await searchKnowledge(deps.db, tenantId, {
+    botId: bot.id,
+    query,
+    limit,
+    embeddings: deps.embeddings,
+  });
+  await repo.setOnboardingStep(deps.db, tenantId, 'search_tested', true);
+  // The chat takes the top 3 and then drops those under the minimum.
+  return {
+    minScore,
+    hits: hits.map((hit, i) => ({ ...hit, usedInChat: i < DEFAULT_SEARCH_LIMIT && hit.score >= minScore })),
+  };
+}
