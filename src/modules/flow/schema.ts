@@ -70,10 +70,12 @@ const blockFields = {
   }),
   option_actions: Type.Record(Type.String({ pattern: ITEM_ID }), OptionActionSchema, {
     description: 'Action per item id',
+    additionalProperties: false,
   }),
   step_config: StepConfigSchema,
   exits: Type.Record(Type.String({ pattern: EXIT_NAME }), ExitTarget, {
     description: 'Exit name → target; the flow engine follows only `default`',
+    additionalProperties: false,
   }),
 };
 
