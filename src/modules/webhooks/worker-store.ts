@@ -85,9 +85,9 @@ export function recordAttempt(
     const error = attempt.error?.slice(0, 500) ?? null;
     const updated = await tx.query(
       `UPDATE webhook_deliveries
-       SET status = $3, last_status_code = $4, last_error = $5, locked_until = NULL, updated_at = now(),
-           next_attempt_at = coalesce($6, next_attempt_at),
-           delivered_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE delivered_at END
+       SET status = $3::text, last_status_code = $4, last_error = $5, locked_until = NULL, updated_at = now(),
+           next_attempt_at = coalesce($6::timestamptz, next_attempt_at),
+           delivered_at = CASE WHEN $3::text = 'succeeded' THEN now() ELSE delivered_at END
        WHERE id = $1 AND status = 'delivering' AND attempts = $2
        RETURNING id`,
       [
