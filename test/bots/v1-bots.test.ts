@@ -40,6 +40,16 @@ describeApp('/v1 bots', (get) => {
     expect(wrong.json().error).toBe('unauthorized');
     const headerOnly = await inject('GET', '/v1/bots', { 'x-api-key': tenant.apiKey });
     expect(headerOnly.statusCode).toBe(401);
+    const bot = await tenant.bot();
+    for (const url of [
+      '/v1/bots',
+      `/v1/bots/${bot.id}`,
+      '/v1/conversations',
+      `/v1/conversations/${bot.id}`,
+    ]) {
+      expect((await inject('GET', url, {})).statusCode, url).toBe(401);
+      expect((await inject('GET', url, tenant.owner.headers)).statusCode, `${url} with a session`).toBe(401);
+    }
     const post = await inject('POST', '/v1/bots', {}, { name: 'No key' });
     expect(post.statusCode).toBe(401);
     expect(await get().db.query('SELECT 1 FROM bots WHERE name = $1', ['No key'])).toHaveLength(0);
