@@ -192,6 +192,33 @@ describeApp('chat endpoint', (get) => {
     expect((await usageOf(get(), tenant.id)).messages_used).toBe(1);
   });
 
+  it('stores nothing when a human takes the conversation over while the model is answering', async () => {
+    const { ctx, db } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const first = (await sendChat(get(), tenant, bot.id, { message: 'Hallo' })).json();
+    const model = new RecordingModel();
+    const ordinary = model.answer;
+    model.answer = async (request) => {
+      await db.query(`UPDATE conversations SET status = 'handed_over' WHERE id = $1`, [
+        first.conversation_id,
+      ]);
+      return ordinary(request);
+    };
+    restore = useModel(ctx, model);
+    const res = await sendChat(get(), tenant, bot.id, {
+      message: 'Noch da?',
+      conversation_id: first.conversation_id,
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toBe('Conversation an Mitarbeiter übergeben');
+    const messages = await db.query('SELECT 1 FROM messages WHERE conversation_id = $1', [
+      first.conversation_id,
+    ]);
+    expect(messages).toHaveLength(2);
+    expect((await usageOf(get(), tenant.id)).messages_used).toBe(1);
+  });
+
   it('reopens an ended conversation that gets a new message', async () => {
     const { db } = get();
     const tenant = await buildTenant(get().ctx);

@@ -84,21 +84,6 @@ export async function claimIdempotencyKey(
   return { kind: 'in_flight' };
 }
 
-/** Stores the response for replay; runs in the transaction that stores the exchange. */
-export async function completeIdempotencyKey(
-  db: Queryable,
-  tenantId: string,
-  key: string,
-  response: object,
-): Promise<void> {
-  await db.query(
-    `UPDATE chat_idempotency_keys
-     SET status = 'completed', response = $3, expires_at = now() + make_interval(hours => $4)
-     WHERE tenant_id = $1 AND idempotency_key = $2`,
-    [tenantId, key, JSON.stringify(response), IDEMPOTENCY_TTL_HOURS],
-  );
-}
-
 /** A request that ended in an error keeps nothing: the client may retry with the same key. */
 export async function releaseIdempotencyKey(db: Queryable, tenantId: string, key: string): Promise<void> {
   await db.query(

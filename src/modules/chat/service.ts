@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, CHAT_TEXT } from '../../http/errors.js';
-import { findBot, type BotRow } from '../bots/repository.js';
 import { embeddingsFor } from '../knowledge/embeddings.js';
 import { searchKnowledge, type KnowledgeHit } from '../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply, type ModelRequest } from '../models/provider.js';
 import { assembleSystemPrompt, protectForModel } from '../prompt/assemble.js';
 import { collectPromptSections, processReply, type ChatTurn } from './extensions.js';
 import {
+  IDEMPOTENCY_TTL_HOURS,
   claimIdempotencyKey,
-  completeIdempotencyKey,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
   requestFingerprint,
@@ -54,7 +53,7 @@ export interface ChatCall {
 /** A request that passed every check and holds a quota reservation, ready for the model. */
 export interface PreparedChat {
   call: ChatCall;
-  bot: BotRow;
+  bot: repo.ChatBot;
   turn: ChatTurn;
   period: string;
   quotaRemaining: number | null;
@@ -65,7 +64,7 @@ export interface PreparedChat {
 export type ChatStart =
   { kind: 'replay'; response: ChatResponse } | { kind: 'prepared'; prepared: PreparedChat };
 
-function botIsActive(bot: BotRow): boolean {
+function botIsActive(bot: repo.ChatBot): boolean {
   return bot.is_active && bot.status !== 'disabled';
 }
 
@@ -117,11 +116,8 @@ export async function startChat(ctx: AppContext, call: ChatCall, signal?: AbortS
 
 async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): Promise<PreparedChat> {
   const { tenantId, botId, input } = call;
-  const [bot, tenant] = await Promise.all([
-    findBot(ctx.db, tenantId, botId),
-    repo.findChatTenant(ctx.db, tenantId),
-  ]);
-  if (!bot || !tenant) throw new AppError(404, CHAT_TEXT.botNotFound);
+  const bot = await repo.findChatBot(ctx.db, tenantId, botId);
+  if (!bot) throw new AppError(404, CHAT_TEXT.botNotFound);
   if (!botIsActive(bot)) throw new AppError(403, CHAT_TEXT.botDisabled);
 
   let conversationId: string;
@@ -138,7 +134,7 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
   }
 
   const period = quotaPeriod();
-  const used = await repo.reserveMessage(ctx.db, tenantId, period, tenant.monthly_message_quota);
+  const used = await repo.reserveMessage(ctx.db, tenantId, period, bot.monthly_message_quota);
   if (used === undefined) throw new AppError(429, CHAT_TEXT.quotaExhausted);
 
   const turn: ChatTurn = {
@@ -166,7 +162,7 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
       }),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),
     ]);
-    const systemPrompt = assembleSystemPrompt(bot, tenant, hits, {
+    const systemPrompt = assembleSystemPrompt(bot, { industry_code: bot.tenant_industry_code }, hits, {
       securityLayer: ctx.config.prompt.securityLayer,
       extraSections,
     });
@@ -193,7 +189,7 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
       bot,
       turn,
       period,
-      quotaRemaining: quotaRemaining(tenant.monthly_message_quota, used),
+      quotaRemaining: quotaRemaining(bot.monthly_message_quota, used),
       hits,
       modelRequest,
     };
@@ -213,7 +209,7 @@ function handedOver(): AppError {
 
 /**
  * After the model reply: extensions post-process it, then the question, the reply, the
- * conversation, the token count and the idempotency record are stored in one transaction.
+ * conversation, the token count and the idempotency record are stored in one atomic statement.
  */
 export async function finishChat(
   ctx: AppContext,
@@ -241,43 +237,24 @@ export async function finishChat(
     })),
     actions: processed.actions,
   };
-  await ctx.db.transaction(async (tx) => {
-    if (turn.isNewConversation) {
-      await repo.insertConversation(tx, tenantId, {
-        id: turn.conversationId,
-        botId: turn.bot.id,
-        channel: turn.channel,
-        senderId: turn.senderId,
-        metadata: turn.metadata,
-      });
-    } else if (!(await repo.recordExchange(tx, tenantId, turn.conversationId))) {
-      throw handedOver();
-    }
-    await repo.insertMessages(tx, tenantId, {
-      conversationId: turn.conversationId,
-      botId: turn.bot.id,
-      channel: turn.channel,
-      messages: [
-        // The question carries the prompt's tokens, the reply its own: together tokens_used.
-        {
-          role: 'user',
-          content: turn.userMessage,
-          tokens: reply.promptTokens,
-          model: reply.model,
-          knowledgeUsed,
-        },
-        {
-          role: 'assistant',
-          content: response.reply,
-          tokens: reply.completionTokens,
-          model: reply.model,
-          knowledgeUsed,
-        },
-      ],
-    });
-    await repo.addTokens(tx, tenantId, period, tokensUsed);
-    if (call.idempotencyKey) await completeIdempotencyKey(tx, tenantId, call.idempotencyKey, response);
+  const stored = await repo.storeExchange(ctx.db, tenantId, {
+    conversationId: turn.conversationId,
+    newConversation: turn.isNewConversation
+      ? { channel: turn.channel, senderId: turn.senderId, metadata: turn.metadata }
+      : null,
+    botId: turn.bot.id,
+    channel: turn.channel,
+    model: reply.model,
+    knowledgeUsed,
+    // The question carries the prompt's tokens, the answer its own: together tokens_used.
+    question: { content: turn.userMessage, tokens: reply.promptTokens },
+    answer: { content: response.reply, tokens: reply.completionTokens },
+    period,
+    idempotency: call.idempotencyKey
+      ? { key: call.idempotencyKey, response, ttlHours: IDEMPOTENCY_TTL_HOURS }
+      : null,
   });
+  if (!stored) throw handedOver();
   return response;
 }
 
