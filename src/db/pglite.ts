@@ -38,5 +38,7 @@ export async function openPglite(dataDir?: string): Promise<{ db: Database; pgli
 /** A copy of an open in-memory database, used by tests to skip re-running migrations. */
 export async function clonePglite(source: PGlite): Promise<{ db: Database; pglite: PGlite }> {
   const pglite = (await source.clone()) as PGlite;
+  // clone() does not carry the source's type parsers over.
+  Object.assign(pglite.parsers, parsers);
   return { db: wrapPglite(pglite), pglite };
 }

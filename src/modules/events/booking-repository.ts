@@ -98,8 +98,8 @@ export function setBookingStatus(
 ): Promise<BookingRow> {
   return queryOne<BookingRow>(
     db,
-    `UPDATE event_bookings SET status = $3, waitlist_position = NULL, updated_at = now(),
-       cancelled_at = CASE WHEN $3 = 'cancelled' THEN now() ELSE cancelled_at END
+    `UPDATE event_bookings SET status = $3::varchar, waitlist_position = NULL, updated_at = now(),
+       cancelled_at = CASE WHEN $3::varchar = 'cancelled' THEN now() ELSE cancelled_at END
      WHERE tenant_id = $1 AND id = $2 RETURNING *`,
     [tenantId, bookingId, status],
   ) as Promise<BookingRow>;

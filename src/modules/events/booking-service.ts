@@ -90,6 +90,7 @@ export async function bookInTransaction(
     };
   }
   const placement = placeBooking({
+    selling: event.status === 'selling',
     capacityTotal: event.capacity_total,
     capacityBooked: event.capacity_booked,
     capacityWaitlist: event.capacity_waitlist,
@@ -178,7 +179,9 @@ export async function changeBookingStatus(
     } else {
       await signalBookingStatus(tx, locked.event, updated, booking.status);
     }
-    const { event, promoted } = await settleCapacity(tx, tenantId, input.eventId);
+    const { event, promoted } = await settleCapacity(tx, tenantId, input.eventId, {
+      placesFreed: target === 'cancelled' && booking.status === 'confirmed',
+    });
     return {
       booking: serializeBooking(event, updated),
       promoted: promoted.map((p) => serializeBooking(event, p)),

@@ -55,6 +55,8 @@ export function decideBookingTransition(
 }
 
 export interface CapacityState {
+  /** Whether the event confirms bookings now (status selling); in waitlist, bookings queue. */
+  selling: boolean;
   capacityTotal: number;
   capacityBooked: number;
   capacityWaitlist: number;
@@ -65,17 +67,21 @@ export interface CapacityState {
 export type Placement =
   { status: 'confirmed' } | { status: 'waitlist'; position: number } | { status: 'refused'; reason: string };
 
-/** Where a new booking goes: a free place, else the end of the waitlist while it has room. */
+/**
+ * Where a new booking goes: a free place while the event is selling, else the end of the
+ * waitlist while it has room.
+ */
 export function placeBooking(state: CapacityState): Placement {
-  if (state.capacityTotal - state.capacityBooked > 0) return { status: 'confirmed' };
+  if (state.selling && state.capacityTotal - state.capacityBooked > 0) return { status: 'confirmed' };
   if (state.waitlistMax === null || state.capacityWaitlist < state.waitlistMax) {
     return { status: 'waitlist', position: state.capacityWaitlist + 1 };
   }
   return { status: 'refused', reason: 'The event is fully booked and its waitlist is full' };
 }
 
-/** How many waitlist bookings move up when places are free. */
+/** How many waitlist bookings move up: as many as there are free places, while selling. */
 export function promotionsFor(state: CapacityState): number {
+  if (!state.selling) return 0;
   return Math.max(0, Math.min(state.capacityTotal - state.capacityBooked, state.capacityWaitlist));
 }
 

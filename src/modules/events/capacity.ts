@@ -5,7 +5,7 @@
 import type { Queryable } from '../../db/database.js';
 import { nextOnWaitlist, promoteBooking, renumberWaitlist, type BookingRow } from './booking-repository.js';
 import { paymentTermsFor, promotionsFor } from './booking-status.js';
-import { automaticEventStatus, BOOKABLE_EVENT_STATUSES } from './event-status.js';
+import { automaticEventStatus, type EventStatus } from './event-status.js';
 import { recomputeEventCounts, setEventStatus, type EventRow } from './repository.js';
 import { signalBooking, signalEventStatus } from './signals.js';
 
@@ -14,22 +14,37 @@ export interface SettledEvent {
   promoted: BookingRow[];
 }
 
+async function switchAutomatically(tx: Queryable, event: EventRow, placesFreed: boolean): Promise<EventRow> {
+  const next = automaticEventStatus(event.status, {
+    freePlaces: event.capacity_total - event.capacity_booked,
+    placesFreed,
+  });
+  if (!next) return event;
+  const from: EventStatus = event.status;
+  const changed = await setEventStatus(tx, event.tenant_id, event.id, next);
+  await signalEventStatus(tx, changed, from, true);
+  return changed;
+}
+
 /**
- * Recounts the bookings; while the event is in sale, moves waitlist bookings up into free
- * places (by position, positions renumbered 1..n) and switches selling ↔ waitlist to match
- * the capacity. Each move-up and status switch is signalled.
+ * Recounts the bookings and renumbers the waitlist 1..n. When places have become free
+ * (`placesFreed`: a cancellation, a larger capacity) a waitlist event resumes selling; while
+ * selling, waitlist bookings move up into free places by position; a selling event whose
+ * capacity is exhausted switches to waitlist. Every move-up and switch is signalled.
  */
 export async function settleCapacity(
   tx: Queryable,
   tenantId: string,
   eventId: string,
+  options: { placesFreed: boolean } = { placesFreed: false },
 ): Promise<SettledEvent> {
   await renumberWaitlist(tx, tenantId, eventId);
   let event = await recomputeEventCounts(tx, tenantId, eventId);
-  const promoted: BookingRow[] = [];
-  if (!BOOKABLE_EVENT_STATUSES.includes(event.status)) return { event, promoted };
+  event = await switchAutomatically(tx, event, options.placesFreed);
 
+  const promoted: BookingRow[] = [];
   const count = promotionsFor({
+    selling: event.status === 'selling',
     capacityTotal: event.capacity_total,
     capacityBooked: event.capacity_booked,
     capacityWaitlist: event.capacity_waitlist,
@@ -43,13 +58,7 @@ export async function settleCapacity(
     await renumberWaitlist(tx, tenantId, eventId);
     event = await recomputeEventCounts(tx, tenantId, eventId);
   }
-
-  const next = automaticEventStatus(event.status, event.capacity_total - event.capacity_booked);
-  if (next) {
-    const from = event.status;
-    event = await setEventStatus(tx, tenantId, eventId, next);
-    await signalEventStatus(tx, event, from, true);
-  }
   for (const booking of promoted) await signalBooking(tx, 'booking.promoted', event, booking);
+  event = await switchAutomatically(tx, event, false);
   return { event, promoted };
 }

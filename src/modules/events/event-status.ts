@@ -1,7 +1,9 @@
 /**
  * The event state machine of the specification (States › Event status), as pure decisions.
- * `selling` and `waitlist` mirror the capacity: the switch between them requires the
- * condition of its table row, whether asked for or done automatically.
+ * Every row of the table may be asked for; the capacity conditions of the selling ↔ waitlist
+ * rows govern the automatic switch ("automatic switch depends on capacity"). A manual switch
+ * to `waitlist` holds the remaining places: new bookings queue until sale resumes or a place
+ * is freed.
  */
 export const EVENT_STATUSES = ['draft', 'selling', 'waitlist', 'completed', 'cancelled'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
@@ -28,12 +30,8 @@ export function allowedEventTransitions(from: EventStatus): readonly EventStatus
   return NEXT[from];
 }
 
-/** Decides a requested status change; `freePlaces` is capacity_total − capacity_booked. */
-export function decideEventTransition(
-  from: EventStatus,
-  to: EventStatus,
-  state: { freePlaces: number },
-): TransitionDecision {
+/** Decides a requested status change. */
+export function decideEventTransition(from: EventStatus, to: EventStatus): TransitionDecision {
   const refused = (why: string): TransitionDecision => ({
     allowed: false,
     reason: `Event status cannot change from '${from}' to '${to}': ${why}`,
@@ -43,24 +41,20 @@ export function decideEventTransition(
   if (!NEXT[from].includes(to)) {
     return refused(`allowed from '${from}' are ${NEXT[from].map((s) => `'${s}'`).join(', ')}`);
   }
-  if (from === 'selling' && to === 'waitlist' && state.freePlaces > 0) {
-    return refused(
-      `${state.freePlaces} place(s) are still free; the switch happens when capacity is exhausted`,
-    );
-  }
-  if (from === 'waitlist' && to === 'selling' && state.freePlaces <= 0) {
-    return refused('no places are free; the switch happens when places become free');
-  }
   return { allowed: true };
 }
 
 /**
- * The status an event in sale should have for its capacity, or null when it is right as it
- * is (also for events that are not in sale).
+ * The automatic switch: a selling event whose capacity is exhausted goes to `waitlist`; a
+ * waitlist event goes back to `selling` when places have become free by the change just made
+ * (a cancellation, a larger capacity). Null: the status stays.
  */
-export function automaticEventStatus(status: EventStatus, freePlaces: number): EventStatus | null {
-  if (status === 'selling' && freePlaces <= 0) return 'waitlist';
-  if (status === 'waitlist' && freePlaces > 0) return 'selling';
+export function automaticEventStatus(
+  status: EventStatus,
+  state: { freePlaces: number; placesFreed: boolean },
+): EventStatus | null {
+  if (status === 'selling' && state.freePlaces <= 0) return 'waitlist';
+  if (status === 'waitlist' && state.placesFreed && state.freePlaces > 0) return 'selling';
   return null;
 }
 

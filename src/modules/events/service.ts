@@ -165,7 +165,8 @@ export async function updateEvent(deps: EventDeps, tenantId: string, eventId: st
       );
     }
     await updateEventFields(tx, tenantId, eventId, fields);
-    return (await settleCapacity(tx, tenantId, eventId)).event;
+    const placesFreed = fields.capacity_total !== undefined && fields.capacity_total > current.capacity_total;
+    return (await settleCapacity(tx, tenantId, eventId, { placesFreed })).event;
   });
   return serializeEvent(event);
 }
@@ -183,9 +184,7 @@ export async function deleteEvent(deps: EventDeps, tenantId: string, eventId: st
 }
 
 function transitionRefused(event: EventRow, to: EventStatus): AppError | null {
-  const decision = decideEventTransition(event.status, to, {
-    freePlaces: event.capacity_total - event.capacity_booked,
-  });
+  const decision = decideEventTransition(event.status, to);
   return decision.allowed
     ? null
     : conflict(decision.reason, { current_status: event.status, requested_status: to });
