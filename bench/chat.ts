@@ -27,7 +27,7 @@ interface CannonOptions {
   url: string;
   connections: number;
   duration?: number;
-  requests?: { method: 'POST'; headers: Record<string, string>; body: string }[];
+  requests?: { method: 'POST'; path: string; headers: Record<string, string>; body: string }[];
 }
 interface CannonResult {
   requests: { average: number };
@@ -70,9 +70,15 @@ type Target = 'hello' | 'pglite' | 'postgres';
 
 interface Ready {
   port: number;
-  apiKey?: string;
-  botId?: string;
+  tenants: { apiKey: string; botId: string }[];
 }
+
+/*
+ * Load comes from several tenants, as on a multi-tenant platform: one tenant's requests all
+ * update its usage counter row, which caps a single tenant near one commit per request
+ * (about 1,000 messages/s on this machine), far above any real tenant's chat rate.
+ */
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 10);
 
 // ---------------------------------------------------------------------------------------
 // Child: one server
@@ -83,7 +89,7 @@ async function serveHello(): Promise<Ready> {
   app.get('/hello', async () => ({ hello: 'world' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0 };
+  return { port: typeof address === 'object' && address ? address.port : 0, tenants: [] };
 }
 
 async function serveParley(): Promise<Ready> {
@@ -107,34 +113,40 @@ async function serveParley(): Promise<Ready> {
   });
   const ctx = await createContext(config);
   await migrate(ctx.db);
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: 'Bench', plan: 'enterprise' }),
-  );
-  const bot = await createBot(ctx.db, tenant.id, {
-    name: 'Bench bot',
-    system_prompt: 'Du bist der Assistent eines Salons.',
-  });
-  await importEntries(
-    {
-      db: ctx.db,
-      embeddings: null,
-      maxEntryBytes: config.knowledge.maxEntryBytes,
-      minScore: config.knowledge.minScore,
-    },
-    tenant.id,
-    { botId: bot.id },
-    KNOWLEDGE,
-    null,
-  );
-  const { key } = await ctx.apiKeys.issue({ tenantId: tenant.id });
+  const tenants: Ready['tenants'] = [];
+  for (let i = 0; i < TENANTS; i++) {
+    const { tenant } = await ctx.db.transaction((tx) =>
+      createTenant(tx, { name: `Bench ${i}`, plan: 'enterprise' }),
+    );
+    const bot = await createBot(ctx.db, tenant.id, {
+      name: 'Bench bot',
+      system_prompt: 'Du bist der Assistent eines Salons.',
+    });
+    await importEntries(
+      {
+        db: ctx.db,
+        embeddings: null,
+        maxEntryBytes: config.knowledge.maxEntryBytes,
+        minScore: config.knowledge.minScore,
+      },
+      tenant.id,
+      { botId: bot.id },
+      KNOWLEDGE,
+      null,
+    );
+    const { key } = await ctx.apiKeys.issue({ tenantId: tenant.id });
+    tenants.push({ apiKey: key, botId: bot.id });
+  }
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0, apiKey: key, botId: bot.id };
+  return { port: typeof address === 'object' && address ? address.port : 0, tenants };
 }
 
 async function child(target: Target): Promise<void> {
   const ready = target === 'hello' ? await serveHello() : await serveParley();
+  // A normal exit, so `node --cpu-prof` can write its profile.
+  process.once('SIGTERM', () => process.exit(0));
   process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
 }
 
@@ -196,13 +208,16 @@ async function measure(name: string, target: Target, env: Record<string, string>
       target === 'hello'
         ? { url: `${base}/hello`, connections: CONNECTIONS }
         : {
-            url: `${base}/api/bot-chat/${ready.botId}/chat`,
+            url: base,
             connections: CONNECTIONS,
-            requests: MESSAGES.map((message) => ({
-              method: 'POST' as const,
-              headers: { authorization: `Bearer ${ready.apiKey}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ message, sender_id: 'bench' }),
-            })),
+            requests: ready.tenants.flatMap((tenant) =>
+              MESSAGES.map((message) => ({
+                method: 'POST' as const,
+                path: `/api/bot-chat/${tenant.botId}/chat`,
+                headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+                body: JSON.stringify({ message, sender_id: 'bench' }),
+              })),
+            ),
           };
     if (WARMUP > 0) await cannon({ ...options, duration: WARMUP });
     const result = await cannon({ ...options, duration: DURATION });
@@ -269,7 +284,7 @@ function report(results: Result[]): void {
 
 async function main(): Promise<void> {
   console.log(
-    `Chat benchmark: ${CONNECTIONS} connections, ${DURATION} s per target (after ${WARMUP} s warm-up)`,
+    `Chat benchmark: ${CONNECTIONS} connections, ${TENANTS} tenants, ${DURATION} s per target (after ${WARMUP} s warm-up)`,
   );
   const results: Result[] = [];
   results.push(await measure('ceiling: bare Fastify GET /hello', 'hello'));
