@@ -8,6 +8,7 @@ import { acquireDataDirLock } from './db/lock.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
 import type { ChatExtension } from './modules/chat/extensions.js';
+import { eventBookingExtension } from './modules/events/chat-extension.js';
 import { createModelProvider, type ModelProvider } from './modules/models/index.js';
 
 /**
@@ -65,7 +66,7 @@ export async function createContext(
     apiKeys,
     sessions,
     model: createModelProvider(config.model),
-    chatExtensions: [],
+    chatExtensions: [eventBookingExtension()],
     async close() {
       await coordination.close();
       await db.close();

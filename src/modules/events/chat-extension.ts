@@ -1,0 +1,149 @@
+/**
+ * Bookings made by bots: the events module's extension of the chat pipeline. It offers the
+ * bot's bookable events in the system prompt and turns booking tags in the reply into
+ * bookings for the contact of the chat's sender_id.
+ */
+import type { Database } from '../../db/database.js';
+import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
+import { findOrCreateContactBySender } from '../contacts/repository.js';
+import { bookInTransaction, type BookingOutcome } from './booking-service.js';
+import {
+  bookableEventsSection,
+  bookingChannelOf,
+  parseBookingTags,
+  stripBookingTags,
+  type BookingTag,
+} from './booking-tags.js';
+import { findEvent, listBookableEvents } from './repository.js';
+import { serializeBooking } from './serialize.js';
+
+/** How many events the prompt lists at most (soonest first); keeps the prompt small. */
+const MAX_OFFERED_EVENTS = 20;
+
+export interface BookingAction {
+  type: 'booking';
+  tag: BookingTag['kind'];
+  event_id: string;
+  event_title: string | null;
+  status: 'confirmed' | 'waitlist' | 'refused';
+  booking_id: string | null;
+  waitlist_position: number | null;
+  payment_status: string | null;
+  payment_amount: number | null;
+  currency: string | null;
+  payment_url: string | null;
+  reason: string | null;
+  message: string | null;
+}
+
+/** Thrown inside the booking transaction to roll back a contact created for a refused booking. */
+class Refused extends Error {
+  constructor(readonly outcome: Extract<BookingOutcome, { ok: false }>) {
+    super(outcome.message);
+  }
+}
+
+function refusedAction(
+  tag: BookingTag,
+  reason: string,
+  message: string,
+  title: string | null = null,
+): BookingAction {
+  return {
+    type: 'booking',
+    tag: tag.kind,
+    event_id: tag.eventId,
+    event_title: title,
+    status: 'refused',
+    booking_id: null,
+    waitlist_position: null,
+    payment_status: null,
+    payment_amount: null,
+    currency: null,
+    payment_url: null,
+    reason,
+    message,
+  };
+}
+
+async function bookFromTag(
+  db: Database,
+  turn: ChatTurn,
+  senderId: string,
+  tag: BookingTag,
+): Promise<BookingAction> {
+  // Only the events offered to this bot: its own and the tenant-wide ones.
+  const event = await findEvent(db, turn.tenantId, tag.eventId);
+  if (!event || (event.bot_id !== null && event.bot_id !== turn.bot.id)) {
+    return refusedAction(tag, 'event_not_found', 'Event not found');
+  }
+  try {
+    const outcome = await db.transaction(async (tx) => {
+      const contact = await findOrCreateContactBySender(tx, turn.tenantId, {
+        senderId,
+        channel: turn.channel,
+      });
+      const result = await bookInTransaction(tx, turn.tenantId, {
+        eventId: event.id,
+        contactId: contact.id,
+        channel: bookingChannelOf(turn.channel),
+        metadata: {
+          source: 'chat',
+          bot_id: turn.bot.id,
+          conversation_id: turn.conversationId,
+          tag: tag.kind,
+        },
+      });
+      if (!result.ok) throw new Refused(result);
+      return result;
+    });
+    const booking = serializeBooking(outcome.event, outcome.booking);
+    return {
+      type: 'booking',
+      tag: tag.kind,
+      event_id: event.id,
+      event_title: event.title,
+      status: booking.status === 'waitlist' ? 'waitlist' : 'confirmed',
+      booking_id: booking.id,
+      waitlist_position: booking.waitlist_position,
+      payment_status: booking.payment_status,
+      payment_amount: booking.payment_amount,
+      currency: outcome.event.currency,
+      payment_url: booking.payment_url,
+      reason: null,
+      message: null,
+    };
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    const action = refusedAction(tag, error.outcome.code, error.outcome.message, event.title);
+    if (error.outcome.existing) {
+      action.booking_id = error.outcome.existing.id;
+      action.waitlist_position = error.outcome.existing.waitlist_position;
+    }
+    return action;
+  }
+}
+
+export function eventBookingExtension(): ChatExtension {
+  return {
+    name: 'events',
+    async promptSections(turn, db) {
+      const events = await listBookableEvents(db, turn.tenantId, turn.bot.id, MAX_OFFERED_EVENTS);
+      return events.length === 0 ? [] : [{ name: 'bookable_events', text: bookableEventsSection(events) }];
+    },
+    async processReply(turn, db) {
+      const tags = parseBookingTags(turn.reply);
+      if (tags.length === 0) return { reply: turn.reply, actions: [] };
+      const reply = stripBookingTags(turn.reply);
+      const actions: BookingAction[] = [];
+      for (const tag of tags) {
+        actions.push(
+          turn.senderId
+            ? await bookFromTag(db, turn, turn.senderId, tag)
+            : refusedAction(tag, 'sender_required', "A booking needs the chat request's sender_id"),
+        );
+      }
+      return { reply, actions };
+    },
+  };
+}
