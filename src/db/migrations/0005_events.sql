@@ -88,7 +88,8 @@ CREATE TABLE notifications (
   booking_id uuid REFERENCES event_bookings(id) ON DELETE SET NULL,
   data jsonb NOT NULL DEFAULT '{}'::jsonb,
   read_at timestamptz,
-  created_at timestamptz NOT NULL DEFAULT now()
+  -- clock_timestamp: notifications of one transaction keep the order they were written in.
+  created_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 CREATE INDEX notifications_tenant_created_idx ON notifications (tenant_id, created_at DESC, id DESC);
 CREATE INDEX notifications_tenant_unread_idx ON notifications (tenant_id) WHERE read_at IS NULL;
