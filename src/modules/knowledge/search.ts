@@ -29,7 +29,7 @@ export interface SearchInput {
 export const DEFAULT_SEARCH_LIMIT = 3;
 export const MAX_SEARCH_LIMIT = 50;
 
-/** Share of the score given by how many query words a chunk contains (the rest is ts_rank_cd). */
+/** Share of the score given by how many query words a chunk contains (the rest is ts_rank). */
 const COVERAGE_WEIGHT = 0.85;
 /** A query word that no candidate contains counts half: it cannot tell chunks apart, but a
  *  question full of unknown words is less likely answered by a chunk that matches one word. */
@@ -43,39 +43,53 @@ function anyLanguage(expr: string): string {
   return ['german', 'english', 'french', 'italian'].map((c) => `to_tsquery('${c}', ${expr})`).join(' || ');
 }
 
+/**
+ * Chunks taken per query word into the candidate pool (plus as many that contain every word).
+ * A word found in more chunks than this says little about any one of them; the bound keeps a
+ * search of a large knowledge base from scoring tens of thousands of chunks.
+ */
+const CANDIDATES_PER_WORD = 200;
+
 interface ResolvedTerm {
   word: string;
-  /** Vocabulary spellings close to the word (typo tolerance), best first. */
-  corrections: { term: string; similarity: number }[];
+  /** tsquery (text form) of the word's stems in the four languages. */
+  exact: string;
+  /** tsquery of close vocabulary spellings (typo tolerance), or null. */
+  alternative: string | null;
+  /** Trigram similarity of the best close spelling: the credit for matching only through it. */
+  weight: number;
 }
 
 /**
- * Keeps the query words that are no stop word in any of the four languages, and looks up
- * close spellings in the tenant's vocabulary for words it does not contain verbatim.
+ * Keeps the query words that are no stop word in any of the four languages, looks up close
+ * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
+ * tsqueries once, so the search itself compares against constants.
  */
 async function resolveTerms(db: Queryable, tenantId: string, words: string[]): Promise<ResolvedTerm[]> {
-  const rows = await db.query<{
-    word: string;
-    meaningful: boolean;
-    corrections: ResolvedTerm['corrections'];
-  }>(
-    `SELECT w.word,
-       (length(to_tsvector('german', w.word)) > 0 AND length(to_tsvector('english', w.word)) > 0
-        AND length(to_tsvector('french', w.word)) > 0 AND length(to_tsvector('italian', w.word)) > 0) AS meaningful,
-       CASE WHEN length(w.word) < 4
-              OR EXISTS (SELECT 1 FROM knowledge_terms k WHERE k.tenant_id = $1 AND k.term = w.word)
-         THEN '[]'::json
-         ELSE (SELECT coalesce(json_agg(json_build_object('term', x.term, 'similarity', x.sim) ORDER BY x.sim DESC), '[]'::json)
-               FROM (SELECT k.term, similarity(k.term, w.word) AS sim FROM knowledge_terms k
-                     WHERE k.tenant_id = $1 AND k.term % w.word
-                     ORDER BY sim DESC, k.term LIMIT 3) x
-               WHERE x.sim >= $3)
-       END AS corrections
+  const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(
+    `SELECT w.word, m.meaningful,
+            CASE WHEN m.meaningful THEN (${anyLanguage('w.word')})::text END AS exact,
+            CASE WHEN m.meaningful AND c.alts IS NOT NULL THEN (${anyLanguage('c.alts')})::text END AS alternative,
+            coalesce(c.weight, 0)::float8 AS weight
      FROM unnest($2::text[]) WITH ORDINALITY AS w(word, idx)
+     CROSS JOIN LATERAL (
+       SELECT length(to_tsvector('german', w.word)) > 0 AND length(to_tsvector('english', w.word)) > 0
+          AND length(to_tsvector('french', w.word)) > 0 AND length(to_tsvector('italian', w.word)) > 0 AS meaningful
+     ) m
+     CROSS JOIN LATERAL (
+       SELECT string_agg(x.term, ' | ') AS alts, max(x.sim) AS weight
+       FROM (SELECT k.term, similarity(k.term, w.word) AS sim FROM knowledge_terms k
+             WHERE m.meaningful AND length(w.word) >= 4 AND k.tenant_id = $1 AND k.term % w.word
+               AND NOT EXISTS (SELECT 1 FROM knowledge_terms v WHERE v.tenant_id = $1 AND v.term = w.word)
+             ORDER BY sim DESC, k.term LIMIT 3) x
+       WHERE x.sim >= $3
+     ) c
      ORDER BY w.idx`,
     [tenantId, words, MIN_CORRECTION_SIMILARITY],
   );
-  return rows.filter((r) => r.meaningful).map((r) => ({ word: r.word, corrections: r.corrections }));
+  return rows
+    .filter((r) => r.meaningful && r.exact)
+    .map((r) => ({ word: r.word, exact: r.exact, alternative: r.alternative || null, weight: r.weight }));
 }
 
 interface HitRow {
@@ -88,68 +102,106 @@ interface HitRow {
   score: number;
 }
 
-function searchSql(withVector: boolean): string {
-  const allQuery = `CASE WHEN $6 = '' THEN NULL ELSE (${anyLanguage('$6')}) END`;
+/** The query of one word: its stems, or one of its close spellings. */
+function wordQuery(term: ResolvedTerm): string {
+  return term.alternative ? `(${term.exact}) | (${term.alternative})` : term.exact;
+}
+
+/**
+ * The search statement for `terms` words. Parameters: $1 tenant, $2 bot, $3 limit, $4 weight
+ * of an unknown word, $5 the any-word tsquery, $6 the every-word tsquery, then per word its
+ * query, exact query, alternative query and alternative credit; with vectors, the last two are
+ * the query vector and its norm.
+ */
+function searchSql(alternatives: boolean[], withVector: boolean): string {
+  const terms = alternatives.length;
   const scope = 'c.tenant_id = $1 AND (c.bot_id IS NULL OR c.bot_id = $2)';
-  const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, $9::real[]) AS v(a, b)) / nullif(c.embedding_norm * $10, 0)`;
-  const vectorParts = withVector
-    ? `, vector_ids AS (
-         SELECT c.id FROM knowledge_chunks c
-         WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($9::real[])
-         ORDER BY ${cosine} DESC NULLS LAST, c.id
-         LIMIT ${VECTOR_CANDIDATES})`
-    : '';
-  const candidates = withVector
-    ? `SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ (${allQuery})
-       UNION SELECT id FROM vector_ids`
-    : `SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ (${allQuery})`;
+  const p = (word: number, part: number) => `$${7 + word * 4 + part}`;
+  const vec = `$${7 + terms * 4}`;
+  const norm = `$${8 + terms * 4}`;
+  const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, ${vec}::real[]) AS v(a, b)) / nullif(c.embedding_norm * ${norm}, 0)`;
+  const range = [...Array(terms).keys()];
+  // Each pull is its own CTE, read lazily: the bound below stops it after that many rows, while
+  // the planner still picks the index for rare words (a LIMIT inside would tempt it into a
+  // sequential scan that reads the whole table for a rare word).
+  const pulls = range.map(
+    (i) =>
+      `pull${i} AS MATERIALIZED (SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i, 0)}::tsquery)`,
+  );
+  if (terms > 1) {
+    pulls.push(
+      `pull${terms} AS MATERIALIZED (SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $6::tsquery)`,
+    );
+  }
+  // Chunks holding every word outrank all others (coverage), so when there are enough of them
+  // the single-word pulls add nothing but work.
+  const wordLimit =
+    terms > 1
+      ? `(SELECT CASE WHEN count(*) >= ${CANDIDATES_PER_WORD} THEN 0 ELSE ${CANDIDATES_PER_WORD} END
+          FROM (SELECT 1 FROM pull${terms} LIMIT ${CANDIDATES_PER_WORD}) AS z)`
+      : `${CANDIDATES_PER_WORD}`;
+  const bounded = pulls.map(
+    (_, i) => `(SELECT id FROM pull${i} LIMIT ${i === terms ? CANDIDATES_PER_WORD : wordLimit})`,
+  );
+  if (withVector) {
+    bounded.push(`(SELECT c.id FROM knowledge_chunks c
+       WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
+       ORDER BY ${cosine} DESC NULLS LAST, c.id LIMIT ${VECTOR_CANDIDATES})`);
+  }
+  const matched = range.map((i) =>
+    alternatives[i]
+      ? `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real
+              WHEN c.tsv @@ ${p(i, 2)}::tsquery THEN ${p(i, 3)}::real ELSE 0::real END AS m${i}`
+      : `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real ELSE 0::real END AS m${i}`,
+  );
+  // Every parameter is named once with its type, so unused ones (no alternative spelling) bind.
+  const typed = ['$4::real', '$5::tsquery', '$6::tsquery']
+    .concat(
+      range.flatMap((i) =>
+        [p(i, 0), p(i, 1), p(i, 2)].map((x) => `${x}::tsquery`).concat(`${p(i, 3)}::real`),
+      ),
+    )
+    .join(', ');
+  const known = range.map((i) => `CASE WHEN bool_or(h.m${i} > 0) THEN 1::real ELSE $4::real END`);
   const vectorScore = withVector
-    ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality($9::real[])
+    ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
             THEN greatest(0, ${cosine}) END`
     : 'NULL::double precision';
   return `
-    WITH terms AS MATERIALIZED (
-      SELECT t.idx, t.weight,
-             (${anyLanguage('t.word')}) AS exact,
-             CASE WHEN t.alts = '' THEN NULL ELSE (${anyLanguage('t.alts')}) END AS alternative
-      FROM unnest($3::text[], $4::text[], $5::real[]) WITH ORDINALITY AS t(word, alts, weight, idx)
-    )${vectorParts},
-    candidates AS (${candidates}),
+    WITH typed AS (SELECT ${typed}),
+    ${pulls.map((pull) => `${pull},`).join('\n    ')}
+    candidates AS MATERIALIZED (
+      SELECT coalesce(array_agg(DISTINCT x.id), ARRAY[]::uuid[]) AS ids
+      FROM (${bounded.join('\n UNION ALL ')}) AS x
+    ),
     hits AS MATERIALIZED (
       SELECT c.id, c.entry_id, c.bot_id, c.content,
-             coalesce(ts_rank_cd(c.tsv, ${allQuery}, 32), 0) AS rank,
-             ARRAY(SELECT CASE WHEN c.tsv @@ t.exact THEN 1::real
-                               WHEN t.alternative IS NOT NULL AND c.tsv @@ t.alternative THEN t.weight
-                               ELSE 0::real END
-                   FROM terms t ORDER BY t.idx) AS matched,
-             ${vectorScore} AS vector
-      FROM knowledge_chunks c JOIN candidates USING (id)
-      WHERE ${scope}
+             ${terms > 0 ? 'ts_rank(c.tsv, $5::tsquery, 32)' : '0'} AS rank,
+             ${[...matched, `${vectorScore} AS vector`].join(',\n             ')}
+      FROM knowledge_chunks c
+      WHERE c.id = ANY ((SELECT ids FROM candidates)::uuid[]) AND ${scope}
     ),
-    denominator AS (
-      SELECT sum(CASE WHEN EXISTS (SELECT 1 FROM hits h WHERE h.matched[t.idx] > 0) THEN 1::real ELSE $8::real END) AS d
-      FROM terms t
-    ),
-    lexical AS (
-      SELECT h.*,
-             coalesce(least(1, ${COVERAGE_WEIGHT} * (SELECT sum(x) FROM unnest(h.matched) AS x) / nullif(d.d, 0)
-                             + ${1 - COVERAGE_WEIGHT} * h.rank), 0) AS lexical
+    denominator AS (SELECT ${terms > 0 ? known.join(' + ') : '0::real'} AS d FROM hits h),
+    scored AS (
+      SELECT h.id, h.entry_id, h.bot_id, h.content, h.rank, h.vector,
+             coalesce(least(1, ${COVERAGE_WEIGHT} * (${terms > 0 ? range.map((i) => `h.m${i}`).join(' + ') : '0'}) / nullif(d.d, 0)
+                             + ${(1 - COVERAGE_WEIGHT).toFixed(2)} * h.rank), 0) AS lexical
       FROM hits h CROSS JOIN denominator d
     ),
-    scored AS (
-      SELECT l.*,
-             CASE WHEN l.vector IS NULL THEN l.lexical
-                  ELSE greatest(l.lexical, (l.lexical + least(1, l.vector)) / 2) END AS score
-      FROM lexical l
+    fused AS (
+      SELECT s.*, CASE WHEN s.vector IS NULL THEN s.lexical
+                       ELSE greatest(s.lexical, (s.lexical + least(1, s.vector)) / 2) END AS score
+      FROM scored s
     ),
     best AS (
-      SELECT DISTINCT ON (s.entry_id) s.* FROM scored s ORDER BY s.entry_id, s.score DESC, s.rank DESC, s.id
+      SELECT DISTINCT ON (f.entry_id) f.* FROM fused f ORDER BY f.entry_id, f.score DESC, f.rank DESC, f.id
+    ),
+    top AS (
+      SELECT * FROM best b WHERE b.score > 0 ORDER BY b.score DESC, b.rank DESC, b.id LIMIT $3
     )
     SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, b.bot_id, b.score::float8 AS score
-    FROM best b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1
-    WHERE b.score > 0
-    ORDER BY b.score DESC, b.rank DESC, b.id
-    LIMIT $7`;
+    FROM top b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1
+    ORDER BY b.score DESC, b.rank DESC, b.id`;
 }
 
 /**
@@ -170,17 +222,23 @@ export async function searchKnowledge(
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
   if (terms.length === 0 && !vector) return [];
 
-  const rows = await db.query<HitRow>(searchSql(vector !== null), [
-    tenantId,
-    input.botId,
-    terms.map((t) => t.word),
-    terms.map((t) => t.corrections.map((c) => c.term).join(' | ')),
-    terms.map((t) => t.corrections[0]?.similarity ?? 0),
-    [...new Set(terms.flatMap((t) => [t.word, ...t.corrections.map((c) => c.term)]))].join(' | '),
-    limit,
-    UNKNOWN_WORD_WEIGHT,
-    ...(vector ? [vector, vectorNorm(vector)] : []),
-  ]);
+  const queries = terms.map(wordQuery);
+  const rows = await db.query<HitRow>(
+    searchSql(
+      terms.map((t) => t.alternative !== null),
+      vector !== null,
+    ),
+    [
+      tenantId,
+      input.botId,
+      limit,
+      UNKNOWN_WORD_WEIGHT,
+      queries.map((q) => `(${q})`).join(' | ') || null,
+      queries.map((q) => `(${q})`).join(' & ') || null,
+      ...terms.flatMap((t, i) => [queries[i], t.exact, t.alternative, t.weight]),
+      ...(vector ? [vector, vectorNorm(vector)] : []),
+    ],
+  );
   const minScore = input.minScore ?? 0;
   return rows
     .map((row) => ({
