@@ -1,12 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { AppError, badRequest, conflict, ErrorCode, notFound } from '../../http/errors.js';
 import { DEFAULT_PAGE_SIZE, splitPage } from '../../http/pagination.js';
 import { findBot } from '../bots/repository.js';
 import { cancelOpenBookings } from './booking-service.js';
 import { settleCapacity } from './capacity.js';
 import { eventCursor, parseEventCursor } from './cursor.js';
-import { eventTermsProblem } from './event-rules.js';
+import { eventTermsProblem, type EventTerms } from './event-rules.js';
 import {
   canDeleteEvent,
   decideEventTransition,
@@ -54,7 +54,7 @@ function normaliseTime(value: string | null | undefined): string | null | undefi
   return typeof value === 'string' && value.length === 5 ? `${value}:00` : value;
 }
 
-function checkTerms(merged: Omit<EventRow, 'id'> | EventRow): void {
+function checkTerms(merged: EventTerms): void {
   const problem = eventTermsProblem({
     event_time_start: normaliseTime(merged.event_time_start) ?? null,
     event_time_end: normaliseTime(merged.event_time_end) ?? null,
@@ -67,11 +67,7 @@ function checkTerms(merged: Omit<EventRow, 'id'> | EventRow): void {
   if (problem) throw badRequest(problem);
 }
 
-async function checkBot(
-  db: Database | Parameters<typeof findBot>[0],
-  tenantId: string,
-  botId: string | null | undefined,
-) {
+async function checkBot(db: Queryable, tenantId: string, botId: string | null | undefined) {
   if (botId && !(await findBot(db, tenantId, botId))) {
     throw badRequest("Field 'bot_id' does not name a bot of this tenant");
   }
@@ -102,7 +98,7 @@ export async function createEvent(
   input: EventInput & { title: string; event_date: string; capacity_total: number },
 ) {
   const fields = toFields(input);
-  checkTerms({ ...DEFAULTS, ...fields } as EventRow);
+  checkTerms({ ...DEFAULTS, ...fields });
   await checkBot(deps.db, tenantId, fields.bot_id);
   const event = await insertEvent(
     deps.db,
