@@ -38,17 +38,24 @@ const UNKNOWN_WORD_WEIGHT = 0.5;
 const MIN_CORRECTION_SIMILARITY = 0.5;
 const VECTOR_CANDIDATES = 20;
 
-/** One tsquery that matches a word's stem in each of the four indexed languages. */
+/**
+ * A tsquery (text form) matching any stem of the words in `expr` in the four indexed languages,
+ * each distinct stem once (a stem repeated in the query would make GIN read its list again).
+ * Stems of letter-and-digit words hold no quote or backslash, so quote_literal gives valid tsquery text.
+ */
 function anyLanguage(expr: string): string {
-  return ['german', 'english', 'french', 'italian'].map((c) => `to_tsquery('${c}', ${expr})`).join(' || ');
+  const vectors = ['german', 'english', 'french', 'italian'].map((c) => `to_tsvector('${c}', ${expr})`);
+  return `(SELECT string_agg(quote_literal(l), ' | ') FROM unnest(tsvector_to_array(${vectors.join(' || ')})) AS l)`;
 }
 
 /**
- * Chunks taken per query word into the candidate pool (plus as many that contain every word).
- * A word found in more chunks than this says little about any one of them; the bound keeps a
- * search of a large knowledge base from scoring tens of thousands of chunks.
+ * Candidate pool: up to CANDIDATE_BUDGET chunks holding every query word, and when there are
+ * fewer, up to CANDIDATE_BUDGET / words chunks per word (at least MIN_PER_WORD). A word found in
+ * more chunks than that says little about any one of them; the bound keeps a search of a large
+ * knowledge base from scoring tens of thousands of chunks.
  */
-const CANDIDATES_PER_WORD = 200;
+const CANDIDATE_BUDGET = 240;
+const MIN_PER_WORD = 60;
 
 interface ResolvedTerm {
   word: string;
@@ -68,8 +75,8 @@ interface ResolvedTerm {
 async function resolveTerms(db: Queryable, tenantId: string, words: string[]): Promise<ResolvedTerm[]> {
   const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(
     `SELECT w.word, m.meaningful,
-            CASE WHEN m.meaningful THEN (${anyLanguage('w.word')})::text END AS exact,
-            CASE WHEN m.meaningful AND c.alts IS NOT NULL THEN (${anyLanguage('c.alts')})::text END AS alternative,
+            CASE WHEN m.meaningful THEN ${anyLanguage('w.word')} END AS exact,
+            CASE WHEN m.meaningful AND c.alts IS NOT NULL THEN ${anyLanguage('c.alts')} END AS alternative,
             coalesce(c.weight, 0)::float8 AS weight
      FROM unnest($2::text[]) WITH ORDINALITY AS w(word, idx)
      CROSS JOIN LATERAL (
@@ -135,13 +142,14 @@ function searchSql(alternatives: boolean[], withVector: boolean): string {
   }
   // Chunks holding every word outrank all others (coverage), so when there are enough of them
   // the single-word pulls add nothing but work.
+  const perWord = Math.max(MIN_PER_WORD, Math.floor(CANDIDATE_BUDGET / Math.max(terms, 1)));
   const wordLimit =
     terms > 1
-      ? `(SELECT CASE WHEN count(*) >= ${CANDIDATES_PER_WORD} THEN 0 ELSE ${CANDIDATES_PER_WORD} END
-          FROM (SELECT 1 FROM pull${terms} LIMIT ${CANDIDATES_PER_WORD}) AS z)`
-      : `${CANDIDATES_PER_WORD}`;
+      ? `(SELECT CASE WHEN count(*) >= ${CANDIDATE_BUDGET} THEN 0 ELSE ${perWord} END
+          FROM (SELECT 1 FROM pull${terms} LIMIT ${CANDIDATE_BUDGET}) AS z)`
+      : `${perWord}`;
   const bounded = pulls.map(
-    (_, i) => `(SELECT id FROM pull${i} LIMIT ${i === terms ? CANDIDATES_PER_WORD : wordLimit})`,
+    (_, i) => `(SELECT id FROM pull${i} LIMIT ${i === terms ? CANDIDATE_BUDGET : wordLimit})`,
   );
   if (withVector) {
     bounded.push(`(SELECT c.id FROM knowledge_chunks c
