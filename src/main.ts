@@ -35,10 +35,11 @@ function parseRole(value: string): Role {
   return value as Role;
 }
 
-async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+/** Opens the database for one command; the schema is brought up to date first unless told not to. */
+async function withContext<T>(fn: (ctx: AppContext) => Promise<T>, options = { migrate: true }): Promise<T> {
   const ctx = await createContext(loadConfig());
   try {
-    await migrate(ctx.db);
+    if (options.migrate) await migrate(ctx.db);
     return await fn(ctx);
   } finally {
     await ctx.close();
@@ -84,7 +85,7 @@ export function buildCli(): Command {
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
-      const applied = await withContext((ctx) => migrate(ctx.db));
+      const applied = await withContext((ctx) => migrate(ctx.db), { migrate: false });
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     });
 
