@@ -133,20 +133,20 @@ function searchSql(alternatives: boolean[], withVector: boolean): string {
   // sequential scan that reads the whole table for a rare word).
   const pulls = range.map(
     (i) =>
-      `pull${i} AS MATERIALIZED (SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i, 0)}::tsquery)`,
+      `pull${i} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i, 0)}::tsquery)`,
   );
   if (terms > 1) {
     pulls.push(
-      `pull${terms} AS MATERIALIZED (SELECT c.id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $6::tsquery)`,
+      `pull${terms} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $6::tsquery)`,
     );
   }
-  // Chunks holding every word outrank all others (coverage), so when there are enough of them
-  // the single-word pulls add nothing but work.
+  // A chunk holding every word outranks every chunk that lacks one (coverage), so when such
+  // chunks cover enough entries the single-word pulls would add nothing but work.
   const perWord = Math.max(MIN_PER_WORD, Math.floor(CANDIDATE_BUDGET / Math.max(terms, 1)));
   const wordLimit =
     terms > 1
-      ? `(SELECT CASE WHEN count(*) >= ${CANDIDATE_BUDGET} THEN 0 ELSE ${perWord} END
-          FROM (SELECT 1 FROM pull${terms} LIMIT ${CANDIDATE_BUDGET}) AS z)`
+      ? `(SELECT CASE WHEN count(DISTINCT z.entry_id) >= $3 THEN 0 ELSE ${perWord} END
+          FROM (SELECT entry_id FROM pull${terms} LIMIT ${CANDIDATE_BUDGET}) AS z)`
       : `${perWord}`;
   const bounded = pulls.map(
     (_, i) => `(SELECT id FROM pull${i} LIMIT ${i === terms ? CANDIDATE_BUDGET : wordLimit})`,
