@@ -16,7 +16,7 @@ describeApp('chat streaming', (get) => {
       title: 'Lieferung',
       content: 'Wir liefern innerhalb von zwei Werktagen.',
     });
-    const res = await sendChat(get(), tenant, bot.id, { message: 'Wie schnell liefert ihr?' }, SSE);
+    const res = await sendChat(get(), tenant, bot.id, { message: 'Wie schnell kommt die Lieferung?' }, SSE);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
     expect(res.headers['ratelimit-limit']).toBe('60');
@@ -35,7 +35,7 @@ describeApp('chat streaming', (get) => {
       [response.conversation_id],
     );
     expect(messages).toEqual([
-      { role: 'user', content: 'Wie schnell liefert ihr?' },
+      { role: 'user', content: 'Wie schnell kommt die Lieferung?' },
       { role: 'assistant', content: response.reply },
     ]);
     expect((await usageOf(get(), tenant.id)).messages_used).toBe(1);
