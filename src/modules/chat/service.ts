@@ -290,11 +290,19 @@ export async function chat(
     const reply = await ctx.model.generate(prepared.modelRequest);
     return { response: await finishChat(ctx, prepared, reply), replayed: false };
   } catch (error) {
-    await abandonChat(ctx, prepared);
-    if (error instanceof ModelUnavailableError) {
-      call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
-      throw modelFailure(error);
-    }
-    throw error;
+    return failChat(ctx, prepared, error);
   }
+}
+
+/**
+ * Gives back what a failed request reserved, then rethrows: a model outage as the chat's 503
+ * (logged with its cause, which the client never sees), anything else unchanged.
+ */
+export async function failChat(ctx: AppContext, prepared: PreparedChat, error: unknown): Promise<never> {
+  await abandonChat(ctx, prepared);
+  if (error instanceof ModelUnavailableError) {
+    prepared.call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
+    throw modelFailure(error);
+  }
+  throw error;
 }

@@ -5,6 +5,7 @@ import { AppError, CHAT_TEXT } from '../../http/errors.js';
 import { ModelUnavailableError, type ModelStreamEvent } from '../models/provider.js';
 import {
   abandonChat,
+  failChat,
   finishChat,
   modelFailure,
   startChat,
@@ -83,12 +84,7 @@ export async function streamChat(ctx: AppContext, call: ChatCall, reply: Fastify
     iterator = ctx.model.stream(prepared.modelRequest)[Symbol.asyncIterator]();
     next = await iterator.next();
   } catch (error) {
-    await abandonChat(ctx, prepared);
-    if (error instanceof ModelUnavailableError) {
-      call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
-      throw modelFailure(error);
-    }
-    throw error;
+    return failChat(ctx, prepared, error);
   }
 
   const write = openStream(reply);
