@@ -303,7 +303,7 @@ describeApp('knowledge routes', (get) => {
       type: 'kb_onboarding_incomplete',
       details: { completed: ['entry_created'] },
     });
-    expect(notice!.message).toMatch(/2 of 3 steps open/);
+    expect(notice!.message).toMatch(/2 von 3 Schritten offen/);
 
     await call('GET', `/api/bots/${bot.id}/knowledge/search?q=Zeiten`, t.owner.headers);
     const viewerOfT = await t.user('viewer');

@@ -7,11 +7,11 @@ import { findOnboarding } from './repository.js';
  * service when the tenant does them; the rest are ticked by the tenant in the dashboard.
  */
 export const ONBOARDING_STEPS = [
-  { key: 'entry_created', label: 'Add a first knowledge entry', automatic: true },
-  { key: 'search_tested', label: 'Run a hit test to see what the chat retrieves', automatic: true },
+  { key: 'entry_created', label: 'Ersten Wissenseintrag anlegen', automatic: true },
+  { key: 'search_tested', label: 'Treffertest ausführen, um zu sehen, was der Chat findet', automatic: true },
   {
     key: 'strictness_reviewed',
-    label: "Review the bots' knowledge strictness and minimum score",
+    label: 'Wissensstrenge und Mindestscore der Bots prüfen',
     automatic: false,
   },
 ] as const;
@@ -65,7 +65,7 @@ export async function getKbOnboarding(db: Queryable, tenantId: string): Promise<
   const pending = state.steps.filter((s) => !s.done);
   return {
     type: 'kb_onboarding_incomplete',
-    message: `Knowledge base setup is incomplete: ${pending.length} of ${state.steps.length} steps open`,
+    message: `Einrichtung der Wissensdatenbank unvollständig: ${pending.length} von ${state.steps.length} Schritten offen`,
     details: {
       completed: state.steps.filter((s) => s.done).map((s) => s.key),
       pending: pending.map((s) => ({ key: s.key, label: s.label })),
