@@ -120,6 +120,22 @@ function wordQuery(term: ResolvedTerm): string {
  * query, exact query, alternative query and alternative credit; with vectors, the last two are
  * the query vector and its norm.
  */
+/**
+ * The statement depends only on its shape (which words have close spellings, whether a vector is
+ * used), so each shape is built once; the cache is cleared if unusually many shapes pile up.
+ */
+const statements = new Map<string, string>();
+function cachedSearchSql(alternatives: boolean[], withVector: boolean): string {
+  const key = `${alternatives.map(Number).join('')}|${withVector}`;
+  let sql = statements.get(key);
+  if (sql === undefined) {
+    if (statements.size >= 1000) statements.clear();
+    sql = searchSql(alternatives, withVector);
+    statements.set(key, sql);
+  }
+  return sql;
+}
+
 function searchSql(alternatives: boolean[], withVector: boolean): string {
   const terms = alternatives.length;
   const scope = 'c.tenant_id = $1 AND (c.bot_id IS NULL OR c.bot_id = $2)';
@@ -232,7 +248,7 @@ export async function searchKnowledge(
 
   const queries = terms.map(wordQuery);
   const rows = await db.query<HitRow>(
-    searchSql(
+    cachedSearchSql(
       terms.map((t) => t.alternative !== null),
       vector !== null,
     ),
