@@ -47,6 +47,10 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SELF = fileURLToPath(import.meta.url);
+/** Which targets to run, e.g. BENCH_TARGETS=hello,postgres (default: all three). */
+const TARGETS = new Set(
+  (process.env.BENCH_TARGETS ?? 'hello,pglite,postgres').split(',').map((t) => t.trim()),
+);
 
 const MESSAGES = [
   'Wann habt ihr geöffnet?',
@@ -168,7 +172,9 @@ function startServer(
   target: Target,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve', target], {
+  // BENCH_NODE_ARGS passes flags to the server process, e.g. "--cpu-prof --cpu-prof-dir=prof".
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--serve', target], {
     // One instance, in-memory rate-limit counters: the figures are the pipeline's own.
     env: { ...process.env, REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -287,17 +293,21 @@ async function main(): Promise<void> {
     `Chat benchmark: ${CONNECTIONS} connections, ${TENANTS} tenants, ${DURATION} s per target (after ${WARMUP} s warm-up)`,
   );
   const results: Result[] = [];
-  results.push(await measure('ceiling: bare Fastify GET /hello', 'hello'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-chat-'));
-  try {
-    results.push(await measure('chat, PGlite', 'pglite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }));
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+  if (TARGETS.has('hello')) results.push(await measure('ceiling: bare Fastify GET /hello', 'hello'));
+  if (TARGETS.has('pglite')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-chat-'));
+    try {
+      results.push(await measure('chat, PGlite', 'pglite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
-  const pgResult = await withScratchPostgres((url) =>
-    measure('chat, PostgreSQL', 'postgres', { DATABASE_URL: url }),
-  );
-  if (pgResult) results.push(pgResult);
+  if (TARGETS.has('postgres')) {
+    const pgResult = await withScratchPostgres((url) =>
+      measure('chat, PostgreSQL', 'postgres', { DATABASE_URL: url }),
+    );
+    if (pgResult) results.push(pgResult);
+  }
   report(results);
 }
 

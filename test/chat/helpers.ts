@@ -19,12 +19,17 @@ export function sendChat(
   });
 }
 
+/** The tenant's quota counter and the tokens of its stored messages. */
 export async function usageOf(t: TestApp, tenantId: string) {
-  const rows = await t.db.query<{ messages_used: number; tokens_used: number }>(
-    'SELECT messages_used, tokens_used FROM usage_counters WHERE tenant_id = $1',
+  const [counter] = await t.db.query<{ messages_used: number }>(
+    'SELECT messages_used FROM usage_counters WHERE tenant_id = $1',
     [tenantId],
   );
-  return rows[0] ?? { messages_used: 0, tokens_used: 0 };
+  const [tokens] = await t.db.query<{ tokens_used: number }>(
+    'SELECT coalesce(sum(tokens), 0)::int AS tokens_used FROM messages WHERE tenant_id = $1',
+    [tenantId],
+  );
+  return { messages_used: counter?.messages_used ?? 0, tokens_used: tokens?.tokens_used ?? 0 };
 }
 
 /** Parses a server-sent events body into its events. */

@@ -27,11 +27,11 @@ describeApp('/api/usage', (get) => {
     const quiet = await tenant.bot({ name: 'Quiet' });
     const foreign = await other.bot();
     await get().db.query(
-      `INSERT INTO usage_counters (tenant_id, period, messages_used, tokens_used) VALUES ($1, '2026-03-01', 42, 4200)`,
+      `INSERT INTO usage_counters (tenant_id, period, messages_used) VALUES ($1, '2026-03-01', 42)`,
       [tenant.id],
     );
     await get().db.query(
-      `INSERT INTO usage_counters (tenant_id, period, messages_used, tokens_used) VALUES ($1, '2026-03-01', 999, 1)`,
+      `INSERT INTO usage_counters (tenant_id, period, messages_used) VALUES ($1, '2026-03-01', 999)`,
       [other.id],
     );
     // 2 user + 2 assistant on 3 March, 1 user on 31 March, one message in April (outside the month).
@@ -65,7 +65,8 @@ describeApp('/api/usage', (get) => {
       messages_used: 42,
       messages_quota: 1000,
       messages_remaining: 958,
-      tokens_used: 4200,
+      // The month's messages: 4 × 25 on 3 March, 5 on 31 March (April's and other tenants' not).
+      tokens_used: 105,
     });
     expect(body.per_bot).toEqual([
       { bot_id: busy.id, name: 'Busy', messages: 3, replies: 2, tokens: 105 },
@@ -99,7 +100,7 @@ describeApp('/api/usage', (get) => {
     const tenant = await buildTenant(get().ctx, { plan: 'starter', quota: 10 });
     const { firstDay } = thisMonth();
     await get().db.query(
-      `INSERT INTO usage_counters (tenant_id, period, messages_used, tokens_used) VALUES ($1, $2, 12, 0)`,
+      `INSERT INTO usage_counters (tenant_id, period, messages_used) VALUES ($1, $2, 12)`,
       [tenant.id, firstDay],
     );
     const res = await fetch('/api/usage', tenant.owner.headers);

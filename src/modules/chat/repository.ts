@@ -116,15 +116,13 @@ export interface Exchange {
   knowledgeUsed: boolean;
   question: StoredMessage;
   answer: StoredMessage;
-  /** Usage period whose token count grows by both messages' tokens. */
-  period: string;
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
 }
 
 const NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $15, $16, $17, 2, now())
+  VALUES ($2, $1, $3, $14, $15, $16, 2, now())
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
@@ -137,8 +135,8 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
 
 /**
  * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
- * conversation (new or continued), both messages (question first: seq keeps the order), the
- * month's token count and the idempotency record. Returns false, having written nothing,
+ * conversation (new or continued), both messages (question first: seq keeps the order) and
+ * the idempotency record. Returns false, having written nothing,
  * when a human took the conversation over in the meantime.
  * One statement instead of a transaction of five saves four round trips on the hot path.
  */
@@ -155,15 +153,10 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
        ORDER BY m.position
        RETURNING 1
      ),
-     usage AS (
-       UPDATE usage_counters SET tokens_used = tokens_used + $8 + $10
-       WHERE tenant_id = $1 AND period = $11 AND EXISTS (SELECT 1 FROM conversation)
-       RETURNING 1
-     ),
      idempotency AS (
        UPDATE chat_idempotency_keys
-       SET status = 'completed', response = $13, expires_at = now() + make_interval(hours => $14)
-       WHERE tenant_id = $1 AND idempotency_key = $12 AND EXISTS (SELECT 1 FROM conversation)
+       SET status = 'completed', response = $12, expires_at = now() + make_interval(hours => $13)
+       WHERE tenant_id = $1 AND idempotency_key = $11 AND EXISTS (SELECT 1 FROM conversation)
        RETURNING 1
      )
      SELECT count(*)::int AS stored FROM conversation`,
@@ -178,7 +171,6 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
       exchange.question.tokens,
       exchange.answer.content,
       exchange.answer.tokens,
-      exchange.period,
       exchange.idempotency?.key ?? null,
       exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
       exchange.idempotency?.ttlHours ?? 0,

@@ -216,7 +216,7 @@ export async function finishChat(
   prepared: PreparedChat,
   reply: ModelReply,
 ): Promise<ChatResponse> {
-  const { call, turn, hits, period } = prepared;
+  const { call, turn, hits } = prepared;
   const { tenantId } = call;
   const processed = await processReply(ctx.chatExtensions, turn, reply.text, ctx.db);
   const tokensUsed = reply.promptTokens + reply.completionTokens;
@@ -249,7 +249,6 @@ export async function finishChat(
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: turn.userMessage, tokens: reply.promptTokens },
     answer: { content: response.reply, tokens: reply.completionTokens },
-    period,
     idempotency: call.idempotencyKey
       ? { key: call.idempotencyKey, response, ttlHours: IDEMPOTENCY_TTL_HOURS }
       : null,

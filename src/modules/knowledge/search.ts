@@ -67,18 +67,21 @@ interface ResolvedTerm {
   weight: number;
 }
 
-/**
- * Keeps the query words that are no stop word in any of the four languages, looks up close
- * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
- * tsqueries once, so the search itself compares against constants.
+/*
+ * The words are one parameter each (a VALUES list), not one array: with an array PostgreSQL
+ * cannot know how many words there are and plans every execution anew; with a list of known
+ * length it reuses one plan per word count. Built once per word count.
  */
-async function resolveTerms(db: Queryable, tenantId: string, words: string[]): Promise<ResolvedTerm[]> {
-  const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(
-    `SELECT w.word, m.meaningful,
+const resolveStatements = new Map<number, string>();
+function resolveTermsSql(count: number): string {
+  let sql = resolveStatements.get(count);
+  if (sql !== undefined) return sql;
+  const values = Array.from({ length: count }, (_, i) => `($${i + 3}::text, ${i})`).join(', ');
+  sql = `SELECT w.word, m.meaningful,
             CASE WHEN m.meaningful THEN ${anyLanguage('w.word')} END AS exact,
             CASE WHEN m.meaningful AND c.alts IS NOT NULL THEN ${anyLanguage('c.alts')} END AS alternative,
             coalesce(c.weight, 0)::float8 AS weight
-     FROM unnest($2::text[]) WITH ORDINALITY AS w(word, idx)
+     FROM (VALUES ${values}) AS w(word, idx)
      CROSS JOIN LATERAL (
        SELECT length(to_tsvector('german', w.word)) > 0 AND length(to_tsvector('english', w.word)) > 0
           AND length(to_tsvector('french', w.word)) > 0 AND length(to_tsvector('italian', w.word)) > 0 AS meaningful
@@ -89,11 +92,24 @@ async function resolveTerms(db: Queryable, tenantId: string, words: string[]): P
              WHERE m.meaningful AND length(w.word) >= 4 AND k.tenant_id = $1 AND k.term % w.word
                AND NOT EXISTS (SELECT 1 FROM knowledge_terms v WHERE v.tenant_id = $1 AND v.term = w.word)
              ORDER BY sim DESC, k.term LIMIT 3) x
-       WHERE x.sim >= $3
+       WHERE x.sim >= $2
      ) c
-     ORDER BY w.idx`,
-    [tenantId, words, MIN_CORRECTION_SIMILARITY],
-  );
+     ORDER BY w.idx`;
+  resolveStatements.set(count, sql);
+  return sql;
+}
+
+/**
+ * Keeps the query words that are no stop word in any of the four languages, looks up close
+ * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
+ * tsqueries once, so the search itself compares against constants.
+ */
+async function resolveTerms(db: Queryable, tenantId: string, words: string[]): Promise<ResolvedTerm[]> {
+  const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(resolveTermsSql(words.length), [
+    tenantId,
+    MIN_CORRECTION_SIMILARITY,
+    ...words,
+  ]);
   return rows
     .filter((r) => r.meaningful && r.exact)
     .map((r) => ({ word: r.word, exact: r.exact, alternative: r.alternative || null, weight: r.weight }));

@@ -1,29 +1,20 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 
-export interface UsageCounter {
-  messages_used: number;
-  tokens_used: number;
-}
-
 export interface ActivityRow {
   messages: number;
   replies: number;
   tokens: number;
 }
 
-/** The quota counter of the month starting on `period` ('YYYY-MM-DD'); zero when nothing was counted. */
-export async function findUsageCounter(
-  db: Queryable,
-  tenantId: string,
-  period: string,
-): Promise<UsageCounter> {
-  const row = await queryOne<UsageCounter>(
+/** Messages counted against the quota in the month starting on `period` ('YYYY-MM-DD'). */
+export async function messagesUsed(db: Queryable, tenantId: string, period: string): Promise<number> {
+  const row = await queryOne<{ messages_used: number }>(
     db,
-    'SELECT messages_used, tokens_used FROM usage_counters WHERE tenant_id = $1 AND period = $2',
+    'SELECT messages_used FROM usage_counters WHERE tenant_id = $1 AND period = $2',
     [tenantId, period],
   );
-  return row ?? { messages_used: 0, tokens_used: 0 };
+  return row?.messages_used ?? 0;
 }
 
 // Inbound (user) messages are what the quota counts; replies and tokens are shown beside them.

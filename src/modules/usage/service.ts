@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { findTenantPlan } from '../tenants/service.js';
 import { daysOf, messagesRemaining, usageMonth } from './period.js';
-import { activityPerBot, activityPerDay, findUsageCounter } from './repository.js';
+import { activityPerBot, activityPerDay, messagesUsed } from './repository.js';
 import type { UsageReport } from './schema.js';
 
 /** The tenant's usage of one month: quota, tokens, activity per bot and per day. */
@@ -13,9 +13,9 @@ export async function usageReport(
   now: Date = new Date(),
 ): Promise<UsageReport> {
   const period = usageMonth(month, now);
-  const [plan, counter, perDay, perBot] = await Promise.all([
+  const [plan, used, perDay, perBot] = await Promise.all([
     findTenantPlan(db, tenantId),
-    findUsageCounter(db, tenantId, period.firstDay),
+    messagesUsed(db, tenantId, period.firstDay),
     activityPerDay(db, tenantId, period.start, period.end),
     activityPerBot(db, tenantId, period.start, period.end),
   ]);
@@ -26,10 +26,11 @@ export async function usageReport(
     period_start: period.firstDay,
     period_end: period.lastDay,
     plan_id: plan.plan_id,
-    messages_used: counter.messages_used,
+    messages_used: used,
     messages_quota: plan.monthly_message_quota,
-    messages_remaining: messagesRemaining(plan.monthly_message_quota, counter.messages_used),
-    tokens_used: counter.tokens_used,
+    messages_remaining: messagesRemaining(plan.monthly_message_quota, used),
+    // Every stored message carries its tokens: the month's total is the sum over its days.
+    tokens_used: perDay.reduce((sum, day) => sum + day.tokens, 0),
     per_bot: perBot.map(({ bot_id, name, messages, replies, tokens }) => ({
       bot_id,
       name,
