@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import { memoryCoordination, redisCoordination, type Coordination } from './coordination/index.js';
 import type { Database } from './db/database.js';
-import { openPglite } from './db/pglite.js';
 import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
@@ -36,6 +35,8 @@ export async function openDatabase(config: Config): Promise<{ db: Database; rele
   mkdirSync(config.dataDir, { recursive: true });
   const release = acquireDataDirLock(config.dataDir);
   try {
+    // Loaded only here: a deployment on PostgreSQL never holds PGlite's WebAssembly in memory.
+    const { openPglite } = await import('./db/pglite.js');
     const { db } = await openPglite(config.dataDir);
     return { db, release };
   } catch (error) {

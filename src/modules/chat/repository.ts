@@ -15,38 +15,86 @@ export interface ChatBot extends BotRow {
   monthly_message_quota: number | null;
 }
 
-/**
- * The bot with what the chat needs of its tenant, in one query (the hot path). Another
- * tenant's bot and a malformed id are indistinguishable from a missing bot.
- */
-export function findChatBot(db: Queryable, tenantId: string, botId: string): Promise<ChatBot | undefined> {
-  if (!isUuid(botId)) return Promise.resolve(undefined);
-  return queryOne<ChatBot>(
-    db,
-    `SELECT b.*, t.industry_code AS tenant_industry_code,
-            coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
-     FROM bots b
-     JOIN tenants t ON t.id = b.tenant_id
-     LEFT JOIN subscriptions s ON s.tenant_id = t.id
-     LEFT JOIN plans p ON p.id = s.plan_id
-     WHERE b.tenant_id = $1 AND b.id = $2`,
-    [tenantId, botId],
-  );
+/** What the checks before the model found, in the specification's order. */
+export type Admission =
+  | { kind: 'bot_not_found' }
+  | { kind: 'bot_disabled' }
+  | { kind: 'conversation_not_found' }
+  | { kind: 'handed_over' }
+  | { kind: 'quota_exhausted' }
+  /** Admitted: one message of the month's quota is reserved; `used` counts it. */
+  | { kind: 'admitted'; bot: ChatBot; conversationId: string | null; used: number };
+
+interface AdmissionRow extends ChatBot {
+  conversation_id: string | null;
+  conversation_status: ChatConversation['status'] | null;
+  messages_used: number | null;
 }
 
-/** A conversation of this bot and tenant; malformed ids and other tenants' rows are missing. */
-export function findConversation(
+/*
+ * One statement for every check before the model (the hot path): the bot with what the chat
+ * needs of its tenant, the conversation when one is named, and — only when both allow it — the
+ * atomic reservation of one message of the month's quota. The conditional upsert lets exactly
+ * `quota` requests through however many race, on any number of instances; unlimited tenants
+ * (quota null) are counted too. $4 is the conversation id (null when none is named or it is
+ * malformed), $5 whether one was named.
+ */
+const ADMIT = `WITH bot AS (
+    SELECT b.*, t.industry_code AS tenant_industry_code,
+           coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
+    FROM bots b
+    JOIN tenants t ON t.id = b.tenant_id
+    LEFT JOIN subscriptions s ON s.tenant_id = t.id
+    LEFT JOIN plans p ON p.id = s.plan_id
+    WHERE b.tenant_id = $1 AND b.id = $2
+  ),
+  conversation AS (
+    SELECT c.id, c.status FROM conversations c
+    WHERE c.tenant_id = $1 AND c.id = $4::uuid AND c.bot_id = $2
+  ),
+  reserved AS (
+    INSERT INTO usage_counters AS u (tenant_id, period, messages_used)
+    SELECT $1, $3::date, 1 FROM bot
+    WHERE bot.is_active AND bot.status <> 'disabled'
+      AND (NOT $5::boolean OR EXISTS (SELECT 1 FROM conversation WHERE status <> 'handed_over'))
+      AND coalesce(bot.monthly_message_quota > 0, true)
+    ON CONFLICT (tenant_id, period) DO UPDATE SET messages_used = u.messages_used + 1
+    WHERE coalesce(u.messages_used < (SELECT monthly_message_quota FROM bot), true)
+    RETURNING messages_used
+  )
+  SELECT bot.*, conversation.id AS conversation_id, conversation.status AS conversation_status,
+         (SELECT messages_used FROM reserved) AS messages_used
+  FROM bot LEFT JOIN conversation ON true`;
+
+/**
+ * Runs the checks of the specification in order — bot of this tenant, active, conversation of
+ * this bot, not handed over, quota — and reserves one message when all pass, in one round trip.
+ * Another tenant's bot and a malformed id are indistinguishable from a missing bot; a malformed
+ * conversation id from a missing conversation.
+ */
+export async function admitChat(
   db: Queryable,
   tenantId: string,
   botId: string,
-  conversationId: string,
-): Promise<ChatConversation | undefined> {
-  if (!isUuid(conversationId)) return Promise.resolve(undefined);
-  return queryOne<ChatConversation>(
-    db,
-    'SELECT id, status FROM conversations WHERE tenant_id = $1 AND id = $2 AND bot_id = $3',
-    [tenantId, conversationId, botId],
-  );
+  conversationId: string | null,
+  period: string,
+): Promise<Admission> {
+  if (!isUuid(botId)) return { kind: 'bot_not_found' };
+  const named = conversationId !== null;
+  const row = await queryOne<AdmissionRow>(db, ADMIT, [
+    tenantId,
+    botId,
+    period,
+    named && isUuid(conversationId) ? conversationId : null,
+    named,
+  ]);
+  if (!row) return { kind: 'bot_not_found' };
+  const { conversation_id, conversation_status, messages_used, ...bot } = row;
+  if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
+  if (named && conversation_id === null) return { kind: 'conversation_not_found' };
+  if (conversation_status === 'handed_over') return { kind: 'handed_over' };
+  if (messages_used === null) return { kind: 'quota_exhausted' };
+  return { kind: 'admitted', bot, conversationId: conversation_id, used: messages_used };
 }
 
 /** The last `limit` user/assistant messages, oldest first. */
@@ -63,29 +111,6 @@ export async function loadHistory(
     [tenantId, conversationId, limit],
   );
   return rows.reverse();
-}
-
-/**
- * Takes one message from the month's quota, atomically: the conditional upsert lets exactly
- * `quota` requests through however many race, on any number of instances. Returns the new
- * count, or undefined when the quota is used up. Unlimited tenants (quota null) are counted too.
- */
-export async function reserveMessage(
-  db: Queryable,
-  tenantId: string,
-  period: string,
-  quota: number | null,
-): Promise<number | undefined> {
-  if (quota !== null && quota <= 0) return undefined;
-  const row = await queryOne<{ messages_used: number }>(
-    db,
-    `INSERT INTO usage_counters AS u (tenant_id, period, messages_used) VALUES ($1, $2, 1)
-     ON CONFLICT (tenant_id, period) DO UPDATE SET messages_used = u.messages_used + 1
-     WHERE $3::integer IS NULL OR u.messages_used < $3::integer
-     RETURNING messages_used`,
-    [tenantId, period, quota],
-  );
-  return row?.messages_used;
 }
 
 /** Gives back a reservation of a request that failed before it was answered. */

@@ -64,10 +64,6 @@ export interface PreparedChat {
 export type ChatStart =
   { kind: 'replay'; response: ChatResponse } | { kind: 'prepared'; prepared: PreparedChat };
 
-function botIsActive(bot: repo.ChatBot): boolean {
-  return bot.is_active && bot.status !== 'disabled';
-}
-
 /** In-flight claims outlive the slowest model call (timeout, one retry) before takeover. */
 function leaseSeconds(ctx: AppContext): number {
   return Math.ceil((ctx.config.model.timeoutMs * 2) / 1000) + 60;
@@ -116,26 +112,24 @@ export async function startChat(ctx: AppContext, call: ChatCall, signal?: AbortS
 
 async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): Promise<PreparedChat> {
   const { tenantId, botId, input } = call;
-  const bot = await repo.findChatBot(ctx.db, tenantId, botId);
-  if (!bot) throw new AppError(404, CHAT_TEXT.botNotFound);
-  if (!botIsActive(bot)) throw new AppError(403, CHAT_TEXT.botDisabled);
-
-  let conversationId: string;
-  let isNewConversation = false;
-  if (input.conversationId !== null) {
-    const conversation = await repo.findConversation(ctx.db, tenantId, bot.id, input.conversationId);
-    if (!conversation) throw new AppError(404, CHAT_TEXT.conversationNotFound);
-    if (conversation.status === 'handed_over') throw handedOver();
-    conversationId = conversation.id;
-  } else {
-    // Stored only with the first reply, so a refused request leaves no empty conversation.
-    conversationId = randomUUID();
-    isNewConversation = true;
-  }
-
   const period = quotaPeriod();
-  const used = await repo.reserveMessage(ctx.db, tenantId, period, bot.monthly_message_quota);
-  if (used === undefined) throw new AppError(429, CHAT_TEXT.quotaExhausted);
+  const admission = await repo.admitChat(ctx.db, tenantId, botId, input.conversationId, period);
+  switch (admission.kind) {
+    case 'bot_not_found':
+      throw new AppError(404, CHAT_TEXT.botNotFound);
+    case 'bot_disabled':
+      throw new AppError(403, CHAT_TEXT.botDisabled);
+    case 'conversation_not_found':
+      throw new AppError(404, CHAT_TEXT.conversationNotFound);
+    case 'handed_over':
+      throw handedOver();
+    case 'quota_exhausted':
+      throw new AppError(429, CHAT_TEXT.quotaExhausted);
+  }
+  const { bot, used } = admission;
+  // A new conversation is stored only with the first reply, so a refused request leaves none.
+  const isNewConversation = admission.conversationId === null;
+  const conversationId = admission.conversationId ?? randomUUID();
 
   const turn: ChatTurn = {
     tenantId,

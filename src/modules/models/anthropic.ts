@@ -1,4 +1,4 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { toModelFailure } from './failure.js';
 import type { ModelMessage, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
@@ -29,12 +29,18 @@ export function alternateRoles(messages: readonly ModelMessage[]): ModelMessage[
 
 /** Anthropic Messages API through the official SDK; one retry, timeout per attempt. */
 export function anthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const client = new Anthropic({
-    baseURL: options.baseUrl,
-    apiKey: options.apiKey ?? null,
-    timeout: options.timeoutMs,
-    maxRetries: 1,
-  });
+  // The SDK is loaded with the first request: a deployment that never calls it keeps its memory.
+  let sdkClient: Promise<Anthropic> | undefined;
+  const client = () =>
+    (sdkClient ??= import('@anthropic-ai/sdk').then(
+      ({ default: Anthropic }) =>
+        new Anthropic({
+          baseURL: options.baseUrl,
+          apiKey: options.apiKey ?? null,
+          timeout: options.timeoutMs,
+          maxRetries: 1,
+        }),
+    ));
 
   const body = (request: ModelRequest, model: string) => ({
     model,
@@ -48,7 +54,9 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
     async generate(request): Promise<ModelReply> {
       const model = request.model || options.defaultModel;
       try {
-        const message = await client.messages.create(body(request, model), { signal: request.signal });
+        const message = await (
+          await client()
+        ).messages.create(body(request, model), { signal: request.signal });
         const text = message.content
           .map((block) => (block.type === 'text' ? block.text : ''))
           .join('')
@@ -71,10 +79,9 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
       let inputTokens: number | undefined;
       let outputTokens: number | undefined;
       try {
-        const events = await client.messages.create(
-          { ...body(request, model), stream: true },
-          { signal: request.signal },
-        );
+        const events = await (
+          await client()
+        ).messages.create({ ...body(request, model), stream: true }, { signal: request.signal });
         for await (const event of events) {
           if (event.type === 'message_start') {
             answeredBy = event.message.model || model;

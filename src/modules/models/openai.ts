@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { toModelFailure } from './failure.js';
 import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
@@ -22,13 +22,19 @@ function toMessages(request: ModelRequest): ChatCompletionMessageParam[] {
 
 /** Chat completions through the official SDK: one retry on transient errors, a timeout per attempt. */
 export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    // Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
-    apiKey: options.apiKey ?? 'not-required',
-    timeout: options.timeoutMs,
-    maxRetries: 1,
-  });
+  // The SDK is loaded with the first request: a deployment that never calls it keeps its memory.
+  let sdkClient: Promise<OpenAI> | undefined;
+  const client = () =>
+    (sdkClient ??= import('openai').then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: options.baseUrl,
+          // Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
+          apiKey: options.apiKey ?? 'not-required',
+          timeout: options.timeoutMs,
+          maxRetries: 1,
+        }),
+    ));
 
   const body = (request: ModelRequest, model: string) => ({
     model,
@@ -41,7 +47,9 @@ export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
     async generate(request): Promise<ModelReply> {
       const model = request.model || options.defaultModel;
       try {
-        const completion = await client.chat.completions.create(body(request, model), {
+        const completion = await (
+          await client()
+        ).chat.completions.create(body(request, model), {
           signal: request.signal,
         });
         const text = completion.choices[0]?.message?.content ?? '';
@@ -63,7 +71,9 @@ export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
       let answeredBy = model;
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
       try {
-        const chunks = await client.chat.completions.create(
+        const chunks = await (
+          await client()
+        ).chat.completions.create(
           { ...body(request, model), stream: true, stream_options: { include_usage: true } },
           { signal: request.signal },
         );
