@@ -102,6 +102,33 @@ describeEachBackend('knowledge search', (get) => {
     expect(hits[0]!.score).toBeGreaterThanOrEqual(0.4);
   });
 
+  it('caches resolved words per vocabulary version and never uses them once it grows', async () => {
+    const fresh = await buildTenant(ctx);
+    const bot = (await fresh.bot()).id;
+    const version = async () =>
+      (
+        await get().db.query<{ v: number }>(
+          'SELECT knowledge_vocabulary_version AS v FROM tenants WHERE id = $1',
+          [fresh.id],
+        )
+      )[0]!.v;
+    const cached = async (query: string) =>
+      searchKnowledge(get().db, fresh.id, { botId: bot, query, vocabularyVersion: await version() });
+    await addEntries(ctx, fresh.id, bot, [{ title: 'Preise', content: 'Ein Kurs kostet 15 Euro.' }]);
+    const before = await version();
+    expect(before).toBeGreaterThan(0);
+    // "Saunna" has no close spelling yet: resolved (and cached) without a correction.
+    expect(await cached('Saunna')).toEqual([]);
+    const [sauna] = await addEntries(ctx, fresh.id, bot, [
+      { title: 'Sauna', content: 'Die Sauna ist täglich bis 22 Uhr offen.' },
+    ]);
+    expect(await version()).toBe(before + 1);
+    expect((await cached('Saunna'))[0]?.entryId).toBe(sauna);
+    // Words the vocabulary already holds leave the version as it is.
+    await addEntries(ctx, fresh.id, bot, [{ title: 'Sauna', content: 'Die Sauna ist offen.' }]);
+    expect(await version()).toBe(before + 1);
+  });
+
   it('returns nothing for a question the knowledge base does not cover', async () => {
     expect(await search('Wie wird das Wetter in Paris?')).toEqual([]);
     expect(await search('   ')).toEqual([]);

@@ -13,6 +13,8 @@ export interface ChatBot extends BotRow {
   tenant_industry_code: string | null;
   /** Effective monthly quota of the tenant (its override, else its plan's); null = unlimited. */
   monthly_message_quota: number | null;
+  /** Version of the tenant's typo vocabulary: keys the knowledge search's word cache. */
+  knowledge_vocabulary_version: number;
 }
 
 /** What the checks before the model found, in the specification's order. */
@@ -40,7 +42,7 @@ interface AdmissionRow extends ChatBot {
  * malformed), $5 whether one was named.
  */
 const ADMIT = `WITH bot AS (
-    SELECT b.*, t.industry_code AS tenant_industry_code,
+    SELECT b.*, t.industry_code AS tenant_industry_code, t.knowledge_vocabulary_version,
            coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
     FROM bots b
     JOIN tenants t ON t.id = b.tenant_id

@@ -153,6 +153,7 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
         limit: KNOWLEDGE_LIMIT,
         minScore,
         embeddings: embeddingsFor(ctx.config),
+        vocabularyVersion: bot.knowledge_vocabulary_version,
       }),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),
     ]);

@@ -195,15 +195,24 @@ export async function replaceChunks(
   ]);
 }
 
-/** Adds words to the tenant's typo vocabulary; stop words of any of the four languages are left out. */
+/**
+ * Adds words to the tenant's typo vocabulary; stop words of any of the four languages are left
+ * out. When a word is new, the tenant's vocabulary version grows in the same statement (cached
+ * query-word resolutions of older versions are then no longer used, see search.ts).
+ */
 export async function addTerms(tx: Queryable, tenantId: string, words: string[]): Promise<void> {
   if (words.length === 0) return;
   await tx.query(
-    `INSERT INTO knowledge_terms (tenant_id, term)
-     SELECT $1, w FROM unnest($2::text[]) AS w
-     WHERE length(to_tsvector('german', w)) > 0 AND length(to_tsvector('english', w)) > 0
-       AND length(to_tsvector('french', w)) > 0 AND length(to_tsvector('italian', w)) > 0
-     ON CONFLICT DO NOTHING`,
+    `WITH added AS (
+       INSERT INTO knowledge_terms (tenant_id, term)
+       SELECT $1, w FROM unnest($2::text[]) AS w
+       WHERE length(to_tsvector('german', w)) > 0 AND length(to_tsvector('english', w)) > 0
+         AND length(to_tsvector('french', w)) > 0 AND length(to_tsvector('italian', w)) > 0
+       ON CONFLICT DO NOTHING
+       RETURNING 1
+     )
+     UPDATE tenants SET knowledge_vocabulary_version = knowledge_vocabulary_version + 1
+     WHERE id = $1 AND EXISTS (SELECT 1 FROM added)`,
     [tenantId, words],
   );
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import { isUuid } from '../bots/repository.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
@@ -24,6 +25,12 @@ export interface SearchInput {
   minScore?: number;
   /** When given, vector similarity is fused with the full-text score (hybrid search). */
   embeddings?: EmbeddingsClient | null;
+  /**
+   * The tenant's current knowledge_vocabulary_version. When given, resolved query words are
+   * cached under it (the chat reads it with the bot at no extra cost); without it every word is
+   * resolved in the database.
+   */
+  vocabularyVersion?: number;
 }
 
 export const DEFAULT_SEARCH_LIMIT = 3;
@@ -104,15 +111,63 @@ function resolveTermsSql(count: number): string {
  * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
  * tsqueries once, so the search itself compares against constants.
  */
-async function resolveTerms(db: Queryable, tenantId: string, words: string[]): Promise<ResolvedTerm[]> {
+async function resolveInDatabase(
+  db: Queryable,
+  tenantId: string,
+  words: string[],
+): Promise<Map<string, ResolvedTerm | null>> {
   const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(resolveTermsSql(words.length), [
     tenantId,
     MIN_CORRECTION_SIMILARITY,
     ...words,
   ]);
-  return rows
-    .filter((r) => r.meaningful && r.exact)
-    .map((r) => ({ word: r.word, exact: r.exact, alternative: r.alternative || null, weight: r.weight }));
+  const resolved = new Map<string, ResolvedTerm | null>(words.map((word) => [word, null]));
+  for (const r of rows) {
+    if (r.meaningful && r.exact) {
+      resolved.set(r.word, {
+        word: r.word,
+        exact: r.exact,
+        alternative: r.alternative || null,
+        weight: r.weight,
+      });
+    }
+  }
+  return resolved;
+}
+
+/*
+ * Resolved words per tenant and vocabulary version (null: a stop word). A resolution depends only
+ * on the tenant's vocabulary and PostgreSQL's dictionaries, so an entry stays right until the
+ * version grows; old versions' entries simply age out of the LRU.
+ */
+const resolvedWords = new LRUCache<string, ResolvedTerm | { stop: true }>({ max: 50_000 });
+
+async function resolveTerms(
+  db: Queryable,
+  tenantId: string,
+  words: string[],
+  version: number | undefined,
+): Promise<ResolvedTerm[]> {
+  if (version === undefined) {
+    const resolved = await resolveInDatabase(db, tenantId, words);
+    return words.map((w) => resolved.get(w)).filter((t): t is ResolvedTerm => !!t);
+  }
+  const key = (word: string) => `${tenantId}|${version}|${word}`;
+  const known = new Map(words.map((word) => [word, resolvedWords.get(key(word))]));
+  const missing = words.filter((word) => known.get(word) === undefined);
+  if (missing.length > 0) {
+    for (const [word, term] of await resolveInDatabase(db, tenantId, missing)) {
+      const entry = term ?? { stop: true as const };
+      resolvedWords.set(key(word), entry);
+      known.set(word, entry);
+    }
+  }
+  const terms: ResolvedTerm[] = [];
+  for (const word of words) {
+    const term = known.get(word);
+    if (term && !('stop' in term)) terms.push(term);
+  }
+  return terms;
 }
 
 interface HitRow {
@@ -258,7 +313,7 @@ export async function searchKnowledge(
   if (!isUuid(tenantId) || !isUuid(input.botId)) return [];
   const limit = Math.min(Math.max(Math.trunc(input.limit ?? DEFAULT_SEARCH_LIMIT), 1), MAX_SEARCH_LIMIT);
   const words = queryWords(input.query);
-  const terms = words.length > 0 ? await resolveTerms(db, tenantId, words) : [];
+  const terms = words.length > 0 ? await resolveTerms(db, tenantId, words, input.vocabularyVersion) : [];
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
   if (terms.length === 0 && !vector) return [];
 
