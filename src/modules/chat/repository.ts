@@ -31,6 +31,7 @@ interface AdmissionRow extends ChatBot {
   conversation_id: string | null;
   conversation_status: ChatConversation['status'] | null;
   messages_used: number | null;
+  commit_mode: string;
 }
 
 /*
@@ -40,6 +41,13 @@ interface AdmissionRow extends ChatBot {
  * `quota` requests through however many race, on any number of instances; unlimited tenants
  * (quota null) are counted too. $4 is the conversation id (null when none is named or it is
  * malformed), $5 whether one was named.
+ *
+ * The statement commits asynchronously (synchronous_commit off for its own transaction only):
+ * the tenant's counter row stays locked until commit, and waiting for the WAL flush there made
+ * every request of a tenant queue behind the previous one's disk write. Nothing durable is
+ * lost: the stored exchange commits synchronously afterwards, and its flush covers all earlier
+ * WAL, this reservation included; only reservations of requests still in flight when the
+ * database crashes can vanish, and those requests were never answered.
  */
 const ADMIT = `WITH bot AS (
     SELECT b.*, t.industry_code AS tenant_industry_code, t.knowledge_vocabulary_version,
@@ -65,7 +73,8 @@ const ADMIT = `WITH bot AS (
     RETURNING messages_used
   )
   SELECT bot.*, conversation.id AS conversation_id, conversation.status AS conversation_status,
-         (SELECT messages_used FROM reserved) AS messages_used
+         (SELECT messages_used FROM reserved) AS messages_used,
+         set_config('synchronous_commit', 'off', true) AS commit_mode
   FROM bot LEFT JOIN conversation ON true`;
 
 /**
@@ -91,7 +100,7 @@ export async function admitChat(
     named,
   ]);
   if (!row) return { kind: 'bot_not_found' };
-  const { conversation_id, conversation_status, messages_used, ...bot } = row;
+  const { conversation_id, conversation_status, messages_used, commit_mode: _commitMode, ...bot } = row;
   if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
   if (named && conversation_id === null) return { kind: 'conversation_not_found' };
   if (conversation_status === 'handed_over') return { kind: 'handed_over' };
