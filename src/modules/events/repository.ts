@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../bots/repository.js';
+import type { OfferedEvent } from './booking-tags.js';
 import type { EventStatus, PaymentModel } from './event-status.js';
 
 export interface EventRow {
@@ -263,16 +264,19 @@ export async function eventStatistics(
 
 /**
  * Events a bot can book now: assigned to the bot or to no bot, in sale, before the booking
- * deadline, with a free place or room on the waitlist. Soonest first.
+ * deadline, with a free place or room on the waitlist. Soonest first. Only the columns the
+ * chat's prompt section shows (this runs with every chat request).
  */
 export function listBookableEvents(
   db: Queryable,
   tenantId: string,
   botId: string,
   limit: number,
-): Promise<EventRow[]> {
-  return db.query<EventRow>(
-    `SELECT * FROM events
+): Promise<OfferedEvent[]> {
+  return db.query<OfferedEvent>(
+    `SELECT id, title, event_date, event_time_start, location, price, currency, payment_model,
+            capacity_total, capacity_booked, status
+     FROM events
      WHERE tenant_id = $1 AND (bot_id = $2 OR bot_id IS NULL)
        AND status IN ('selling', 'waitlist')
        AND (booking_deadline IS NULL OR booking_deadline > now())
