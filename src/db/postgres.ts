@@ -15,26 +15,51 @@ pg.types.setTypeParser(OID.date, keepText);
  * and the exchange statement otherwise takes on every request. The name is derived from the
  * text, so one statement has one name on every connection. Statements without parameters
  * (scripts of several statements, BEGIN/COMMIT) keep the simple protocol.
+ *
+ * A migration that changes a table's columns while statements reading `*` from it are
+ * prepared makes PostgreSQL refuse them ("cached plan must not change result type"). Then the
+ * generation in the names grows, so every connection prepares the statements anew, and a
+ * statement outside a transaction is retried once (inside one, the transaction has failed
+ * and its caller sees the error; the next attempt prepares afresh).
  */
 const statementNames = new LRUCache<string, string>({ max: 5000 });
+let generation = 0;
 
 function statementName(sql: string): string {
   let name = statementNames.get(sql);
   if (name === undefined) {
-    name = `parley_${createHash('sha1').update(sql).digest('base64url')}`;
+    name = `parley${generation}_${createHash('sha1').update(sql).digest('base64url')}`;
     statementNames.set(sql, name);
   }
   return name;
 }
 
-function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+function isStalePlan(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: string }).code === '0A000' &&
+    error.message.includes('cached plan must not change result type')
+  );
+}
+
+function runPrepared(client: pg.Pool | pg.PoolClient, sql: string, values: unknown[]) {
+  return client.query({ name: statementName(sql), text: sql, values });
+}
+
+function wrap(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable {
   return {
     async query<T>(sql: string, params?: readonly unknown[]) {
-      const result =
-        params && params.length > 0
-          ? await client.query({ name: statementName(sql), text: sql, values: params as unknown[] })
-          : await client.query(sql);
-      return result.rows as T[];
+      if (!params || params.length === 0) return (await client.query(sql)).rows as T[];
+      const values = params as unknown[];
+      try {
+        return (await runPrepared(client, sql, values)).rows as T[];
+      } catch (error) {
+        if (!isStalePlan(error)) throw error;
+        generation += 1;
+        statementNames.clear();
+        if (inTransaction) throw error;
+        return (await runPrepared(client, sql, values)).rows as T[];
+      }
     },
   };
 }
@@ -43,7 +68,7 @@ export function openPostgres(connectionString: string, poolSize = 10): Database 
   const pool = new pg.Pool({ connectionString, max: poolSize });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
-  const base = wrap(pool);
+  const base = wrap(pool, false);
   return {
     kind: 'postgres',
     query: base.query,
@@ -51,7 +76,7 @@ export function openPostgres(connectionString: string, poolSize = 10): Database 
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client));
+        const result = await fn(wrap(client, true));
         await client.query('COMMIT');
         return result;
       } catch (error) {
