@@ -1,6 +1,13 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { toModelFailure } from './failure.js';
-import type { ModelMessage, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
+import {
+  lazyClient,
+  type ModelMessage,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 export interface AnthropicProviderOptions {
@@ -29,18 +36,15 @@ export function alternateRoles(messages: readonly ModelMessage[]): ModelMessage[
 
 /** Anthropic Messages API through the official SDK; one retry, timeout per attempt. */
 export function anthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  // The SDK is loaded with the first request: a deployment that never calls it keeps its memory.
-  let sdkClient: Promise<Anthropic> | undefined;
-  const client = () =>
-    (sdkClient ??= import('@anthropic-ai/sdk').then(
-      ({ default: Anthropic }) =>
-        new Anthropic({
-          baseURL: options.baseUrl,
-          apiKey: options.apiKey ?? null,
-          timeout: options.timeoutMs,
-          maxRetries: 1,
-        }),
-    ));
+  const client = lazyClient(async (): Promise<Anthropic> => {
+    const { default: Anthropic } = await import('@anthropic-ai/sdk');
+    return new Anthropic({
+      baseURL: options.baseUrl,
+      apiKey: options.apiKey ?? null,
+      timeout: options.timeoutMs,
+      maxRetries: 1,
+    });
+  });
 
   const body = (request: ModelRequest, model: string) => ({
     model,

@@ -1,7 +1,13 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { toModelFailure } from './failure.js';
-import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
+import {
+  lazyClient,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 export interface OpenAiProviderOptions {
@@ -22,19 +28,16 @@ function toMessages(request: ModelRequest): ChatCompletionMessageParam[] {
 
 /** Chat completions through the official SDK: one retry on transient errors, a timeout per attempt. */
 export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
-  // The SDK is loaded with the first request: a deployment that never calls it keeps its memory.
-  let sdkClient: Promise<OpenAI> | undefined;
-  const client = () =>
-    (sdkClient ??= import('openai').then(
-      ({ default: OpenAI }) =>
-        new OpenAI({
-          baseURL: options.baseUrl,
-          // Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
-          apiKey: options.apiKey ?? 'not-required',
-          timeout: options.timeoutMs,
-          maxRetries: 1,
-        }),
-    ));
+  const client = lazyClient(async (): Promise<OpenAI> => {
+    const { default: OpenAI } = await import('openai');
+    return new OpenAI({
+      baseURL: options.baseUrl,
+      // Local servers (Ollama, llama.cpp) need no key, but the SDK insists on one.
+      apiKey: options.apiKey ?? 'not-required',
+      timeout: options.timeoutMs,
+      maxRetries: 1,
+    });
+  });
 
   const body = (request: ModelRequest, model: string) => ({
     model,
