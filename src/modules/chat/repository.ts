@@ -169,17 +169,9 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
   WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
   RETURNING id`;
 
-/**
- * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
- * conversation (new or continued), both messages (question first: seq keeps the order) and
- * the idempotency record. Returns false, having written nothing,
- * when a human took the conversation over in the meantime.
- * One statement instead of a transaction of five saves four round trips on the hot path.
- */
-export async function storeExchange(db: Queryable, tenantId: string, exchange: Exchange): Promise<boolean> {
-  const fresh = exchange.newConversation;
-  const rows = await db.query<{ stored: number }>(
-    `WITH conversation AS (${fresh ? NEW_CONVERSATION : CONTINUED_CONVERSATION}),
+/** The exchange statement around the conversation's part (new or continued). */
+function exchangeSql(conversation: string): string {
+  return `WITH conversation AS (${conversation}),
      stored AS (
        INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used)
        SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6
@@ -195,24 +187,36 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
        WHERE tenant_id = $1 AND idempotency_key = $11 AND EXISTS (SELECT 1 FROM conversation)
        RETURNING 1
      )
-     SELECT count(*)::int AS stored FROM conversation`,
-    [
-      tenantId,
-      exchange.conversationId,
-      exchange.botId,
-      exchange.channel,
-      exchange.model,
-      exchange.knowledgeUsed,
-      exchange.question.content,
-      exchange.question.tokens,
-      exchange.answer.content,
-      exchange.answer.tokens,
-      exchange.idempotency?.key ?? null,
-      exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
-      exchange.idempotency?.ttlHours ?? 0,
-      // Only the new-conversation variant names these (an unreferenced parameter has no type).
-      ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
-    ],
-  );
+     SELECT count(*)::int AS stored FROM conversation`;
+}
+const STORE_NEW = exchangeSql(NEW_CONVERSATION);
+const STORE_CONTINUED = exchangeSql(CONTINUED_CONVERSATION);
+
+/**
+ * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
+ * conversation (new or continued), both messages (question first: seq keeps the order) and
+ * the idempotency record. Returns false, having written nothing,
+ * when a human took the conversation over in the meantime.
+ * One statement instead of a transaction of five saves four round trips on the hot path.
+ */
+export async function storeExchange(db: Queryable, tenantId: string, exchange: Exchange): Promise<boolean> {
+  const fresh = exchange.newConversation;
+  const rows = await db.query<{ stored: number }>(fresh ? STORE_NEW : STORE_CONTINUED, [
+    tenantId,
+    exchange.conversationId,
+    exchange.botId,
+    exchange.channel,
+    exchange.model,
+    exchange.knowledgeUsed,
+    exchange.question.content,
+    exchange.question.tokens,
+    exchange.answer.content,
+    exchange.answer.tokens,
+    exchange.idempotency?.key ?? null,
+    exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
+    exchange.idempotency?.ttlHours ?? 0,
+    // Only the new-conversation variant names these (an unreferenced parameter has no type).
+    ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
+  ]);
   return rows[0]?.stored === 1;
 }
