@@ -65,7 +65,9 @@ function wrap(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryabl
 }
 
 export function openPostgres(connectionString: string, poolSize = 10): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // Connections are renewed every 15 minutes: the prepared statements a connection collects
+  // (statements whose text varies with the fields a dashboard edit sets) cannot pile up.
+  const pool = new pg.Pool({ connectionString, max: poolSize, maxLifetimeSeconds: 15 * 60 });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => undefined);
   const base = wrap(pool, false);

@@ -185,30 +185,28 @@ function wordQuery(term: ResolvedTerm): string {
   return term.alternative ? `(${term.exact}) | (${term.alternative})` : term.exact;
 }
 
-/**
- * The search statement for `terms` words. Parameters: $1 tenant, $2 bot, $3 limit, $4 weight
- * of an unknown word, $5 the any-word tsquery, $6 the every-word tsquery, then per word its
- * query, exact query, alternative query and alternative credit; with vectors, the last two are
- * the query vector and its norm.
- */
-/**
- * The statement depends only on its shape (which words have close spellings, whether a vector is
- * used), so each shape is built once; the cache is cleared if unusually many shapes pile up.
+/*
+ * The statement depends only on the number of words and whether a vector is used (at most
+ * 2 × 16 shapes), so each is built once and stays one prepared statement per connection.
  */
 const statements = new Map<string, string>();
-function cachedSearchSql(alternatives: boolean[], withVector: boolean): string {
-  const key = `${alternatives.map(Number).join('')}|${withVector}`;
+function cachedSearchSql(terms: number, withVector: boolean): string {
+  const key = `${terms}|${withVector}`;
   let sql = statements.get(key);
   if (sql === undefined) {
-    if (statements.size >= 1000) statements.clear();
-    sql = searchSql(alternatives, withVector);
+    sql = searchSql(terms, withVector);
     statements.set(key, sql);
   }
   return sql;
 }
 
-function searchSql(alternatives: boolean[], withVector: boolean): string {
-  const terms = alternatives.length;
+/**
+ * The search statement for `terms` words. Parameters: $1 tenant, $2 bot, $3 limit, $4 weight
+ * of an unknown word, $5 the any-word tsquery, $6 the every-word tsquery, then per word its
+ * query, exact query, alternative query (null without a close spelling: it then matches
+ * nothing) and alternative credit; with vectors, the last two are the query vector and its norm.
+ */
+function searchSql(terms: number, withVector: boolean): string {
   const scope = 'c.tenant_id = $1 AND (c.bot_id IS NULL OR c.bot_id = $2)';
   const p = (word: number, part: number) => `$${7 + word * 4 + part}`;
   const vec = `$${7 + terms * 4}`;
@@ -243,11 +241,9 @@ function searchSql(alternatives: boolean[], withVector: boolean): string {
        WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
        ORDER BY ${cosine} DESC NULLS LAST, c.id LIMIT ${VECTOR_CANDIDATES})`);
   }
-  const matched = range.map((i) =>
-    alternatives[i]
-      ? `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real
-              WHEN c.tsv @@ ${p(i, 2)}::tsquery THEN ${p(i, 3)}::real ELSE 0::real END AS m${i}`
-      : `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real ELSE 0::real END AS m${i}`,
+  const matched = range.map(
+    (i) => `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real
+              WHEN c.tsv @@ ${p(i, 2)}::tsquery THEN ${p(i, 3)}::real ELSE 0::real END AS m${i}`,
   );
   // Every parameter is named once with its type, so unused ones (no alternative spelling) bind.
   const typed = ['$4::real', '$5::tsquery', '$6::tsquery']
@@ -318,22 +314,16 @@ export async function searchKnowledge(
   if (terms.length === 0 && !vector) return [];
 
   const queries = terms.map(wordQuery);
-  const rows = await db.query<HitRow>(
-    cachedSearchSql(
-      terms.map((t) => t.alternative !== null),
-      vector !== null,
-    ),
-    [
-      tenantId,
-      input.botId,
-      limit,
-      UNKNOWN_WORD_WEIGHT,
-      queries.map((q) => `(${q})`).join(' | ') || null,
-      queries.map((q) => `(${q})`).join(' & ') || null,
-      ...terms.flatMap((t, i) => [queries[i], t.exact, t.alternative, t.weight]),
-      ...(vector ? [vector, vectorNorm(vector)] : []),
-    ],
-  );
+  const rows = await db.query<HitRow>(cachedSearchSql(terms.length, vector !== null), [
+    tenantId,
+    input.botId,
+    limit,
+    UNKNOWN_WORD_WEIGHT,
+    queries.map((q) => `(${q})`).join(' | ') || null,
+    queries.map((q) => `(${q})`).join(' & ') || null,
+    ...terms.flatMap((t, i) => [queries[i], t.exact, t.alternative, t.weight]),
+    ...(vector ? [vector, vectorNorm(vector)] : []),
+  ]);
   const minScore = input.minScore ?? 0;
   return rows
     .map((row) => ({
