@@ -140,7 +140,7 @@ async function resolveInDatabase(
  * on the tenant's vocabulary and PostgreSQL's dictionaries, so an entry stays right until the
  * version grows; old versions' entries simply age out of the LRU.
  */
-const resolvedWords = new LRUCache<string, ResolvedTerm | { stop: true }>({ max: 50_000 });
+const resolvedWords = new LRUCache<string, ResolvedTerm | { stop: true }>({ max: 20_000 });
 
 async function resolveTerms(
   db: Queryable,
