@@ -1,0 +1,53 @@
+import { countTokens as countWhole } from 'gpt-tokenizer';
+import { describe, expect, it } from 'vitest';
+import { assembleSystemPrompt, protectForModel } from '../../src/modules/prompt/assemble.js';
+import { countTokens } from '../../src/modules/models/tokens.js';
+
+const paragraphs = [
+  'Wir haben Montag bis Freitag von 9 bis 18 Uhr geöffnet.',
+  '(Hinweis: an Feiertagen geschlossen!)',
+  '- Haarschnitt: 35 €\n- Färben ab 60 €',
+  '  eingerückter Absatz mit    vielen Leerzeichen  ',
+  '<knowledge title="Preise">Ein Kurs kostet 15 Euro &amp; mehr.</knowledge>',
+  "Don't park in front of the garage; it's reserved.",
+  '123456789 2026-11-22 10:30',
+  '🙂 Emoji 🎉 und Ümläute ß',
+  'Nous livrons en trois jours ouvrables.',
+];
+
+describe('countTokens', () => {
+  it('counts long texts paragraph by paragraph exactly like the tokenizer counts the whole', () => {
+    const texts: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const picked = paragraphs.filter((_, j) => (i * 7 + j * 3) % 4 !== 0);
+      const separators = ['\n\n', '\n\n\n', '.\n\n', ' \n\n', '\n \n\n', '!\n\n'];
+      texts.push(
+        picked
+          .map((p, j) => p + separators[(i + j) % separators.length])
+          .join('')
+          .repeat((i % 3) + 1),
+      );
+    }
+    const bot = {
+      name: 'Salon',
+      system_prompt: paragraphs.join('\n\n'),
+      system_prompt_generated: null,
+    } as unknown as Parameters<typeof assembleSystemPrompt>[0];
+    const prompt = assembleSystemPrompt(bot, { industry_code: null }, [], { securityLayer: true });
+    texts.push(
+      prompt.text,
+      protectForModel({ systemPrompt: prompt.text, history: [], userMessage: 'Hallo', bot }).system,
+    );
+    for (const text of texts) {
+      expect(text.length).toBeGreaterThan(200);
+      expect(countTokens(text)).toBe(countWhole(text));
+      // A second count comes from the cached paragraphs and is the same.
+      expect(countTokens(text)).toBe(countWhole(text));
+    }
+  });
+
+  it('counts short texts directly', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('Hallo Welt')).toBe(countWhole('Hallo Welt'));
+  });
+});
