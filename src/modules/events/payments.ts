@@ -2,7 +2,8 @@
  * The payment provider: Stripe, through the official SDK. Host, port and protocol come from
  * the configuration, so tests (and proxies) can point it at another server.
  */
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { lazy } from '../../lazy.js';
 import type { Config } from '../../config.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { minorUnits } from './event-rules.js';
@@ -46,8 +47,14 @@ export interface PaymentProvider {
 
 type PaymentsConfig = Config['payments'];
 
-function stripeClient(config: PaymentsConfig, apiKey: string): Stripe {
-  return new Stripe(apiKey, {
+/** The SDK is imported with the first payment call: a deployment without Stripe never loads it. */
+async function loadStripe(): Promise<typeof Stripe> {
+  return (await import('stripe')).default;
+}
+
+async function stripeClient(config: PaymentsConfig, apiKey: string): Promise<Stripe> {
+  const Sdk = await loadStripe();
+  return new Sdk(apiKey, {
     maxNetworkRetries: 2,
     timeout: 20_000,
     telemetry: false,
@@ -60,13 +67,16 @@ function stripeClient(config: PaymentsConfig, apiKey: string): Stripe {
 /** The configured provider, or null when no secret key is set (paid events cannot start selling). */
 export function createPaymentProvider(config: PaymentsConfig): PaymentProvider | null {
   if (!config.stripeSecretKey) return null;
-  const stripe = stripeClient(config, config.stripeSecretKey);
+  const secretKey = config.stripeSecretKey;
+  const stripe = lazy(() => stripeClient(config, secretKey));
   return {
     name: 'stripe',
     async createPaymentLink(request) {
       const currency = request.currency.toLowerCase();
       const metadata = { tenant_id: request.tenantId, event_id: request.eventId };
-      const link = await stripe.paymentLinks.create(
+      const link = await (
+        await stripe()
+      ).paymentLinks.create(
         {
           line_items: [
             {
@@ -86,7 +96,7 @@ export function createPaymentProvider(config: PaymentsConfig): PaymentProvider |
       return { id: link.id, url: link.url };
     },
     async deactivatePaymentLink(linkId) {
-      await stripe.paymentLinks.update(linkId, { active: false });
+      await (await stripe()).paymentLinks.update(linkId, { active: false });
     },
   };
 }
@@ -150,11 +160,11 @@ export class SignatureError extends AppError {
  * Verifies the Stripe-Signature header over the raw body (HMAC with the endpoint secret,
  * timestamp within 5 minutes) and parses the event.
  */
-export function verifyProviderEvent(
+export async function verifyProviderEvent(
   config: PaymentsConfig,
   rawBody: Buffer,
   signature: string | undefined,
-): Stripe.Event {
+): Promise<Stripe.Event> {
   if (!config.stripeWebhookSecret) {
     throw new AppError(
       503,
@@ -163,8 +173,9 @@ export function verifyProviderEvent(
     );
   }
   if (!signature) throw new SignatureError();
+  const Sdk = await loadStripe();
   try {
-    return Stripe.webhooks.constructEvent(rawBody, signature, config.stripeWebhookSecret);
+    return Sdk.webhooks.constructEvent(rawBody, signature, config.stripeWebhookSecret);
   } catch {
     throw new SignatureError();
   }

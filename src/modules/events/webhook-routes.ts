@@ -38,7 +38,7 @@ export const stripeWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     },
     async (request) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const event = verifyProviderEvent(ctx.config.payments, raw, request.headers['stripe-signature']);
+      const event = await verifyProviderEvent(ctx.config.payments, raw, request.headers['stripe-signature']);
       const result = await applyProviderNotice(ctx.db, interpretProviderEvent(event));
       request.log.info({ stripe_event: event.id, type: event.type, result }, 'stripe webhook');
       return { received: true, result };

@@ -1,13 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { lazy } from '../../lazy.js';
 import { toModelFailure } from './failure.js';
-import {
-  lazyClient,
-  type ModelMessage,
-  type ModelProvider,
-  type ModelReply,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from './provider.js';
+import type { ModelMessage, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 export interface AnthropicProviderOptions {
@@ -36,7 +30,7 @@ export function alternateRoles(messages: readonly ModelMessage[]): ModelMessage[
 
 /** Anthropic Messages API through the official SDK; one retry, timeout per attempt. */
 export function anthropicProvider(options: AnthropicProviderOptions): ModelProvider {
-  const client = lazyClient(async (): Promise<Anthropic> => {
+  const client = lazy(async (): Promise<Anthropic> => {
     const { default: Anthropic } = await import('@anthropic-ai/sdk');
     return new Anthropic({
       baseURL: options.baseUrl,

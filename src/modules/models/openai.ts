@@ -1,13 +1,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { lazy } from '../../lazy.js';
 import { toModelFailure } from './failure.js';
-import {
-  lazyClient,
-  type ModelProvider,
-  type ModelReply,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from './provider.js';
+import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 export interface OpenAiProviderOptions {
@@ -28,7 +23,7 @@ function toMessages(request: ModelRequest): ChatCompletionMessageParam[] {
 
 /** Chat completions through the official SDK: one retry on transient errors, a timeout per attempt. */
 export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
-  const client = lazyClient(async (): Promise<OpenAI> => {
+  const client = lazy(async (): Promise<OpenAI> => {
     const { default: OpenAI } = await import('openai');
     return new OpenAI({
       baseURL: options.baseUrl,

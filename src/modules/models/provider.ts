@@ -73,12 +73,3 @@ export async function collectStream(events: AsyncIterable<ModelStreamEvent>): Pr
   }
   throw new Error('model stream ended without a final event');
 }
-
-/**
- * A provider's SDK client, created with the first request: the SDK module is imported only
- * then, so a deployment that never calls the provider does not hold it in memory.
- */
-export function lazyClient<T>(create: () => Promise<T>): () => Promise<T> {
-  let client: Promise<T> | undefined;
-  return () => (client ??= create());
-}
