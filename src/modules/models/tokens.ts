@@ -8,30 +8,56 @@ import type { ModelMessage } from './provider.js';
  *
  * A system prompt is mostly the same paragraphs request after request (security layer, rules,
  * the bot's prompt), with a few that change (knowledge hits, user text). Long texts are
- * therefore counted paragraph by paragraph and the counts of long paragraphs are cached. The
+ * counted paragraph by paragraph, and the counts of whole texts and of paragraphs are cached. The
  * sum is exact: the tokenizer first splits text into pieces by a regular expression, and a
  * piece never continues past a line break that is followed by a non-space character, so no
  * token spans the cut (a test compares both ways of counting).
  */
 const cache = new LRUCache<string, number>({ max: 5000 });
 const CACHE_MIN_LENGTH = 200;
-/** Just after a blank line, where the next paragraph starts with a non-space character. */
-const PARAGRAPH_START = /(?<=\n\n)(?=\S)/;
+const PARAGRAPH_CACHE_MIN_LENGTH = 40;
 
-function countParagraph(text: string): number {
-  if (text.length < CACHE_MIN_LENGTH) return countWithTokenizer(text);
-  const cached = cache.get(text);
-  if (cached !== undefined) return cached;
-  const count = countWithTokenizer(text);
-  cache.set(text, count);
-  return count;
+function cached(text: string, count: (text: string) => number): number {
+  let value = cache.get(text);
+  if (value === undefined) {
+    value = count(text);
+    cache.set(text, value);
+  }
+  return value;
+}
+
+/** The paragraphs of a text, each cut just after a blank line followed by a non-space character. */
+function paragraphs(text: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let at = text.indexOf('\n\n');
+  while (at !== -1) {
+    let end = at + 2;
+    while (text[end] === '\n') end += 1;
+    if (end < text.length && !/\s/.test(text[end]!)) {
+      parts.push(text.slice(start, end));
+      start = end;
+    }
+    at = text.indexOf('\n\n', end);
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+function countByParagraph(text: string): number {
+  let total = 0;
+  for (const paragraph of paragraphs(text)) {
+    total +=
+      paragraph.length < PARAGRAPH_CACHE_MIN_LENGTH
+        ? countWithTokenizer(paragraph)
+        : cached(paragraph, countWithTokenizer);
+  }
+  return total;
 }
 
 export function countTokens(text: string): number {
   if (text.length < CACHE_MIN_LENGTH) return countWithTokenizer(text);
-  let total = 0;
-  for (const paragraph of text.split(PARAGRAPH_START)) total += countParagraph(paragraph);
-  return total;
+  return cached(text, countByParagraph);
 }
 
 /** Tokens of a chat prompt: system text and every message, plus the per-message framing. */
