@@ -1,13 +1,9 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid, type BotRow } from '../bots/repository.js';
+import type { ConversationRow } from '../conversations/repository.js';
 import type { ModelMessage } from '../models/provider.js';
 import type { ChatChannel } from './request.js';
-
-export interface ChatConversation {
-  id: string;
-  status: 'active' | 'ended' | 'handed_over';
-}
 
 export interface ChatBot extends BotRow {
   tenant_industry_code: string | null;
@@ -29,7 +25,7 @@ export type Admission =
 
 interface AdmissionRow extends ChatBot {
   conversation_id: string | null;
-  conversation_status: ChatConversation['status'] | null;
+  conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
   commit_mode: string;
 }

@@ -3,6 +3,7 @@ import { queryOne } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../bots/repository.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
+import type { ConversationRow } from './repository.js';
 
 /**
  * Conversation lifecycle: end, hand over to a human (escalation), reopen, rate, record the
@@ -12,27 +13,28 @@ import { enqueueEvent } from '../webhooks/outbox.js';
  * States: `active` → `ended` (end, inactivity) or `handed_over` (escalation);
  * `handed_over` → `ended` (end); `ended`/`handed_over` → `active` (reopen).
  */
-export type ConversationStatus = 'active' | 'ended' | 'handed_over';
+export type ConversationStatus = ConversationRow['status'];
 
-export interface LifecycleConversation {
-  id: string;
-  tenant_id: string;
-  bot_id: string;
-  sender_id: string | null;
-  channel: string;
-  status: ConversationStatus;
-  message_count: number;
-  ended_at: Date | null;
-  end_reason: string | null;
-  escalated_at: Date | null;
-  escalation_reason: string | null;
-  rating: number | null;
-  rating_comment: string | null;
-  rated_at: Date | null;
-  contact_id: string | null;
-  reopened_at: Date | null;
-  updated_at: Date;
-}
+/** The conversation columns the lifecycle reads and returns (COLUMNS below). */
+export type LifecycleConversation = Pick<
+  ConversationRow,
+  | 'id'
+  | 'tenant_id'
+  | 'bot_id'
+  | 'sender_id'
+  | 'channel'
+  | 'status'
+  | 'message_count'
+  | 'ended_at'
+  | 'end_reason'
+  | 'escalated_at'
+  | 'escalation_reason'
+  | 'rating'
+  | 'rating_comment'
+  | 'rated_at'
+  | 'contact_id'
+  | 'updated_at'
+> & { reopened_at: Date | null };
 
 const COLUMNS = `id, tenant_id, bot_id, sender_id, channel, status, message_count, ended_at, end_reason,
   escalated_at, escalation_reason, rating, rating_comment, rated_at, contact_id, reopened_at, updated_at`;
