@@ -106,6 +106,10 @@ function resolveTermsSql(count: number): string {
   return sql;
 }
 
+/** A word that is a stop word in one of the four languages: it takes no part in the search. */
+const STOP_WORD = { stop: true } as const;
+type Resolution = ResolvedTerm | typeof STOP_WORD;
+
 /**
  * Keeps the query words that are no stop word in any of the four languages, looks up close
  * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
@@ -115,13 +119,13 @@ async function resolveInDatabase(
   db: Queryable,
   tenantId: string,
   words: string[],
-): Promise<Map<string, ResolvedTerm | null>> {
+): Promise<Map<string, Resolution>> {
   const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(resolveTermsSql(words.length), [
     tenantId,
     MIN_CORRECTION_SIMILARITY,
     ...words,
   ]);
-  const resolved = new Map<string, ResolvedTerm | null>(words.map((word) => [word, null]));
+  const resolved = new Map<string, Resolution>(words.map((word) => [word, STOP_WORD]));
   for (const r of rows) {
     if (r.meaningful && r.exact) {
       resolved.set(r.word, {
@@ -136,38 +140,33 @@ async function resolveInDatabase(
 }
 
 /*
- * Resolved words per tenant and vocabulary version (null: a stop word). A resolution depends only
- * on the tenant's vocabulary and PostgreSQL's dictionaries, so an entry stays right until the
- * version grows; old versions' entries simply age out of the LRU.
+ * Resolved words per tenant and vocabulary version. A resolution depends only on the tenant's
+ * vocabulary and PostgreSQL's dictionaries, so an entry stays right until the version grows;
+ * old versions' entries simply age out of the LRU.
  */
-const resolvedWords = new LRUCache<string, ResolvedTerm | { stop: true }>({ max: 20_000 });
+const resolvedWords = new LRUCache<string, Resolution>({ max: 20_000 });
 
+/** The query's meaningful words, resolved; from the cache when the vocabulary version is known. */
 async function resolveTerms(
   db: Queryable,
   tenantId: string,
   words: string[],
   version: number | undefined,
 ): Promise<ResolvedTerm[]> {
-  if (version === undefined) {
-    const resolved = await resolveInDatabase(db, tenantId, words);
-    return words.map((w) => resolved.get(w)).filter((t): t is ResolvedTerm => !!t);
-  }
   const key = (word: string) => `${tenantId}|${version}|${word}`;
-  const known = new Map(words.map((word) => [word, resolvedWords.get(key(word))]));
+  const known = new Map<string, Resolution | undefined>(
+    words.map((word) => [word, version === undefined ? undefined : resolvedWords.get(key(word))]),
+  );
   const missing = words.filter((word) => known.get(word) === undefined);
   if (missing.length > 0) {
-    for (const [word, term] of await resolveInDatabase(db, tenantId, missing)) {
-      const entry = term ?? { stop: true as const };
-      resolvedWords.set(key(word), entry);
-      known.set(word, entry);
+    for (const [word, resolution] of await resolveInDatabase(db, tenantId, missing)) {
+      if (version !== undefined) resolvedWords.set(key(word), resolution);
+      known.set(word, resolution);
     }
   }
-  const terms: ResolvedTerm[] = [];
-  for (const word of words) {
-    const term = known.get(word);
-    if (term && !('stop' in term)) terms.push(term);
-  }
-  return terms;
+  return words
+    .map((word) => known.get(word))
+    .filter((term): term is ResolvedTerm => term !== undefined && term !== STOP_WORD);
 }
 
 interface HitRow {
