@@ -12,6 +12,7 @@ import {
   type BookingRow,
 } from './booking-repository.js';
 import {
+  capacityStateOf,
   decideBookingTransition,
   paymentTermsFor,
   placeBooking,
@@ -89,13 +90,7 @@ export async function bookInTransaction(
       message: `The contact already has a booking for this event (status '${existing.status}')`,
     };
   }
-  const placement = placeBooking({
-    selling: event.status === 'selling',
-    capacityTotal: event.capacity_total,
-    capacityBooked: event.capacity_booked,
-    capacityWaitlist: event.capacity_waitlist,
-    waitlistMax: event.waitlist_max,
-  });
+  const placement = placeBooking(capacityStateOf(event));
   if (placement.status === 'refused')
     return { ok: false, code: 'fully_booked', event, message: placement.reason };
 

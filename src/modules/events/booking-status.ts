@@ -64,6 +64,23 @@ export interface CapacityState {
   waitlistMax: number | null;
 }
 
+/** The capacity state of an event row. */
+export function capacityStateOf(event: {
+  status: string;
+  capacity_total: number;
+  capacity_booked: number;
+  capacity_waitlist: number;
+  waitlist_max: number | null;
+}): CapacityState {
+  return {
+    selling: event.status === 'selling',
+    capacityTotal: event.capacity_total,
+    capacityBooked: event.capacity_booked,
+    capacityWaitlist: event.capacity_waitlist,
+    waitlistMax: event.waitlist_max,
+  };
+}
+
 export type Placement =
   { status: 'confirmed' } | { status: 'waitlist'; position: number } | { status: 'refused'; reason: string };
 

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from '../../db/database.js';
 import { nextOnWaitlist, promoteBooking, renumberWaitlist, type BookingRow } from './booking-repository.js';
-import { paymentTermsFor, promotionsFor } from './booking-status.js';
+import { capacityStateOf, paymentTermsFor, promotionsFor } from './booking-status.js';
 import { automaticEventStatus, type EventStatus } from './event-status.js';
 import { recomputeEventCounts, setEventStatus, type EventRow } from './repository.js';
 import { signalBooking, signalEventStatus } from './signals.js';
@@ -43,13 +43,7 @@ export async function settleCapacity(
   event = await switchAutomatically(tx, event, options.placesFreed);
 
   const promoted: BookingRow[] = [];
-  const count = promotionsFor({
-    selling: event.status === 'selling',
-    capacityTotal: event.capacity_total,
-    capacityBooked: event.capacity_booked,
-    capacityWaitlist: event.capacity_waitlist,
-    waitlistMax: event.waitlist_max,
-  });
+  const count = promotionsFor(capacityStateOf(event));
   if (count > 0) {
     const terms = paymentTermsFor(event, 'confirmed');
     for (const next of await nextOnWaitlist(tx, tenantId, eventId, count)) {
