@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'data', 'dist', 'coverage'] },
+  {
+    ignores: [
+      'node_modules',
+      'data',
+      'dist',
+      'coverage',
+      'web/dist',
+      'web/e2e-output',
+      'web/src/api/schema.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,5 +25,9 @@ export default tseslint.config(
   {
     files: ['bin/**/*.js', 'scripts/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: ['src/db/pglite-worker.js'],
+    languageOptions: { globals: { URL: 'readonly', Blob: 'readonly', WebAssembly: 'readonly' } },
   },
 );

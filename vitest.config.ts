@@ -1,13 +1,50 @@
-import { defineConfig } from 'vitest/config';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/backend-reporter.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    pool: 'forks',
-    env: { NODE_ENV: 'test' },
+    projects: [
+      {
+        test: {
+          name: 'server',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          // The fault suite stops and freezes servers and measures times: `npm run test:faults`, alone.
+          exclude: [...configDefaults.exclude, 'test/faults/**'],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          env: { NODE_ENV: 'test' },
+        },
+      },
+      {
+        plugins: [react()],
+        resolve: { alias: { '@server': fileURLToPath(new URL('./src', import.meta.url)) } },
+        test: {
+          name: 'web',
+          include: ['web/src/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['web/src/test/setup.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      // End to end in Chromium: only when asked (npm run test:e2e, or npm test with chromium found).
+      ...(process.env.PARLEY_E2E === '1'
+        ? [
+            {
+              test: {
+                name: 'e2e',
+                include: ['web/e2e/**/*.e2e.ts'],
+                testTimeout: 120_000,
+                hookTimeout: 180_000,
+                pool: 'forks' as const,
+                env: { NODE_ENV: 'test' },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });

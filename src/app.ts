@@ -6,17 +6,38 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
+import { shedWhenBusy } from './http/backpressure.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { registerHostileInputGuard } from './http/hostile-input.js';
+import { serializeRequest } from './http/log-redaction.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
+import { resilientRateLimitStore } from './http/rate-limit-store.js';
+import { availabilityGate } from './http/unavailable.js';
+import { openApiOptions, registerOpenApiNames } from './http/openapi.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerRequestMetrics } from './observability/metrics.js';
 import { authRoutes } from './modules/auth/routes.js';
-import { eventModuleRoutes } from './modules/events/all-routes.js';
+import { userRoutes } from './modules/auth/users-routes.js';
+import { botRoutes } from './modules/bots/routes.js';
+import { guardV1 } from './modules/bots/v1-guard.js';
+import { botV1Routes } from './modules/bots/v1-routes.js';
 import { chatRoutes } from './modules/chat/routes.js';
-import { botFlowRoutes } from './modules/flow/dashboard-routes.js';
-import { botApiRoutes } from './modules/bots/all-routes.js';
-import { systemRoutes } from './modules/system/routes.js';
-import { reminderRoutes } from './modules/reminders/routes.js';
+import { contactRoutes } from './modules/contacts/routes.js';
+import { conversationRoutes } from './modules/conversations/routes.js';
+import { conversationV1Routes } from './modules/conversations/v1-routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+import { flowRoutes } from './modules/flow/routes.js';
 import { knowledgeRoutes } from './modules/knowledge/routes.js';
+import { notificationRoutes } from './modules/notifications/routes.js';
+import { preflightRoutes } from './modules/preflight/routes.js';
+import { promptVersionRoutes } from './modules/prompt-versions/routes.js';
+import { reminderRoutes } from './modules/reminders/routes.js';
+import { systemRoutes } from './modules/system/routes.js';
+import { usageRoutes } from './modules/usage/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { webApp } from './http/web-app.js';
+import { testChatRoutes } from './modules/chat/test-chat-routes.js';
+import { startScheduler } from './scheduler.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -46,6 +67,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     logger: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: serializeRequest },
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     trustProxy: config.trustProxy,
@@ -63,47 +85,50 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  ctx.health.attachLog(app.log);
+  app.addHook('onRequest', availabilityGate(ctx.health));
+  app.addHook('onRequest', shedWhenBusy(ctx));
   registerErrorHandler(app);
+  registerHostileInputGuard(app);
+  registerRequestMetrics(app, ctx.db);
+  registerOpenApiNames(app);
 
+  await registerSecurityHeaders(app);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    redis: ctx.coordination.redis,
-    nameSpace: 'parley:rl:',
+    store: resilientRateLimitStore(ctx.coordination.redis, 'parley:rl:', ctx.health.redis),
     skipOnError: false,
   });
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Parley API',
-        version: '1.0.0',
-        description:
-          'Multi-tenant platform for AI chatbots: chat, public /v1 API, dashboard, events, webhooks.',
-      },
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'Tenant API key (svc_…)' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          session: { type: 'apiKey', in: 'cookie', name: 'parley_session' },
-          sessionBearer: { type: 'http', scheme: 'bearer', description: 'Dashboard session token (pst_…)' },
-          internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
-        },
-      },
-    },
-  });
+  await app.register(swagger, openApiOptions(config.publicBaseUrl));
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(systemRoutes, { ctx });
   await app.register(authRoutes, { ctx });
-  await app.register(eventModuleRoutes, { ctx });
+  await app.register(userRoutes, { ctx });
   await app.register(chatRoutes, { ctx });
-  await app.register(botFlowRoutes, { ctx });
-  await app.register(botApiRoutes, { ctx });
+  // The public /v1 API: one guard (key, rate limit per tenant, plan) for all of its routes.
+  await app.register(async (v1) => {
+    guardV1(v1, ctx);
+    await v1.register(botV1Routes, { ctx });
+    await v1.register(conversationV1Routes, { ctx });
+  });
+  await app.register(botRoutes, { ctx });
+  await app.register(conversationRoutes, { ctx });
+  await app.register(usageRoutes, { ctx });
+  await app.register(promptVersionRoutes, { ctx });
+  await app.register(flowRoutes, { ctx });
+  await app.register(preflightRoutes, { ctx });
+  await app.register(eventRoutes, { ctx });
+  await app.register(contactRoutes, { ctx });
+  await app.register(notificationRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
   await app.register(reminderRoutes, { ctx });
   await app.register(knowledgeRoutes, { ctx });
+  await app.register(testChatRoutes, { ctx });
+  await app.register(webApp, { dir: config.webDir });
+  if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -87,13 +87,22 @@ export function loadConfig(env: Env = process.env) {
     ]),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 2 * 1024 * 1024, 16 * 1024, 64 * 1024 * 1024),
-    publicBaseUrl: str(env, 'PUBLIC_BASE_URL', 'http://localhost:3000'),
+    publicBaseUrl: str(env, 'PUBLIC_BASE_URL', `http://localhost:${int(env, 'PORT', 3000, 0, 65535)}`),
+    /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+    metricsToken: optional(env, 'METRICS_TOKEN'),
 
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    databaseQueueLimit: int(env, 'DATABASE_QUEUE_LIMIT', 100, 1, 100_000),
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600000),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 15000, 100, 3600000),
     dataDir: str(env, 'PARLEY_DATA_DIR', './data'),
+    pgliteSharedBuffersMb: int(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096),
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
+    webDir: optional(env, 'PARLEY_WEB_DIR'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, 0, 600000),
 
     auth: {
       bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
@@ -102,6 +111,7 @@ export function loadConfig(env: Env = process.env) {
       sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 12, 1, 24 * 90),
       loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 5, 1, 1000),
       loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86400),
+      loginMaxDelayMs: int(env, 'LOGIN_MAX_DELAY_MS', 5000, 0, 60000),
       internalApiKey: optional(env, 'INTERNAL_API_KEY'),
     },
 
@@ -122,6 +132,8 @@ export function loadConfig(env: Env = process.env) {
       embeddingsBaseUrl: url(env, 'EMBEDDINGS_BASE_URL', ['http:', 'https:']),
       embeddingsApiKey: optional(env, 'EMBEDDINGS_API_KEY'),
       embeddingsModel: str(env, 'EMBEDDINGS_MODEL', 'text-embedding-3-small'),
+      embeddingsTimeoutMs: int(env, 'EMBEDDINGS_TIMEOUT_MS', 5000, 100, 120000),
+      embeddingsBreakerMs: int(env, 'EMBEDDINGS_BREAKER_MS', 30000, 0, 3600000),
     },
 
     prompt: {

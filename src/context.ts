@@ -4,6 +4,7 @@ import { memoryCoordination, redisCoordination, type Coordination } from './coor
 import type { Database } from './db/database.js';
 import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
+import { Health } from './health.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
 import type { ChatExtension } from './modules/chat/extensions.js';
@@ -24,20 +25,30 @@ export interface AppContext {
   model: ModelProvider;
   /** Modules that add prompt sections or post-process chat replies (see chat/extensions.ts). */
   chatExtensions: ChatExtension[];
+  /** Whether the database and Redis answer (for /ready, 503 answers and outage logs). */
+  health: Health;
   /** Closes what the context opened, in reverse order. */
   close(): Promise<void>;
 }
 
-export async function openDatabase(config: Config): Promise<{ db: Database; release: () => void }> {
+export async function openDatabase(
+  config: Config,
+  health?: Health,
+): Promise<{ db: Database; release: () => void }> {
   if (config.databaseUrl) {
-    return { db: openPostgres(config.databaseUrl, config.databasePoolSize), release: () => undefined };
+    const db = openPostgres(config.databaseUrl, config.databasePoolSize, {
+      connectTimeoutMs: config.databaseConnectTimeoutMs,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      availability: health?.database,
+    });
+    return { db, release: () => undefined };
   }
   mkdirSync(config.dataDir, { recursive: true });
   const release = acquireDataDirLock(config.dataDir);
   try {
     // Loaded only here: a deployment on PostgreSQL never holds PGlite's WebAssembly in memory.
     const { openPglite } = await import('./db/pglite.js');
-    const { db } = await openPglite(config.dataDir);
+    const { db } = await openPglite(config.dataDir, { sharedBuffersMb: config.pgliteSharedBuffersMb });
     return { db, release };
   } catch (error) {
     release();
@@ -49,10 +60,17 @@ export async function createContext(
   config: Config,
   opened?: { db: Database; release?: () => void; coordination?: Coordination },
 ): Promise<AppContext> {
-  const { db, release } = opened ?? (await openDatabase(config));
+  // The probe runs only once the database is open (while it is down).
+  const health: Health = new Health((): Promise<unknown> => db.query('SELECT 1'));
+  const { db, release } = opened ?? (await openDatabase(config, health));
   const coordination =
     opened?.coordination ??
-    (config.redisUrl ? await redisCoordination(config.redisUrl) : memoryCoordination());
+    (config.redisUrl
+      ? await redisCoordination(config.redisUrl, {
+          commandTimeoutMs: config.redisCommandTimeoutMs,
+          availability: health.trackRedis(),
+        })
+      : memoryCoordination());
   const apiKeys = new ApiKeyService(db, coordination, {
     bcryptCost: config.auth.bcryptCost,
     cacheTtlSeconds: config.auth.apiKeyCacheTtlSeconds,
@@ -68,7 +86,9 @@ export async function createContext(
     sessions,
     model: createModelProvider(config.model),
     chatExtensions: [eventBookingExtension()],
+    health,
     async close() {
+      health.stop();
       await coordination.close();
       await db.close();
       release?.();

@@ -58,44 +58,118 @@ export function memoryCoordination(): Coordination {
   };
 }
 
-export async function redisCoordination(url: string): Promise<Coordination> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
-  const subscriber = new Redis(url, { lazyConnect: true });
-  await redis.connect();
-  await subscriber.connect();
+export interface RedisCoordinationOptions {
+  /** Longest wait for one command; past it the command counts as failed. */
+  commandTimeoutMs?: number;
+  /** Told when Redis goes away and comes back (one log line each). */
+  availability?: { markDown(reason: unknown): void; markUp(): void };
+}
+
+/**
+ * Redis-backed coordination that never makes a request wait for, or fail because of, Redis.
+ * The connection is made in the background (the service starts without Redis and uses it
+ * once it is there); commands fail at once while it is unreachable (no offline queue) and
+ * after `commandTimeoutMs` when it hangs. Then counters fall back to this process's memory
+ * (fail-open: each instance limits on its own until Redis is back), and a broadcast reaches
+ * this instance only. Counters in Redis are lost when a Redis without persistence restarts.
+ */
+export async function redisCoordination(
+  url: string,
+  options: RedisCoordinationOptions = {},
+): Promise<Coordination> {
+  const { commandTimeoutMs = 500, availability } = options;
+  const settings = {
+    lazyConnect: true,
+    connectTimeout: Math.max(commandTimeoutMs, 1000),
+    // Reconnect for ever, at most every two seconds.
+    retryStrategy: (attempt: number) => Math.min(attempt * 200, 2000),
+  };
+  const redis = new Redis(url, {
+    ...settings,
+    commandTimeout: commandTimeoutMs,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+  });
+  // The subscriber queues its SUBSCRIBE until connected and renews it after a reconnect.
+  const subscriber = new Redis(url, settings);
+  let closing = false;
+  redis.on('error', (error: Error) => availability?.markDown(error));
+  redis.on('close', () => closing || availability?.markDown(new Error('connection closed')));
+  redis.on('ready', () => availability?.markUp());
+  subscriber.on('error', () => undefined);
+  // Connected before the first request when Redis is there; started without it otherwise.
+  await Promise.race([
+    redis.connect().catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, settings.connectTimeout).unref()),
+  ]);
+  subscriber.connect().catch(() => undefined);
+
+  const local = memoryCoordination();
   const handlers = new Map<string, Set<(message: string) => void>>();
   subscriber.on('message', (channel: string, message: string) => {
     for (const handler of handlers.get(channel) ?? []) handler(message);
   });
+  /** Runs the Redis command; when Redis cannot answer, the local fallback. */
+  const orLocal = async <T>(remote: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await remote();
+      availability?.markUp();
+      return result;
+    } catch (error) {
+      availability?.markDown(error);
+      return fallback();
+    }
+  };
   return {
     redis,
-    async increment(key, windowSeconds) {
-      const results = await redis
-        .multi()
-        .incr(PREFIX + key)
-        .expire(PREFIX + key, windowSeconds, 'NX')
-        .exec();
-      return Number(results?.[0]?.[1] ?? 0);
+    increment: (key, windowSeconds) =>
+      orLocal(
+        async () => {
+          const results = await redis
+            .multi()
+            .incr(PREFIX + key)
+            .expire(PREFIX + key, windowSeconds, 'NX')
+            .exec();
+          return Number(results?.[0]?.[1] ?? 0);
+        },
+        () => local.increment(key, windowSeconds),
+      ),
+    count: (key) =>
+      orLocal(
+        async () => Number((await redis.get(PREFIX + key)) ?? 0),
+        () => local.count(key),
+      ),
+    reset: async (key) => {
+      await local.reset(key);
+      await orLocal(
+        async () => {
+          await redis.del(PREFIX + key);
+        },
+        async () => undefined,
+      );
     },
-    async count(key) {
-      return Number((await redis.get(PREFIX + key)) ?? 0);
-    },
-    async reset(key) {
-      await redis.del(PREFIX + key);
-    },
-    async publish(channel, message) {
-      await redis.publish(PREFIX + channel, message);
-    },
+    publish: (channel, message) =>
+      orLocal(
+        async () => {
+          await redis.publish(PREFIX + channel, message);
+        },
+        // This instance at least hears it; the others keep their caches until they expire.
+        async () => {
+          for (const handler of handlers.get(PREFIX + channel) ?? []) handler(message);
+        },
+      ),
     async subscribe(channel, handler) {
       const full = PREFIX + channel;
       const set = handlers.get(full) ?? new Set();
       set.add(handler);
       handlers.set(full, set);
-      if (set.size === 1) await subscriber.subscribe(full);
+      if (set.size === 1) subscriber.subscribe(full).catch(() => undefined);
     },
     async close() {
+      closing = true;
       subscriber.disconnect();
-      await redis.quit().catch(() => undefined);
+      await redis.quit().catch(() => redis.disconnect());
+      await local.close();
     },
   };
 }

@@ -17,7 +17,16 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(sql: string): Promise<void>;
+  /**
+   * Statements waiting for the engine (PGlite: sent to its thread and not yet answered;
+   * PostgreSQL: queries waiting for a pooled connection). Backpressure reads it.
+   */
+  waiting(): number;
+  /** Proves the engine answers, without queueing behind waiting statements (readiness). */
+  ping(): Promise<void>;
   close(): Promise<void>;
+  /** Connection pool counts (PostgreSQL only), read by the metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
 }
 
 /** Returns the first row, or undefined. */

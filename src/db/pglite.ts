@@ -1,44 +1,186 @@
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { Worker } from 'node:worker_threads';
 import type { Database, Queryable } from './database.js';
-import { OID, keepText, parseNumber } from './database.js';
 
-const parsers = { [OID.int8]: parseNumber, [OID.numeric]: parseNumber, [OID.date]: keepText };
+/*
+ * PGlite runs in a worker thread of its own (src/db/pglite-worker.js): one owner of the data
+ * directory, as before, but its WebAssembly work no longer blocks this thread's event loop.
+ * This side only sends statements and receives rows. A transaction stays open in the worker
+ * until its callback here settles; PGlite's lock keeps other statements waiting meanwhile, as
+ * on one PostgreSQL connection.
+ */
 
-function wrap(pglite: Pick<PGlite, 'query'>): Queryable {
+interface Reply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: { message: string } & Record<string, unknown>;
+}
+
+type Request =
+  | { op: 'query'; sql: string; params?: unknown[]; tx?: number }
+  | { op: 'exec'; sql: string; tx?: number }
+  | { op: 'begin' }
+  | { op: 'end'; tx: number; commit: boolean }
+  | { op: 'ping' | 'dump' | 'close' };
+
+interface Modules {
+  pglite: WebAssembly.Module;
+  initdb: WebAssembly.Module;
+}
+
+interface WorkerData {
+  postgresqlconf: string[];
+  dataDir?: string;
+  loadDataDir?: ArrayBuffer;
+  modules?: Modules;
+}
+
+export interface PgliteOptions {
+  /**
+   * PostgreSQL's buffer cache inside PGlite. PGlite touches all of it at start, so it is
+   * resident memory from the first second (128 MB by PostgreSQL's default); pages beyond it
+   * come from the operating system's file cache. 16 MB unless configured.
+   */
+  sharedBuffersMb?: number;
+}
+
+/** An error thrown in the worker, with its PostgreSQL fields (code, constraint, detail …). */
+function rebuild(error: NonNullable<Reply['error']>): Error {
+  const { message, name: _name, ...fields } = error;
+  return Object.assign(new Error(message), fields);
+}
+
+class PgliteWorker {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  private nextId = 1;
+  private failure: Error | undefined;
+  readonly ready: Promise<void>;
+
+  /** The worker's compiled WebAssembly, reused by copies of this database. */
+  modules: Modules | undefined;
+
+  constructor(workerData: WorkerData) {
+    this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+      workerData,
+      transferList: workerData.loadDataDir ? [workerData.loadDataDir] : [],
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      const onMessage = (message: { ready?: boolean; modules?: Modules }) => {
+        if (!message.ready) return;
+        this.modules = message.modules;
+        this.worker.off('message', onMessage);
+        this.worker.off('error', reject);
+        this.worker.on('message', (reply: Reply) => this.settle(reply));
+        this.idle();
+        resolve();
+      };
+      this.worker.on('message', onMessage);
+    });
+    this.worker.on('error', (error) => this.stop(error));
+    this.worker.on('exit', () => this.stop(new Error('The embedded database has stopped')));
+  }
+
+  /** Statements sent and not yet answered. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
+  call<T>(request: Request, transfer: ArrayBuffer[] = []): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, ...request }, transfer);
+    });
+  }
+
+  private settle(reply: Reply): void {
+    const waiter = this.pending.get(reply.id);
+    if (!waiter) return;
+    this.pending.delete(reply.id);
+    this.idle();
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(rebuild(reply.error ?? { message: 'embedded database error' }));
+  }
+
+  /** An idle worker does not keep the process alive; one with statements in flight does. */
+  private idle(): void {
+    if (this.pending.size === 0) this.worker.unref();
+  }
+
+  private stop(error: Error): void {
+    this.failure ??= error;
+    for (const waiter of this.pending.values()) waiter.reject(this.failure);
+    this.pending.clear();
+  }
+
+  async terminate(): Promise<void> {
+    if (this.failure) return;
+    await this.call({ op: 'close' }).catch(() => undefined);
+    this.failure = new Error('The embedded database is closed');
+    await this.worker.terminate();
+  }
+}
+
+const workers = new WeakMap<Database, PgliteWorker>();
+
+function queryable(worker: PgliteWorker, tx?: number): Queryable {
   return {
-    async query<T>(sql: string, params?: readonly unknown[]) {
-      const result = await pglite.query<T>(sql, params as unknown[] | undefined);
-      return result.rows;
+    query<T>(sql: string, params?: readonly unknown[]) {
+      return worker.call<T[]>({ op: 'query', sql, params: params as unknown[] | undefined, tx });
     },
   };
 }
 
-export function wrapPglite(pglite: PGlite): Database {
-  const base = wrap(pglite);
-  return {
+async function start(workerData: WorkerData) {
+  const worker = new PgliteWorker(workerData);
+  await worker.ready;
+  const base = queryable(worker);
+  const db: Database = {
     kind: 'pglite',
     query: base.query,
-    transaction: (fn) => pglite.transaction((tx) => fn(wrap(tx))),
+    async transaction(fn) {
+      const tx = await worker.call<number>({ op: 'begin' });
+      let result;
+      try {
+        result = await fn(queryable(worker, tx));
+      } catch (error) {
+        await worker.call({ op: 'end', tx, commit: false }).catch(() => undefined);
+        throw error;
+      }
+      await worker.call({ op: 'end', tx, commit: true });
+      return result;
+    },
     async exec(sql) {
-      await pglite.exec(sql);
+      await worker.call({ op: 'exec', sql });
     },
-    async close() {
-      if (!pglite.closed) await pglite.close();
+    waiting: () => worker.waiting,
+    async ping() {
+      // Answered by the worker between two statements, not behind the queue of waiting ones.
+      await worker.call({ op: 'ping' });
     },
+    close: () => worker.terminate(),
   };
+  workers.set(db, worker);
+  return { db };
 }
 
 /** Opens PGlite in dataDir (persistent) or in memory when dataDir is undefined. */
-export async function openPglite(dataDir?: string): Promise<{ db: Database; pglite: PGlite }> {
-  const pglite = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers });
-  return { db: wrapPglite(pglite), pglite };
+export function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<{ db: Database }> {
+  return start({ dataDir, postgresqlconf: settings(options) });
 }
 
-/** A copy of an open in-memory database, used by tests to skip re-running migrations. */
-export async function clonePglite(source: PGlite): Promise<{ db: Database; pglite: PGlite }> {
-  const pglite = (await source.clone()) as PGlite;
-  // clone() does not carry the source's type parsers over.
-  Object.assign(pglite.parsers, parsers);
-  return { db: wrapPglite(pglite), pglite };
+function settings(options: PgliteOptions): string[] {
+  return [`shared_buffers = ${options.sharedBuffersMb ?? 16}MB`];
+}
+
+/** An in-memory copy of an open PGlite database, used by tests to skip re-running migrations. */
+export async function clonePglite(source: Database): Promise<{ db: Database }> {
+  const worker = workers.get(source);
+  if (!worker) throw new Error('clonePglite needs a database opened by openPglite');
+  const loadDataDir = await worker.call<ArrayBuffer>({ op: 'dump' });
+  return start({ loadDataDir, modules: worker.modules, postgresqlconf: settings({}) });
 }

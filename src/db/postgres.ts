@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
 import { OID, keepText, parseNumber } from './database.js';
+import { isDatabaseUnavailable } from './errors.js';
 
 pg.types.setTypeParser(OID.int8, parseNumber);
 pg.types.setTypeParser(OID.numeric, parseNumber);
@@ -22,7 +23,11 @@ pg.types.setTypeParser(OID.date, keepText);
  * statement outside a transaction is retried once (inside one, the transaction has failed
  * and its caller sees the error; the next attempt prepares afresh).
  */
-const statementNames = new LRUCache<string, string>({ max: 5000 });
+const statementNames = new LRUCache<string, string>({
+  // Bounded by bytes (the keys are statement texts): about 4 MB.
+  maxSize: 4 * 1024 * 1024,
+  sizeCalculation: (name, sql) => 2 * (sql.length + name.length) + 64,
+});
 let generation = 0;
 
 function statementName(sql: string): string {
@@ -64,35 +69,101 @@ function wrap(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryabl
   };
 }
 
-export function openPostgres(connectionString: string, poolSize = 10): Database {
+export interface PostgresOptions {
+  /** Longest wait for a connection (new, or free in the pool). */
+  connectTimeoutMs?: number;
+  /** Longest statement: PostgreSQL cancels it (statement_timeout), the client gives up a second later. */
+  statementTimeoutMs?: number;
+  /** Told when a statement fails because the server cannot be reached, and when one succeeds. */
+  availability?: {
+    markDown(reason: unknown): void;
+    markUp(startedIn?: number): void;
+    readonly outages: number;
+  };
+}
+
+/** The client-side limit past the server's statement_timeout: a frozen server never answers. */
+const CLIENT_TIMEOUT_MARGIN_MS = 1000;
+
+export function openPostgres(
+  connectionString: string,
+  poolSize = 10,
+  options: PostgresOptions = {},
+): Database {
+  const { connectTimeoutMs = 5000, statementTimeoutMs = 15000, availability } = options;
   // Connections are renewed every 15 minutes: the prepared statements a connection collects
   // (statements whose text varies with the fields a dashboard edit sets) cannot pile up.
-  const pool = new pg.Pool({ connectionString, max: poolSize, maxLifetimeSeconds: 15 * 60 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    maxLifetimeSeconds: 15 * 60,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: statementTimeoutMs,
+    query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+  });
   // An idle client that loses its connection must not crash the process.
-  pool.on('error', () => undefined);
+  pool.on('error', (error) => {
+    if (isDatabaseUnavailable(error)) availability?.markDown(error);
+  });
+  /** Notes the outage (or its end) and passes the result or the error on. */
+  const observe = async <T>(run: () => Promise<T>): Promise<T> => {
+    const startedIn = availability?.outages;
+    try {
+      const result = await run();
+      availability?.markUp(startedIn);
+      return result;
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) availability?.markDown(error);
+      throw error;
+    }
+  };
   const base = wrap(pool, false);
+  // Readiness checks use a connection of their own, so they never wait behind chat traffic.
+  let probe: pg.Pool | undefined;
   return {
     kind: 'postgres',
-    query: base.query,
-    async transaction(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(wrap(client, true));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
+    query: (sql, params) => observe(() => base.query(sql, params)),
+    transaction: (fn) =>
+      observe(async () => {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        try {
+          await client.query('BEGIN');
+          const result = await fn(wrap(client, true));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => {
+            broken = rollbackError;
+          });
+          throw error;
+        } finally {
+          // A connection that failed its rollback is discarded, not handed to the next request.
+          client.release(broken);
+        }
+      }),
+    exec: (sql) =>
+      observe(async () => {
+        await pool.query(sql);
+      }),
+    waiting: () => pool.waitingCount,
+    async ping() {
+      if (!probe) {
+        probe = new pg.Pool({
+          connectionString,
+          max: 1,
+          idleTimeoutMillis: 60_000,
+          connectionTimeoutMillis: connectTimeoutMs,
+          query_timeout: statementTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+        });
+        probe.on('error', () => undefined);
       }
-    },
-    async exec(sql) {
-      await pool.query(sql);
+      await probe.query('SELECT 1');
     },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), probe?.end()]);
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };
 }

@@ -1,8 +1,9 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { VerifiedKey } from '../modules/auth/api-keys.js';
 import type { Permission } from '../modules/auth/permissions.js';
-import type { AuthenticatedUser } from '../modules/auth/sessions.js';
+import { SESSION_TOKEN_PREFIX, type AuthenticatedUser } from '../modules/auth/sessions.js';
 import type { AppContext } from '../context.js';
+import { forbidden } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,14 +42,32 @@ export function tenantOfKey(request: FastifyRequest): VerifiedKey {
   return request.apiKey;
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * Dashboard authentication by session (cookie or `Authorization: Bearer pst_…`), then the
- * permission check when one is named.
+ * Cross-site request forgery guard for writes signed in by the session cookie: they must carry
+ * a non-empty `X-Requested-With`, which a cross-site form or link cannot send and a cross-origin
+ * script could only send after a CORS preflight (the API allows no other origin).
+ */
+function refuseCookieWriteWithoutHeader(request: FastifyRequest): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const header = request.headers['x-requested-with'];
+  if (typeof header === 'string' && header.trim() !== '') return;
+  throw forbidden(
+    'Writes signed in by the session cookie need the header X-Requested-With (any value, e.g. parley)',
+  );
+}
+
+/**
+ * Dashboard authentication by session (`Authorization: Bearer pst_…` when sent, else the
+ * cookie), then the permission check when one is named. Cookie writes need X-Requested-With.
  */
 export function requireUser(ctx: AppContext, permission?: Permission): onRequestHookHandler {
   return async (request) => {
-    const token = request.cookies?.[SESSION_COOKIE] ?? bearerToken(request);
-    const user = await ctx.sessions.authenticate(token);
+    const bearer = bearerToken(request);
+    const cookie = bearer?.startsWith(SESSION_TOKEN_PREFIX) ? undefined : request.cookies?.[SESSION_COOKIE];
+    const user = await ctx.sessions.authenticate(cookie ?? bearer);
+    if (cookie !== undefined) refuseCookieWriteWithoutHeader(request);
     if (permission) ctx.sessions.authorize(user, permission);
     request.user = user;
   };

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { AppError, CHAT_TEXT, ErrorCode } from './errors.js';
+import { serviceUnavailable } from './unavailable.js';
 
 /**
  * Routes whose errors use the chat endpoint's body shape (`{"error": "<German text>"}`)
@@ -73,20 +75,19 @@ function apiBodyFor(error: FastifyError | AppError): { status: number; body: Rec
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((caught: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    // A database that cannot be reached is a 503 with Retry-After, logged once per outage
+    // (src/health.ts), not a stack trace per request.
+    const error = isDatabaseUnavailable(caught) ? serviceUnavailable(request) : caught;
     const chat = request.routeOptions.config?.errorStyle === 'chat';
     const { status, body } = chat ? chatBodyFor(error) : apiBodyFor(error);
-    if (status >= 500) {
+    // 503s are logged where they arise; a client that went away is not an error of the service.
+    if (status >= 500 && status !== 503 && !request.raw.destroyed) {
       request.log.error({ err: error }, 'request failed');
     }
     if (error instanceof AppError && error.headers) reply.headers(error.headers);
     if (!chat && status >= 500) body.request_id = request.id;
     return reply.status(status).send(body);
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    return reply
-      .status(404)
-      .send({ error: ErrorCode.notFound, message: `Route ${request.method} ${request.url} not found` });
-  });
+  // Unknown routes: see web-app.ts (JSON 404 for API paths, the dashboard page for the rest).
 }

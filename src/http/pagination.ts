@@ -39,6 +39,17 @@ export function Page<T extends TSchema>(item: T) {
   });
 }
 
+/** A list page that also counts every row matching the filters (where a UI shows the number). */
+export function CountedPage<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Cursor for the next page; null on the last page',
+    }),
+    total: Type.Integer({ minimum: 0, description: 'Rows matching the filters, over all pages' }),
+  });
+}
+
 /**
  * Position after a row sorted newest first by (created_at, id). `at` is the timestamp as
  * PostgreSQL text with microseconds: a JavaScript Date keeps only milliseconds, and rows

@@ -1,5 +1,6 @@
 import type { RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { rateLimitRefusals } from '../observability/metrics.js';
 import { AppError, CHAT_TEXT, ErrorCode } from './errors.js';
 
 /** The specification's limit: 60 requests per 60-second window. */
@@ -51,6 +52,7 @@ export function rateLimitFor(kind: RateLimitKind, options: { max?: number } = {}
     enableDraftSpec: true,
     keyGenerator: (request) => keyFor(kind, request),
     errorResponseBuilder: (_request, context) => {
+      rateLimitRefusals.inc({ limit: kind });
       const code = kind === 'chat' ? CHAT_TEXT.rateLimited : ErrorCode.rateLimited;
       return new AppError(context.statusCode, code, messageFor(kind, max), {
         headers: { 'ratelimit-policy': policy },

@@ -16,6 +16,22 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ErrorBody]));
 }
 
+/** Names of the OpenAPI document's component schemas, by the title their schema carries. */
+export const SCHEMA_NAMES = new Map<string, string>();
+
+/**
+ * Names schemas for the OpenAPI document: it shows them as `#/components/schemas/<name>` and
+ * refers to them instead of repeating them. The name travels as the schema's title (an `$id`
+ * does the same, but the response serializer refuses an `$id` that appears twice in one
+ * response, e.g. a list and its current item).
+ */
+export function nameSchemas(schemas: Record<string, TSchema>): void {
+  for (const [name, schema] of Object.entries(schemas)) {
+    schema.title = name;
+    SCHEMA_NAMES.set(name, name);
+  }
+}
+
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Type.String({ description: 'Resource id (UUID)' }) });
 

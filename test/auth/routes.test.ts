@@ -48,14 +48,14 @@ describeApp('dashboard sign-in and API keys', (get) => {
     }
   });
 
-  it('rate-limits wrong passwords per account: after 5 failures even the right one waits', async () => {
+  it('rate-limits wrong passwords per account and address: after 5 failures even the right one waits', async () => {
     const tenant = await buildTenant(get().ctx);
     const attempt = (password: string) =>
       inject({
         method: 'POST',
         url: '/api/auth/login',
         payload: { email: tenant.owner.email, password },
-        remoteAddress: `10.9.${Math.floor(Math.random() * 250)}.1`,
+        remoteAddress: '10.9.0.1',
       });
     for (let i = 0; i < 5; i += 1) expect((await attempt('wrong-password')).statusCode).toBe(401);
     const locked = await attempt(tenant.owner.password);
@@ -124,9 +124,25 @@ describeApp('dashboard sign-in and API keys', (get) => {
     expect(text).not.toContain(key);
     expect(text).not.toContain('key_hash');
     expect(text).not.toContain('$2b$');
-    const keys = list.json().api_keys as { id: string; is_active: boolean }[];
+    const keys = list.json().data as { id: string; is_active: boolean }[];
     expect(keys).toHaveLength(2);
     expect(keys.filter((k) => k.is_active).map((k) => k.id)).toEqual([record.id]);
+    expect(list.json().next_cursor).toBeNull();
+    const first = await inject({
+      method: 'GET',
+      url: '/api/api-keys?limit=1',
+      headers: tenant.owner.headers,
+    });
+    expect(first.json().data).toHaveLength(1);
+    const cursor = first.json().next_cursor as string;
+    expect(cursor).toEqual(expect.any(String));
+    const second = await inject({
+      method: 'GET',
+      url: `/api/api-keys?limit=1&cursor=${cursor}`,
+      headers: tenant.owner.headers,
+    });
+    expect(second.json().data.map((k: { id: string }) => k.id)).toEqual([keys[1]!.id]);
+    expect(second.json().next_cursor).toBeNull();
   });
 
   it('revokes a key at once and answers 404 for another tenant’s key or a malformed id', async () => {

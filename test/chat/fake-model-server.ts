@@ -16,7 +16,27 @@ export type FakeBehaviour =
       usage?: { prompt_tokens: number; completion_tokens: number };
     }
   | { kind: 'error'; status: number; retryAfter?: string }
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Answers normally after `ms`. */
+  | { kind: 'delay'; ms: number; text: string }
+  /** Sends the headers (and, with `after: 'first-delta'`, the first part of the body), then nothing. */
+  | { kind: 'stall'; after: 'headers' | 'first-delta'; text?: string }
+  /** 200 with a body that is not JSON (plain) or an event that is not JSON (streaming). */
+  | { kind: 'malformed' }
+  /** The first part of the body, then the connection is destroyed. */
+  | { kind: 'cut'; text?: string }
+  /** Streaming: every delta, then a clean end without finish_reason/[DONE] or message_stop. */
+  | { kind: 'unfinished'; text?: string };
+
+/** A response in parts: the JSON body, or the stream's opening events, deltas and closing events. */
+interface Rendered {
+  json: string;
+  head: string[];
+  deltas: string[];
+  tail: string[];
+}
+
+const FALLBACK_TEXT = 'Antwort vom Testmodell mit mehreren Wörtern.';
 
 /**
  * A model server on 127.0.0.1 speaking the OpenAI chat-completions protocol (plain and
@@ -44,60 +64,92 @@ export class FakeModelServer {
         const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
         this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
         const behaviour = this.queue.shift() ?? this.fallback;
-        if (behaviour.kind === 'hang') {
-          this.hanging.add(() => res.destroy());
-          return;
-        }
-        if (behaviour.kind === 'error') {
-          const headers: Record<string, string> = { 'content-type': 'application/json' };
-          if (behaviour.retryAfter) headers['retry-after'] = behaviour.retryAfter;
-          res.writeHead(behaviour.status, headers);
-          res.end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
-          return;
-        }
-        if (req.url?.endsWith('/messages')) this.anthropic(body, behaviour, res);
-        else this.openai(body, behaviour, res);
+        this.respond(req, body, behaviour, res);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this;
   }
 
+  private respond(
+    req: IncomingMessage,
+    body: Record<string, unknown>,
+    behaviour: FakeBehaviour,
+    res: ServerResponse,
+  ) {
+    if (behaviour.kind === 'hang') {
+      this.hanging.add(() => res.destroy());
+      return;
+    }
+    if (behaviour.kind === 'error') {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (behaviour.retryAfter) headers['retry-after'] = behaviour.retryAfter;
+      res.writeHead(behaviour.status, headers);
+      res.end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+      return;
+    }
+    if (behaviour.kind === 'delay') {
+      const timer = setTimeout(
+        () => this.respond(req, body, { kind: 'reply', text: behaviour.text }, res),
+        behaviour.ms,
+      );
+      this.hanging.add(() => clearTimeout(timer));
+      return;
+    }
+    const anthropic = req.url?.endsWith('/messages') ?? false;
+    const reply: Extract<FakeBehaviour, { kind: 'reply' }> =
+      behaviour.kind === 'reply'
+        ? behaviour
+        : { kind: 'reply', text: ('text' in behaviour && behaviour.text) || FALLBACK_TEXT };
+    const rendered = anthropic ? this.anthropic(body, reply) : this.openai(body, reply);
+    const stream = Boolean(body.stream);
+    res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+    const hang = () => this.hanging.add(() => res.destroy());
+    const half = rendered.json.slice(0, Math.floor(rendered.json.length / 2));
+    switch (behaviour.kind) {
+      case 'reply':
+        if (stream) res.end([...rendered.head, ...rendered.deltas, ...rendered.tail].join(''));
+        else res.end(rendered.json);
+        return;
+      case 'stall':
+        res.flushHeaders();
+        if (behaviour.after === 'first-delta')
+          res.write(stream ? rendered.head.join('') + rendered.deltas[0] : half);
+        hang();
+        return;
+      case 'malformed':
+        res.end(
+          stream ? `${rendered.head.join('')}data: {"choices": [{"delta": \n\n` : '{"id": "c1", "choices": [',
+        );
+        return;
+      case 'cut':
+        res.write(stream ? rendered.head.join('') + rendered.deltas[0] : half);
+        setTimeout(() => res.destroy(), 20);
+        return;
+      case 'unfinished':
+        res.end(stream ? [...rendered.head, ...rendered.deltas].join('') : half);
+        return;
+    }
+  }
+
   private openai(
     body: Record<string, unknown>,
     behaviour: Extract<FakeBehaviour, { kind: 'reply' }>,
-    res: ServerResponse,
-  ) {
+  ): Rendered {
     const model = behaviour.model ?? String(body.model);
     const usage = behaviour.usage ?? { prompt_tokens: 11, completion_tokens: 7 };
-    if (body.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const words = behaviour.text.match(/\S+\s*/g) ?? [];
-      for (const word of words) {
-        const chunk = {
-          id: 'c1',
-          object: 'chat.completion.chunk',
-          created: 1,
-          model,
-          choices: [{ index: 0, delta: { content: word }, finish_reason: null }],
-        };
-        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      }
-      const last = {
-        id: 'c1',
-        object: 'chat.completion.chunk',
-        created: 1,
-        model,
-        choices: [],
-        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-      };
-      res.write(`data: ${JSON.stringify(last)}\n\n`);
-      res.end('data: [DONE]\n\n');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
+    const chunk = (choices: unknown[], extra: object = {}) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices, ...extra })}\n\n`;
+    const words = behaviour.text.match(/\S+\s*/g) ?? [];
+    return {
+      head: [],
+      deltas: words.map((word) => chunk([{ index: 0, delta: { content: word }, finish_reason: null }])),
+      tail: [
+        chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
+        chunk([], { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
+        'data: [DONE]\n\n',
+      ],
+      json: JSON.stringify({
         id: 'c1',
         object: 'chat.completion',
         created: 1,
@@ -107,58 +159,54 @@ export class FakeModelServer {
         ],
         usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
       }),
-    );
+    };
   }
 
   private anthropic(
     body: Record<string, unknown>,
     behaviour: Extract<FakeBehaviour, { kind: 'reply' }>,
-    res: ServerResponse,
-  ) {
+  ): Rendered {
     const model = behaviour.model ?? String(body.model);
     const usage = behaviour.usage ?? { prompt_tokens: 13, completion_tokens: 5 };
-    if (body.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (event: string, data: object) =>
-        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      send('message_start', {
-        type: 'message_start',
-        message: {
-          id: 'm1',
-          type: 'message',
-          role: 'assistant',
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 },
-        },
-      });
-      send('content_block_start', {
-        type: 'content_block_start',
-        index: 0,
-        content_block: { type: 'text', text: '' },
-      });
-      for (const word of behaviour.text.match(/\S+\s*/g) ?? []) {
+    const send = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    return {
+      head: [
+        send('message_start', {
+          type: 'message_start',
+          message: {
+            id: 'm1',
+            type: 'message',
+            role: 'assistant',
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: usage.prompt_tokens, output_tokens: 1 },
+          },
+        }),
+        send('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'text', text: '' },
+        }),
+      ],
+      deltas: (behaviour.text.match(/\S+\s*/g) ?? []).map((word) =>
         send('content_block_delta', {
           type: 'content_block_delta',
           index: 0,
           delta: { type: 'text_delta', text: word },
-        });
-      }
-      send('content_block_stop', { type: 'content_block_stop', index: 0 });
-      send('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn', stop_sequence: null },
-        usage: { output_tokens: usage.completion_tokens },
-      });
-      send('message_stop', { type: 'message_stop' });
-      res.end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify({
+        }),
+      ),
+      tail: [
+        send('content_block_stop', { type: 'content_block_stop', index: 0 }),
+        send('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: usage.completion_tokens },
+        }),
+        send('message_stop', { type: 'message_stop' }),
+      ],
+      json: JSON.stringify({
         id: 'm1',
         type: 'message',
         role: 'assistant',
@@ -168,7 +216,7 @@ export class FakeModelServer {
         stop_sequence: null,
         usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
       }),
-    );
+    };
   }
 
   async stop(): Promise<void> {

@@ -96,12 +96,12 @@ describeEachBackend('parley CLI', (get) => {
       dirs.push(env.PARLEY_DATA_DIR);
     }
     await expect(parley(['tenant', 'create', '--name', 'X', '--quota', 'many'], env)).rejects.toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('not a whole number'),
     });
     await expect(parley(['tenant', 'create', '--name', 'X', '--plan', 'gold'], env)).rejects.toMatchObject({
-      code: 1,
-      stderr: expect.stringContaining("Unknown plan 'gold'"),
+      code: 2,
+      stderr: expect.stringContaining("unknown plan 'gold'"),
     });
   });
 });

@@ -40,9 +40,8 @@ describeApp('event webhooks and notifications', (get) => {
         'event.status_changed', // selling → waitlist (automatic)
         'booking.created',
         'booking.cancelled',
-        'event.status_changed', // waitlist → selling (place freed)
+        // The freed place went to the waitlist at once: the event stays 'waitlist', no status signal.
         'booking.promoted',
-        'event.status_changed', // selling → waitlist (place taken again)
       ].sort(),
     );
     const find = (type: string, match: (data: Record<string, unknown>) => boolean) =>
@@ -51,7 +50,7 @@ describeApp('event webhooks and notifications', (get) => {
       find('event.status_changed', (d) => d.from === from && d.to === to);
     expect(statusChange('draft', 'selling')).toMatchObject({ automatic: false });
     expect(statusChange('selling', 'waitlist')).toMatchObject({ automatic: true });
-    expect(statusChange('waitlist', 'selling')).toMatchObject({ automatic: true });
+    expect(statusChange('waitlist', 'selling')).toBeUndefined();
     expect(find('booking.promoted', () => true)).toMatchObject({
       booking: { id: second.id, status: 'confirmed' },
     });
@@ -60,6 +59,63 @@ describeApp('event webhooks and notifications', (get) => {
       reason: 'cancelled',
     });
   });
+  it('cancelling the only confirmed booking of a full event with a waitlist emits no status change', async () => {
+    const { app, ctx } = get();
+    const tenant = await buildTenant(ctx);
+    await subscribe(tenant);
+    const event = await createEvent(app, tenant, { capacity_total: 1 }, 'selling');
+    const first = await bookOk(app, tenant, event.id, (await buildContact(ctx, tenant.id)).id);
+    const waiting = await bookOk(app, tenant, event.id, (await buildContact(ctx, tenant.id)).id);
+    expect(waiting.status).toBe('waitlist');
+    const before = (await outbox(tenant.id)).length;
+    const notificationsBefore = await get().db.query(
+      `SELECT 1 FROM notifications WHERE tenant_id = $1 AND type = 'event.status_changed'`,
+      [tenant.id],
+    );
+    const res = await app.inject({
+      method: 'DELETE',
+      url: `/api/events/${event.id}/bookings/${first.id}`,
+      headers: tenant.owner.headers,
+    });
+    expect(res.statusCode).toBe(200);
+    const after = (await outbox(tenant.id)).slice(before);
+    expect(after.map((e) => e.type).sort()).toEqual(['booking.cancelled', 'booking.promoted']);
+    expect(after.find((e) => e.type === 'booking.promoted')?.data).toMatchObject({
+      event: { status: 'waitlist' },
+      booking: { id: waiting.id, status: 'confirmed' },
+    });
+    const notificationsAfter = await get().db.query(
+      `SELECT 1 FROM notifications WHERE tenant_id = $1 AND type = 'event.status_changed'`,
+      [tenant.id],
+    );
+    expect(notificationsAfter).toHaveLength(notificationsBefore.length);
+    const detail = await app.inject({
+      method: 'GET',
+      url: `/api/events/${event.id}`,
+      headers: tenant.owner.headers,
+    });
+    expect(detail.json()).toMatchObject({ status: 'waitlist', capacity_booked: 1, capacity_waitlist: 0 });
+  });
+
+  it('a freed place with nobody waiting switches waitlist → selling once', async () => {
+    const { app, ctx } = get();
+    const tenant = await buildTenant(ctx);
+    await subscribe(tenant);
+    const event = await createEvent(app, tenant, { capacity_total: 1 }, 'selling');
+    const only = await bookOk(app, tenant, event.id, (await buildContact(ctx, tenant.id)).id);
+    const before = (await outbox(tenant.id)).length;
+    await app.inject({
+      method: 'DELETE',
+      url: `/api/events/${event.id}/bookings/${only.id}`,
+      headers: tenant.owner.headers,
+    });
+    const after = (await outbox(tenant.id)).slice(before);
+    expect(after.map((e) => [e.type, e.data.from, e.data.to])).toEqual(
+      expect.arrayContaining([['event.status_changed', 'waitlist', 'selling']]),
+    );
+    expect(after.filter((e) => e.type === 'event.status_changed')).toHaveLength(1);
+  });
+
   it('writes nothing to the outbox when a request is refused', async () => {
     const { app, ctx } = get();
     const tenant = await buildTenant(ctx);

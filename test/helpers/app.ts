@@ -6,6 +6,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { memoryCoordination, redisCoordination, type Coordination } from '../../src/coordination/index.js';
 import type { Database } from '../../src/db/database.js';
 import { BACKENDS, openTestDatabase, type Backend, type TestDatabase } from './db.js';
+import { collectingLogs, testLogStream } from './log-sink.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -20,11 +21,16 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Share counters and broadcasts through the Redis of REDIS_URL instead of process memory. */
   redis?: boolean;
+  /** Where the app logs; by default the test-wide log sink when it is enabled. */
+  logStream?: { write(line: string): void };
 }
 
 /** Builds an app instance on an existing test database (a second instance shares it). */
 export async function startApp(database: TestDatabase, options: TestAppOptions = {}): Promise<TestApp> {
-  const config = testConfig(options.env ?? {});
+  const logStream = options.logStream ?? testLogStream();
+  // Collected logs are written at debug level, so the secret scan sees everything.
+  const logLevel = collectingLogs && !options.logStream ? { LOG_LEVEL: 'debug' } : {};
+  const config = testConfig({ ...logLevel, ...options.env });
   let coordination: Coordination = memoryCoordination();
   if (options.redis) {
     const url = process.env.REDIS_URL;
@@ -32,7 +38,7 @@ export async function startApp(database: TestDatabase, options: TestAppOptions =
     coordination = await redisCoordination(url);
   }
   const ctx = await createContext(config, { db: database.db, coordination });
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, { logStream });
   await app.ready();
   return { app, ctx, db: database.db, backend: database.backend, database };
 }

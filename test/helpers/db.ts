@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { Database } from '../../src/db/database.js';
@@ -12,14 +11,14 @@ export type Backend = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL when TEST_DATABASE_URL is set. */
 export const BACKENDS: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
-let migratedPglite: Promise<PGlite> | undefined;
+let migratedPglite: Promise<Database> | undefined;
 
 /** One migrated in-memory PGlite per test worker; every test database is a clone of it. */
-function basePglite(): Promise<PGlite> {
+function basePglite(): Promise<Database> {
   migratedPglite ??= (async () => {
-    const { db, pglite } = await openPglite();
+    const { db } = await openPglite();
     await migrate(db);
-    return pglite;
+    return db;
   })();
   return migratedPglite;
 }

@@ -7,6 +7,7 @@ import { SESSION_TOKEN_PREFIX } from '../../src/modules/auth/sessions.js';
 import { createBot } from '../../src/modules/bots/service.js';
 import type { BotFields, BotRow } from '../../src/modules/bots/repository.js';
 import { createTenant, type CreateTenantInput } from '../../src/modules/tenants/service.js';
+import { recordSecret } from './log-sink.js';
 
 export interface UserFixture {
   id: string;
@@ -44,6 +45,8 @@ export async function buildUser(
     lastName: role,
   });
   const token = SESSION_TOKEN_PREFIX + randomToken(32);
+  recordSecret(password);
+  recordSecret(token);
   await insertSession(ctx.db, tenantId, {
     userId: user.id,
     tokenHash: sha256Hex(token),
@@ -70,6 +73,7 @@ export async function buildTenant(
   );
   const owner = await buildUser(ctx, tenant.id, 'owner');
   const { key, record } = await ctx.apiKeys.issue({ tenantId: tenant.id });
+  recordSecret(key);
   return {
     id: tenant.id,
     apiKey: key,

@@ -34,11 +34,19 @@ export interface FakeEmbeddingsServer {
   url: string;
   requests: { authorization?: string; input: string[] }[];
   failNext: number;
+  /** Milliseconds each answer waits (a slow endpoint). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export async function startFakeEmbeddings(): Promise<FakeEmbeddingsServer> {
-  const state: FakeEmbeddingsServer = { url: '', requests: [], failNext: 0, close: async () => undefined };
+  const state: FakeEmbeddingsServer = {
+    url: '',
+    requests: [],
+    failNext: 0,
+    delayMs: 0,
+    close: async () => undefined,
+  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
@@ -50,14 +58,23 @@ export async function startFakeEmbeddings(): Promise<FakeEmbeddingsServer> {
         res.writeHead(503).end();
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ data: body.input.map((text, index) => ({ index, embedding: fakeVector(text) })) }),
-      );
+      const answer = () => {
+        if (res.destroyed) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({ data: body.input.map((text, index) => ({ index, embedding: fakeVector(text) })) }),
+        );
+      };
+      if (state.delayMs > 0) setTimeout(answer, state.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  state.close = () => new Promise((resolve) => server.close(() => resolve()));
+  state.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return state;
 }

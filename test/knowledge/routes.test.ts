@@ -68,9 +68,15 @@ describeApp('knowledge routes', (get) => {
 
       const list = await call('GET', `${prefix()}?tag=zeiten`, viewer.headers);
       expect(list.statusCode).toBe(200);
-      const listed = list.json<{ entries: { id: string; content_preview: string }[]; total: number }>();
-      expect(listed.entries.map((e) => e.id)).toContain(entry.id);
-      expect(listed.entries[0]).not.toHaveProperty('content');
+      const listed = list.json<{
+        data: { id: string; content_preview: string }[];
+        next_cursor: string | null;
+        total: number;
+      }>();
+      expect(listed.data.map((e) => e.id)).toContain(entry.id);
+      expect(listed.data[0]).not.toHaveProperty('content');
+      expect(listed.total).toBe(listed.data.length);
+      expect(listed.next_cursor).toBeNull();
 
       const replaced = await call('PUT', `${prefix()}/${entry.id}`, editor.headers, {
         title: 'Opening hours',
@@ -134,9 +140,37 @@ describeApp('knowledge routes', (get) => {
         expect(response.statusCode, method).toBe(404);
       }
       const theirs = await call('GET', strangerPrefix, stranger.owner.headers);
-      expect(theirs.json().entries.map((e: { id: string }) => e.id)).not.toContain(entry.id);
+      expect(theirs.json().data.map((e: { id: string }) => e.id)).not.toContain(entry.id);
       expect((await call('GET', `${prefix()}/not-a-uuid`, tenant.owner.headers)).statusCode).toBe(404);
       expect((await call('GET', `${prefix()}/${MISSING}`, tenant.owner.headers)).statusCode).toBe(404);
+    });
+
+    it('pages through the list with next_cursor, counting every entry in total', async () => {
+      const t = await buildTenant(get().ctx);
+      const own = kind === 'bot' ? `/api/bots/${(await t.bot()).id}/knowledge` : '/api/knowledge';
+      for (let i = 0; i < 5; i += 1) {
+        const created = await call('POST', own, t.owner.headers, {
+          title: `Eintrag ${i}`,
+          content: `Inhalt ${i}`,
+        });
+        expect(created.statusCode).toBe(201);
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await call('GET', `${own}?limit=2${cursor ? `&cursor=${cursor}` : ''}`, t.owner.headers);
+        expect(res.statusCode).toBe(200);
+        const body = res.json<{ data: { id: string }[]; next_cursor: string | null; total: number }>();
+        expect(body.total).toBe(5);
+        seen.push(...body.data.map((e) => e.id));
+        cursor = body.next_cursor;
+        pages += 1;
+      } while (cursor && pages < 10);
+      expect(pages).toBe(3);
+      expect(new Set(seen).size).toBe(5);
+      const bad = await call('GET', `${own}?cursor=not-a-cursor`, t.owner.headers);
+      expect(bad.statusCode).toBe(400);
     });
   }
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, detectLanguage, queryWords, vocabularyOf } from '../../src/modules/knowledge/text.js';
+import {
+  chunkText,
+  codeVariants,
+  compoundParts,
+  detectLanguage,
+  queryWords,
+  vocabularyOf,
+} from '../../src/modules/knowledge/text.js';
 
 describe('detectLanguage', () => {
   it.each([
@@ -54,6 +61,15 @@ describe('queryWords', () => {
     expect(queryWords(query)).toEqual(words);
   });
 
+  it.each([
+    ['Was kostet AS-206?', ['as206', 'was', 'kostet']],
+    ['Preis für as206', ['as206', 'preis', 'für']],
+    ['Kostet es 1.299,00 €?', ['129900', 'kostet', 'es']],
+    ['Version 2.4.1 und info@firma.de', ['241', 'infofirmade', 'version', 'und']],
+  ])('searches the code in %j as one joined word', (query, words) => {
+    expect(queryWords(query)).toEqual(words);
+  });
+
   it('keeps only letters and digits, so no tsquery syntax reaches the database', () => {
     for (const word of queryWords("a'b & c|d !e (f) <-> g:* 'x' 42"))
       expect(word).toMatch(/^[\p{L}\p{N}]+$/u);
@@ -63,5 +79,37 @@ describe('queryWords', () => {
 describe('vocabularyOf', () => {
   it('collects distinct lowercase words of 4 to 40 letters', () => {
     expect(vocabularyOf('Der Kurs, die KURSE und 2024 Kurse!')).toEqual(['kurs', 'kurse']);
+  });
+});
+
+describe('codeVariants', () => {
+  it.each([
+    ['Der Bremsbelag AS-206 passt.', ['as206', 'as', '206']],
+    ['Teil AS206', ['as206', 'as', '206']],
+    ['Kette XK-200/B', ['xk200b', 'xk', '200']],
+    ['kostet 1.299,00 € oder 415.000 Stück', ['129900', '299', '00', '1299', '415000', '415', '000']],
+    ['Version 2.4.1', ['241']],
+    ['Mail an info@firma.de', ['infofirmade', 'info', 'firma', 'de']],
+    ['Nur Wörter hier.', []],
+  ])('%j → %j', (text, variants) => {
+    expect(codeVariants(text)).toEqual(variants);
+  });
+
+  it('gives a code and its query the same joined form, so they meet', () => {
+    for (const written of ['AS-206', 'AS 206', 'as206', 'As-206'])
+      expect(codeVariants('Bremsbelag AS-206')).toEqual(
+        expect.arrayContaining(queryWords(written).slice(0, 1)),
+      );
+  });
+});
+
+describe('compoundParts', () => {
+  it('offers every split, the head without linking element and inflected parts', () => {
+    const parts = compoundParts('touristenstrecken', 5);
+    expect(parts).toEqual(expect.arrayContaining(['touristen', 'strecken', 'tourist', 'strecke']));
+    expect(parts.every((p) => p.length >= 5)).toBe(true);
+    expect(compoundParts('arbeitszeit', 5)).toContain('arbeit');
+    expect(compoundParts('as206', 5)).toEqual([]);
+    expect(compoundParts('kurs', 5)).toEqual([]);
   });
 });

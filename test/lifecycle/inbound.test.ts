@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import { createWebhookWorker } from '../../src/modules/webhooks/routes.js';
+import { sweepInactiveConversations } from '../../src/modules/conversations/lifecycle.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { deliveriesOf, insertConversation } from '../webhooks/helpers.js';
@@ -271,8 +271,8 @@ describeApp('conversation lifecycle: inbound webhooks', (get) => {
     const reopened = await insertConversation(get().db, t.id, b, { lastMessageAt: old, createdAt: old });
     await get().db.query('UPDATE conversations SET reopened_at = now() WHERE id = $1', [reopened]);
 
-    const summary = await createWebhookWorker(get().ctx).runOnce();
-    expect(summary.conversationsEnded).toBeGreaterThanOrEqual(1);
+    const summary = await sweepInactiveConversations(get().ctx);
+    expect(summary.ended).toBeGreaterThanOrEqual(1);
     expect(await conversation(quiet)).toMatchObject({ status: 'ended', end_reason: 'inactivity' });
     expect((await conversation(recent)).status).toBe('active');
     expect((await conversation(handedOver)).status).toBe('handed_over');

@@ -8,6 +8,7 @@ import {
   offlineProvider,
   toPlainText,
 } from '../../src/modules/models/offline.js';
+import { questionType, splitSentences } from '../../src/modules/models/sentences.js';
 import { collectStream, type ModelRequest } from '../../src/modules/models/provider.js';
 import { chooseModel } from '../../src/modules/models/select.js';
 import { countTokens } from '../../src/modules/models/tokens.js';
@@ -54,6 +55,65 @@ describe('extractAnswer', () => {
   });
 });
 
+describe('splitSentences', () => {
+  it('keeps numbers, abbreviations, initials and German ordinals inside their sentence', () => {
+    expect(
+      splitSentences(
+        'The company moved to St. Johns in 2005. E.I. du Pont supplied 415.000 frames, i.e. 43.3% of all. Mr. Smith agreed.',
+        'en',
+      ),
+    ).toEqual([
+      'The company moved to St. Johns in 2005.',
+      'E.I. du Pont supplied 415.000 frames, i.e. 43.3% of all.',
+      'Mr. Smith agreed.',
+    ]);
+    expect(
+      splitSentences(
+        'Dr. Meier kommt am 3. Mai um 9 Uhr. Das kostet ca. 5 Euro, z.B. bar. Ab der 13. Woche geht es los.',
+        'de',
+      ),
+    ).toEqual([
+      'Dr. Meier kommt am 3. Mai um 9 Uhr.',
+      'Das kostet ca. 5 Euro, z.B. bar.',
+      'Ab der 13. Woche geht es los.',
+    ]);
+  });
+});
+
+describe('questionType', () => {
+  it.each([
+    ['Wer leitet den Kurs?', 'person'],
+    ['Who founded the company?', 'person'],
+    ['Wann öffnet das Amt?', 'time'],
+    ['What year did Tesla die?', 'time'],
+    ['Wie viele Plätze gibt es?', 'number'],
+    ['How much does the chain cost?', 'number'],
+    ['Was kostet die Stunde?', 'number'],
+    ['Wo kann ich parken?', 'place'],
+    ['Gibt es Parkplätze?', 'other'],
+  ])('%s → %s', (question, type) => {
+    expect(questionType(question)).toBe(type);
+  });
+});
+
+describe('extractAnswer by question type', () => {
+  const content =
+    'Der Kurs für Schwangerschaftsyoga findet donnerstags statt. Geleitet wird er von der Hebamme Svenja Kraus. ' +
+    'Der Kurs kostet 120,00 € für acht Termine. Bisher haben 415.000 Menschen teilgenommen.';
+  it('answers who with the sentence holding a name, when with a time, how much with a number', () => {
+    expect(extractAnswer(content, 'Wer leitet den Kurs für Schwangerschaftsyoga?')).toContain('Svenja Kraus');
+    expect(extractAnswer(content, 'Was kostet der Kurs?')).toContain('120,00 €');
+    expect(extractAnswer(content, 'Wie viele Menschen haben teilgenommen?')).toContain('415.000 Menschen');
+  });
+  it('keeps sentences whole', () => {
+    const answer = extractAnswer(
+      'Founded by E.I. du Pont in 1802. Today 43.3% are exported.',
+      'Who founded it?',
+    );
+    expect(answer).toBe('Founded by E.I. du Pont in 1802.');
+  });
+});
+
 const grounding = (
   userMessage: string,
   knowledge: ModelRequest['grounding']['knowledge'],
@@ -69,6 +129,15 @@ describe('offlineAnswer', () => {
     { title: 'Parken', content: 'Parkplätze gibt es im Hof.', score: 0.5 },
     { title: 'Öffnungszeiten', content: 'Geöffnet Montag bis Freitag von 9 bis 18 Uhr.', score: 0.9 },
   ];
+  it('names the entry whose sentence answers best among hits scoring close to the best', () => {
+    const close = [
+      { title: 'Kurse', content: 'Yoga gibt es am Montag.', score: 0.8 },
+      { title: 'Preise', content: 'Der Yoga-Kurs kostet 15 Euro pro Stunde.', score: 0.78 },
+    ];
+    expect(offlineAnswer(grounding('Was kostet der Yoga-Kurs?', close))).toBe(
+      'Laut unseren Informationen zu „Preise“: Der Yoga-Kurs kostet 15 Euro pro Stunde.',
+    );
+  });
   it('answers from the best hit with a lead-in in the user’s language', () => {
     expect(offlineAnswer(grounding('Wann habt ihr geöffnet?', hits))).toBe(
       'Laut unseren Informationen zu „Öffnungszeiten“: Geöffnet Montag bis Freitag von 9 bis 18 Uhr.',

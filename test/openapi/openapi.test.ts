@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 
 interface Operation {
+  operationId?: string;
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content?: Record<string, { schema?: { $ref?: string } }> };
   summary?: string;
   tags?: string[];
   security?: Record<string, string[]>[];
@@ -12,7 +15,9 @@ interface Operation {
 interface OpenApiDocument {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components?: { securitySchemes?: Record<string, unknown> };
+  components?: { securitySchemes?: Record<string, unknown>; schemas?: Record<string, unknown> };
+  tags?: { name: string }[];
+  servers?: { url: string }[];
 }
 
 /** Routes of the documentation itself, not of the service. */
@@ -154,9 +159,109 @@ describeApp('OpenAPI document', (get) => {
     expect(problems).toEqual([]);
   });
 
+  it('names every operation with a unique, readable operationId and declares its security (also [] when public)', async () => {
+    const doc = await openApiDocument();
+    const ids = new Map<string, string>();
+    const problems: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        const id = operation.operationId;
+        if (!id) problems.push(`${name}: no operationId`);
+        else if (!/^[a-z][A-Za-z0-9]+$/.test(id))
+          problems.push(`${name}: operationId ${id} is not camelCase`);
+        else if (ids.has(id)) problems.push(`${name}: operationId ${id} also names ${ids.get(id)}`);
+        else ids.set(id, name);
+        if (!Array.isArray(operation.security)) problems.push(`${name}: security not declared`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(ids.get('chatWithBot')).toBe('POST /api/bot-chat/{botId}/chat');
+    expect(ids.get('listBots')).toBe('GET /api/bots');
+    expect(ids.get('createEvent')).toBe('POST /api/events');
+    expect(doc.paths['/health']!.get!.security).toEqual([]);
+    expect(doc.paths['/api/auth/login']!.post!.security).toEqual([]);
+    expect(doc.paths['/webhooks/stripe']!.post!.security).toEqual([]);
+  });
+
+  it('lists the tags in documentation order, chat first, and every operation uses a listed tag', async () => {
+    const doc = await openApiDocument();
+    const tags = (doc.tags ?? []).map((t) => t.name);
+    expect(tags[0]).toBe('chat');
+    const used = new Set(
+      Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((o) => o.tags ?? [])),
+    );
+    expect([...used].filter((t) => !tags.includes(t))).toEqual([]);
+  });
+
+  it('names the resource and error schemas as components instead of repeating them', async () => {
+    const doc = await openApiDocument();
+    const names = Object.keys(doc.components?.schemas ?? {});
+    for (const name of [
+      'Bot',
+      'ChatRequest',
+      'ChatResponse',
+      'ChatError',
+      'ErrorBody',
+      'Conversation',
+      'Event',
+      'Booking',
+      'KnowledgeEntry',
+      'WebhookEndpoint',
+      'ApiKey',
+      'PromptVersion',
+      'StripeEvent',
+    ]) {
+      expect(names, name).toContain(name);
+    }
+    expect(names.filter((n) => /^def-\d+$/.test(n))).toEqual([]);
+    const text = JSON.stringify(doc.paths);
+    expect(text).toContain('"$ref":"#/components/schemas/Bot"');
+    expect(text).toContain('"$ref":"#/components/schemas/ErrorBody"');
+    // Every reference points to a component that exists.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+      (m) => m[1]!,
+    );
+    expect(refs.filter((r) => !names.includes(r))).toEqual([]);
+  });
+
+  it('declares the chat stream, its headers, and the Stripe callback body and signature', async () => {
+    const doc = await openApiDocument();
+    const chat = doc.paths['/api/bot-chat/{botId}/chat']!.post!;
+    const headers = (chat.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    expect(headers).toEqual(expect.arrayContaining(['Accept', 'Idempotency-Key']));
+    const ok = chat.responses!['200'] as { content: Record<string, unknown> };
+    expect(Object.keys(ok.content)).toEqual(
+      expect.arrayContaining(['application/json', 'text/event-stream']),
+    );
+    expect(chat.requestBody?.content?.['application/json']?.schema?.$ref).toBe(
+      '#/components/schemas/ChatRequest',
+    );
+    const stripe = doc.paths['/webhooks/stripe']!.post!;
+    expect(stripe.requestBody?.content?.['application/json']?.schema?.$ref).toBe(
+      '#/components/schemas/StripeEvent',
+    );
+    expect(stripe.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'Stripe-Signature', in: 'header', required: true }),
+      ]),
+    );
+  });
+
   it('serves the interactive documentation at /docs', async () => {
     const res = await get().app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
   });
 });
+
+describeApp(
+  'OpenAPI servers',
+  (get) => {
+    it('names PUBLIC_BASE_URL as the server', async () => {
+      const doc = (await get().app.inject({ url: '/openapi.json' })).json<OpenApiDocument>();
+      expect(doc.servers?.map((s) => s.url)).toEqual(['https://bots.example.org']);
+    });
+  },
+  { env: { PUBLIC_BASE_URL: 'https://bots.example.org/' } },
+);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { enqueueEvent } from '../../src/modules/webhooks/outbox.js';
-import { createWebhookWorker } from '../../src/modules/webhooks/routes.js';
+import { createWebhookWorker } from '../../src/modules/webhooks/worker.js';
 import { describeApp, startApp, stopApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startReceiver, type Receiver } from './helpers.js';
@@ -56,7 +56,7 @@ describeApp(
       const before = receiver.received.length;
       await emit(tenant.id, { conversation_id: 'c-1', contact: { email: 'lea@example.test' } });
       clock = Date.now() + 1000;
-      const summary = await worker().runOnce();
+      const summary = await worker().deliverDue();
       expect(summary).toMatchObject({ claimed: 1, succeeded: 1 });
       const request = receiver.received[before]!;
       const payload = new Webhook(secret).verify(request.body, {
@@ -146,7 +146,7 @@ describeApp(
         url: `/api/webhooks/${webhook.id}/deliveries`,
         headers: tenant.owner.headers,
       });
-      const [logged] = deliveries.json().deliveries;
+      const [logged] = deliveries.json().data;
       const detail = await get().app.inject({
         method: 'GET',
         url: `/api/webhooks/${webhook.id}/deliveries/${logged.id}`,
@@ -330,7 +330,7 @@ describeApp(
         headers: tenant.owner.headers,
       });
       expect(page1.statusCode).toBe(200);
-      expect(page1.json().deliveries).toHaveLength(1);
+      expect(page1.json().data).toHaveLength(1);
       const cursor = page1.json().next_cursor as string;
       expect(cursor).toEqual(expect.any(String));
       const page2 = await get().app.inject({
@@ -338,8 +338,8 @@ describeApp(
         url: `${url}?limit=1&cursor=${cursor}`,
         headers: tenant.owner.headers,
       });
-      expect(page2.json().deliveries).toHaveLength(1);
-      expect(page2.json().deliveries[0].id).not.toBe(page1.json().deliveries[0].id);
+      expect(page2.json().data).toHaveLength(1);
+      expect(page2.json().data[0].id).not.toBe(page1.json().data[0].id);
       const bad = await get().app.inject({
         method: 'GET',
         url: `${url}?cursor=zzz`,
@@ -351,9 +351,9 @@ describeApp(
         url: `${url}?status=failed`,
         headers: tenant.owner.headers,
       });
-      expect(filtered.json().deliveries).toEqual([]);
+      expect(filtered.json().data).toEqual([]);
 
-      const original = page2.json().deliveries[0];
+      const original = page2.json().data[0];
       const redeliver = await get().app.inject({
         method: 'POST',
         url: `${url}/${original.id}/redeliver`,

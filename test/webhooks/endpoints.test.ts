@@ -84,7 +84,8 @@ describeApp(
         headers: tenant.owner.headers,
       });
       expect(list.statusCode).toBe(200);
-      expect(list.json().webhooks.map((w: { id: string }) => w.id)).toEqual([body.webhook.id]);
+      expect(list.json().data.map((w: { id: string }) => w.id)).toEqual([body.webhook.id]);
+      expect(list.json().next_cursor).toBeNull();
       expect(list.body).not.toContain(body.secret.slice(6));
       const one = await get().app.inject({
         method: 'GET',
@@ -241,7 +242,7 @@ describeApp(
       );
       expect(row!.is_active).toBe(true);
       expect(
-        (await get().app.inject({ method: 'GET', url: '/api/webhooks', headers: h })).json().webhooks,
+        (await get().app.inject({ method: 'GET', url: '/api/webhooks', headers: h })).json().data,
       ).toEqual([]);
     });
   },

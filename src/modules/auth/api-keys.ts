@@ -1,4 +1,5 @@
 import bcrypt from 'bcrypt';
+import { cacheLookups } from '../../observability/metrics.js';
 import { LRUCache } from 'lru-cache';
 import type { Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
@@ -41,6 +42,13 @@ export class ApiKeyService {
   private readonly cache: LRUCache<string, CachedKey>;
   private readonly revoked: LRUCache<string, true>;
   private readonly now: () => number;
+  /**
+   * Without Redis, a key rotated or revoked by another process on the same PostgreSQL database
+   * (the CLI, a second instance) sends no broadcast. Then every cache hit confirms the key row
+   * with one primary-key read, so the change holds on the next request. With Redis the broadcast
+   * evicts it; with PGlite no other process can open the database while the server runs.
+   */
+  readonly revalidatesCachedKeys: boolean;
 
   constructor(
     private readonly db: Database,
@@ -48,6 +56,7 @@ export class ApiKeyService {
     private readonly options: ApiKeyServiceOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.revalidatesCachedKeys = !coordination.redis && db.kind === 'postgres';
     const ttl = Math.max(1, options.cacheTtlSeconds) * 1000;
     this.cache = new LRUCache({ max: options.cacheMax, ttl, ttlAutopurge: false });
     this.revoked = new LRUCache({ max: 100_000, ttl: ttl * 2 });
@@ -91,7 +100,9 @@ export class ApiKeyService {
   async verify(presented: string | undefined): Promise<VerifiedKey> {
     if (!presented) throw new AppError(401, CHAT_TEXT.keyRequired);
     const digest = sha256Hex(presented);
-    const cached = this.cache.get(digest);
+    let cached = this.cache.get(digest);
+    cacheLookups.inc({ cache: 'api_key', result: cached ? 'hit' : 'miss' });
+    if (cached && this.revalidatesCachedKeys) cached = await this.revalidate(digest, cached);
     if (cached) {
       if (cached.expiresAt !== null && cached.expiresAt <= this.now()) {
         this.cache.delete(digest);
@@ -106,6 +117,21 @@ export class ApiKeyService {
     this.remember(digest, { keyId: row.id, tenantId: row.tenant_id, expiresAt });
     void repo.touchApiKey(this.db, row.tenant_id, row.id).catch(() => undefined);
     return { keyId: row.id, tenantId: row.tenant_id };
+  }
+
+  /** The cached entry if its row is still active, with the row's current expiry; else forgets it. */
+  private async revalidate(digest: string, cached: CachedKey): Promise<CachedKey | undefined> {
+    const state = await repo.findKeyState(this.db, cached.keyId);
+    if (!state?.is_active) {
+      this.forget(cached.keyId);
+      return undefined;
+    }
+    const expiresAt = state.expires_at ? state.expires_at.getTime() : null;
+    if (expiresAt === cached.expiresAt) return cached;
+    const updated = { ...cached, expiresAt };
+    this.cache.delete(digest);
+    this.remember(digest, updated);
+    return updated;
   }
 
   /** Several keys may share a prefix: every candidate is compared. */

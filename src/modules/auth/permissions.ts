@@ -28,10 +28,12 @@ const VIEW: Permission[] = [
   'usage:view',
 ];
 const EDIT: Permission[] = [...VIEW, 'bot:edit', 'knowledge:edit', 'event:edit', 'contact:edit'];
-const ADMIN: Permission[] = [...EDIT, 'webhook:manage', 'api_key:manage'];
+// Admins manage the team too; granting, removing and changing the owner role stays with owners
+// (see users-rules.ts).
+const ADMIN: Permission[] = [...EDIT, 'webhook:manage', 'api_key:manage', 'user:manage'];
 
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set([...ADMIN, 'user:manage']),
+  owner: new Set(ADMIN),
   admin: new Set(ADMIN),
   editor: new Set(EDIT),
   viewer: new Set(VIEW),

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
 import type { Role } from './permissions.js';
 
 export interface ApiKeyRow {
@@ -26,6 +27,18 @@ export function findKeysByPrefix(db: Queryable, prefix: string): Promise<ApiKeyR
   return db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE key_prefix = $1 ORDER BY created_at DESC', [
     prefix,
   ]);
+}
+
+/** Whether a key is still active, and until when: one primary-key read per cached verification. */
+export async function findKeyState(
+  db: Queryable,
+  keyId: string,
+): Promise<{ is_active: boolean; expires_at: Date | null } | undefined> {
+  const rows = await db.query<{ is_active: boolean; expires_at: Date | null }>(
+    'SELECT is_active, expires_at FROM api_keys WHERE id = $1',
+    [keyId],
+  );
+  return rows[0];
 }
 
 export async function deactivateActiveKeys(db: Queryable, tenantId: string): Promise<string[]> {
@@ -56,10 +69,17 @@ export async function insertApiKey(
   return rows[0]!;
 }
 
-export function listApiKeys(db: Queryable, tenantId: string): Promise<ApiKeyMetadata[]> {
-  return db.query<ApiKeyMetadata>(
-    `SELECT ${KEY_METADATA_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC`,
-    [tenantId],
+/** The tenant's keys, newest first, from a cursor position on. */
+export function listApiKeys(
+  db: Queryable,
+  tenantId: string,
+  page: { limit: number; after?: TimeCursor },
+): Promise<(ApiKeyMetadata & { cursor_at: string })[]> {
+  return db.query(
+    `SELECT ${KEY_METADATA_COLUMNS}, ${cursorTimestampSql('created_at')} AS cursor_at FROM api_keys
+     WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+     ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [tenantId, page.after?.at ?? null, page.after?.id ?? null, page.limit],
   );
 }
 
@@ -89,13 +109,15 @@ export interface UserRow {
   last_name: string | null;
   phone: string | null;
   company: string | null;
+  is_active: boolean;
+  last_login_at: Date | null;
   created_at: Date;
 }
 
 export type PublicUser = Omit<UserRow, 'password_hash'>;
 
 export const USER_PUBLIC_COLUMNS =
-  'id, tenant_id, email, role, first_name, last_name, phone, company, created_at';
+  'id, tenant_id, email, role, first_name, last_name, phone, company, is_active, last_login_at, created_at';
 
 /** Login looks a user up by e-mail before the tenant is known. */
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
@@ -144,19 +166,38 @@ export async function insertSession(
   );
 }
 
+/** A session opened by signing in: also records the user's last sign-in, in one statement. */
+export async function openSession(
+  db: Queryable,
+  tenantId: string,
+  session: { userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    `WITH opened AS (
+       INSERT INTO sessions (tenant_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)
+       RETURNING user_id
+     )
+     UPDATE users SET last_login_at = now() WHERE tenant_id = $1 AND id IN (SELECT user_id FROM opened)`,
+    [tenantId, session.userId, session.tokenHash, session.expiresAt],
+  );
+}
+
 export interface SessionUser extends PublicUser {
   session_id: string;
   expires_at: Date;
 }
 
-/** Resolves a session token hash to its user; the token is what identifies the tenant. */
+/**
+ * Resolves a session token hash to its user; the token is what identifies the tenant. A
+ * deactivated user's sessions are deleted, and are never honoured should one race the deletion.
+ */
 export async function findSessionUser(db: Queryable, tokenHash: string): Promise<SessionUser | undefined> {
   const rows = await db.query<SessionUser>(
     `SELECT s.id AS session_id, s.expires_at, ${USER_PUBLIC_COLUMNS.split(', ')
       .map((c) => `u.${c}`)
       .join(', ')}
      FROM sessions s JOIN users u ON u.id = s.user_id AND u.tenant_id = s.tenant_id
-     WHERE s.token_hash = $1`,
+     WHERE s.token_hash = $1 AND u.is_active`,
     [tokenHash],
   );
   return rows[0];

@@ -3,9 +3,17 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { SESSION_COOKIE, currentUser, requireUser } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import {
+  decodeTimeCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeTimeCursor,
+  Page,
+  PageQuery,
+  splitPage,
+} from '../../http/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { findTenant, findTenantPlan } from '../tenants/service.js';
-import { isUuid } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
 import { ROLE_PERMISSIONS } from './permissions.js';
 import { listApiKeys } from './repository.js';
 import { USER_PUBLIC_COLUMNS, type PublicUser } from './repository.js';
@@ -20,6 +28,8 @@ import {
 } from './schema.js';
 
 /** Dashboard sign-in and the tenant's API keys. */
+const API_KEY_LIST = 'api_keys';
+
 export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const secureCookie = ctx.config.nodeEnv === 'production';
 
@@ -29,8 +39,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       schema: {
         tags: ['auth'],
         summary: 'Log in with e-mail and password; opens a session',
+        security: [],
         body: LoginBody,
-        response: { 200: LoginResponse, ...errorResponses(400, 401, 429) },
+        response: { 200: LoginResponse, ...errorResponses(400, 401, 403, 429) },
       },
     },
     async (request, reply) => {
@@ -59,7 +70,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         tags: ['auth'],
         summary: 'End the current session',
         security: SESSION_SECURITY,
-        response: { 204: Type.Null(), ...errorResponses(401) },
+        response: { 204: Type.Null(), ...errorResponses(401, 403) },
       },
     },
     async (request, reply) => {
@@ -143,15 +154,20 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         tags: ['auth'],
         summary: "The tenant's API keys (metadata only, never the key or its hash)",
         security: SESSION_SECURITY,
-        response: {
-          200: Type.Object({ api_keys: Type.Array(ApiKeyMetadataSchema) }),
-          ...errorResponses(401, 403),
-        },
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: Page(ApiKeyMetadataSchema), ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
-      const keys = await listApiKeys(ctx.db, currentUser(request).tenantId);
-      return { api_keys: keys.map(serializeKey) };
+      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
+      const keys = await listApiKeys(ctx.db, currentUser(request).tenantId, {
+        limit: limit + 1,
+        after: decodeTimeCursor(API_KEY_LIST, request.query.cursor),
+      });
+      const page = splitPage(keys, limit, (last) =>
+        encodeTimeCursor(API_KEY_LIST, { at: last.cursor_at, id: last.id }),
+      );
+      return { data: page.data.map(serializeKey), next_cursor: page.next_cursor };
     },
   );
 

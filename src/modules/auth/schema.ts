@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ROLES } from './permissions.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 export const LoginBody = Type.Object(
   {
@@ -60,3 +61,6 @@ export const CreateApiKeyResponse = Type.Object({
   key: Type.String({ description: 'The plain key. Shown once; only its hash is stored.' }),
   api_key: ApiKeyMetadataSchema,
 });
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ User: PublicUserSchema, ApiKey: ApiKeyMetadataSchema, LoginResponse: LoginResponse });

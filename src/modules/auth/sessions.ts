@@ -7,6 +7,9 @@ import * as repo from './repository.js';
 import { randomToken, sha256Hex } from './secrets.js';
 
 export const SESSION_TOKEN_PREFIX = 'pst_';
+/** Told only to someone who gave the right password: the account exists but may not sign in. */
+export const ACCOUNT_DEACTIVATED =
+  'This account is deactivated; an owner or admin of your team can reactivate it';
 
 export interface AuthenticatedUser {
   id: string;
@@ -21,12 +24,19 @@ export interface SessionServiceOptions {
   sessionTtlHours: number;
   loginMaxFailures: number;
   loginFailureWindowSeconds: number;
+  /** Upper bound of the delay added to every login of an account under attack. */
+  loginMaxDelayMs: number;
 }
 
-/** Compared against when the e-mail is unknown, so both paths cost one bcrypt comparison. */
-const DUMMY_HASH = '$2b$10$g0yj3BZbQQBsS796vUxUh.SosOvzoGem82iaT7xSDLcsXQyAI.9JC';
+/** The first delay once an account has loginMaxFailures failures; it doubles with each further one. */
+const LOGIN_BASE_DELAY_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SessionService {
+  /** Compared against when the e-mail is unknown, so both paths cost one bcrypt comparison at the configured cost. */
+  private standInHash: Promise<string> | undefined;
+
   constructor(
     private readonly db: Database,
     private readonly coordination: Coordination,
@@ -37,39 +47,64 @@ export class SessionService {
     return bcrypt.hash(password, this.options.bcryptCost);
   }
 
+  private standIn(): Promise<string> {
+    this.standInHash ??= bcrypt.hash(randomToken(16), this.options.bcryptCost);
+    return this.standInHash;
+  }
+
   /**
-   * Checks the password and opens a session. Failed attempts are counted per account and per
-   * client address; past the limit both are refused with 429 until the window ends.
+   * How long a login of this account waits: nothing below loginMaxFailures failures, then a
+   * delay that doubles with each further failure, capped at loginMaxDelayMs.
+   */
+  accountDelayMs(accountFailures: number): number {
+    const over = accountFailures - this.options.loginMaxFailures;
+    if (over < 0) return 0;
+    return Math.min(this.options.loginMaxDelayMs, LOGIN_BASE_DELAY_MS * 2 ** Math.min(over, 20));
+  }
+
+  /**
+   * Checks the password and opens a session. Throttling follows OWASP's guidance: failures are
+   * counted per (account, client address) and per client address, and each of those is locked
+   * (429 with Retry-After) past its limit; an account as a whole is never locked by failures
+   * from other addresses, only slowed down (accountDelayMs), so an attacker cannot lock the
+   * owner out.
    */
   async login(email: string, password: string, clientAddress: string) {
-    const accountKey = `login-fail:account:${email.toLowerCase()}`;
+    const account = email.toLowerCase();
+    const pairKey = `login-fail:pair:${clientAddress}:${account}`;
     const addressKey = `login-fail:address:${clientAddress}`;
-    const [accountFailures, addressFailures] = await Promise.all([
-      this.coordination.count(accountKey),
+    const accountKey = `login-fail:account:${account}`;
+    const [pairFailures, addressFailures, accountFailures] = await Promise.all([
+      this.coordination.count(pairKey),
       this.coordination.count(addressKey),
+      this.coordination.count(accountKey),
     ]);
     const limit = this.options.loginMaxFailures;
-    if (accountFailures >= limit || addressFailures >= limit * 4) {
+    if (pairFailures >= limit || addressFailures >= limit * 4) {
       throw new AppError(429, ErrorCode.rateLimited, 'Too many failed logins; try again later', {
         headers: { 'retry-after': String(this.options.loginFailureWindowSeconds) },
       });
     }
+    const delay = this.accountDelayMs(accountFailures);
+    if (delay > 0) await sleep(delay);
     const user = await repo.findUserByEmail(this.db, email);
-    const ok = await bcrypt.compare(password, user?.password_hash ?? DUMMY_HASH);
+    const ok = await bcrypt.compare(password, user?.password_hash ?? (await this.standIn()));
     if (!user || !ok) {
       const window = this.options.loginFailureWindowSeconds;
       await Promise.all([
-        this.coordination.increment(accountKey, window),
+        this.coordination.increment(pairKey, window),
         this.coordination.increment(addressKey, window),
+        this.coordination.increment(accountKey, window),
       ]);
       throw new AppError(401, ErrorCode.unauthorized, 'E-mail or password is wrong');
     }
-    await this.coordination.reset(accountKey);
+    if (!user.is_active) throw new AppError(403, ErrorCode.forbidden, ACCOUNT_DEACTIVATED);
+    await Promise.all([this.coordination.reset(pairKey), this.coordination.reset(accountKey)]);
     // Expired sessions are swept here, where sessions are made, rather than by a timer.
     await repo.deleteExpiredSessions(this.db);
     const token = SESSION_TOKEN_PREFIX + randomToken(32);
     const expiresAt = new Date(Date.now() + this.options.sessionTtlHours * 3600_000);
-    await repo.insertSession(this.db, user.tenant_id, {
+    await repo.openSession(this.db, user.tenant_id, {
       userId: user.id,
       tokenHash: sha256Hex(token),
       expiresAt,

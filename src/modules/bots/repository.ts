@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
+import { isUuid } from '../../http/uuid.js';
 
 export const BOT_KINDS = ['standard', 'smart', 'specialized'] as const;
 export const BOT_STATUSES = ['draft', 'active', 'disabled'] as const;
@@ -63,13 +64,24 @@ const WRITABLE: (keyof BotFields)[] = [
   'channels',
 ];
 
+/**
+ * The value stored for a column. knowledge_min_score is a `real`: a score with more than six
+ * decimals (e.g. 1e-190, which PostgreSQL refuses as an underflow) is rounded to six.
+ */
+function columnValue(fields: BotFields, column: keyof BotFields): unknown {
+  const value = fields[column];
+  return column === 'knowledge_min_score' && typeof value === 'number'
+    ? Math.round(value * 1e6) / 1e6
+    : value;
+}
+
 export async function insertBot(
   db: Queryable,
   tenantId: string,
   fields: BotFields & { name: string },
 ): Promise<BotRow> {
   const columns = WRITABLE.filter((c) => fields[c] !== undefined);
-  const values = columns.map((c) => fields[c]);
+  const values = columns.map((c) => columnValue(fields, c));
   const placeholders = columns.map((_, i) => `$${i + 2}`);
   return (await queryOne<BotRow>(
     db,
@@ -90,7 +102,7 @@ export async function updateBot(
   return queryOne<BotRow>(
     db,
     `UPDATE bots SET ${sets.join(', ')}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-    [tenantId, botId, ...columns.map((c) => fields[c])],
+    [tenantId, botId, ...columns.map((c) => columnValue(fields, c))],
   );
 }
 
@@ -154,11 +166,4 @@ export async function deleteBot(db: Queryable, tenantId: string, botId: string):
     botId,
   ]);
   return rows.length > 0;
-}
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A malformed id can never name a row: callers answer 404 instead of a database error. */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID_PATTERN.test(value);
 }

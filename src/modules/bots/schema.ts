@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { BOT_CHANNELS, BOT_KINDS, BOT_STATUSES } from './repository.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A closed list of strings: `enum` in the OpenAPI document, a literal union in TypeScript. */
@@ -119,3 +120,6 @@ export type CreateBotInput = Static<typeof CreateBotBody>;
 export type UpdateBotInput = Static<typeof UpdateBotBody>;
 export type BotListFilters = Static<typeof BotListQuery>;
 export type BotResponse = Static<typeof BotSchema>;
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ Bot: BotSchema });

@@ -3,21 +3,17 @@ import type { AppContext } from '../../context.js';
 import { tenantOfKey } from '../../http/auth.js';
 import { Page } from '../../http/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
-import { conversationV1Routes } from '../conversations/v1-routes.js';
 import { BotListQuery, BotSchema, V1CreateBotBody } from './schema.js';
 import { createBot, getBot, listBotsPage, serializeBot } from './service.js';
-import { guardV1 } from './v1-guard.js';
 
 /** Errors every /v1 route can answer besides its own. */
 export const V1_ERRORS = [401, 403, 429] as const;
 
 /**
- * The public API under /v1 (tenant API key as Bearer). The guard's hooks apply to every
- * route registered inside this plugin, conversations included, and the rate-limit counter is
- * one per tenant across all of them.
+ * The bots of the public API under /v1 (tenant API key as Bearer). app.ts registers them
+ * inside the /v1 scope, whose guard (v1-guard.ts) authenticates and limits every /v1 route.
  */
-export const v1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  guardV1(app, ctx);
+export const botV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const tags = ['v1: bots'];
   const security = BEARER_KEY_SECURITY;
 
@@ -65,6 +61,4 @@ export const v1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (a
     },
     async (request) => serializeBot(await getBot(ctx.db, tenantOfKey(request).tenantId, request.params.id)),
   );
-
-  await app.register(conversationV1Routes, { ctx });
 };

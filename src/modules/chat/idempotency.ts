@@ -45,13 +45,30 @@ interface KeyRow {
 export async function claimIdempotencyKey(
   db: Queryable,
   tenantId: string,
-  input: { key: string; requestHash: string; leaseSeconds: number },
+  input: {
+    key: string;
+    requestHash: string;
+    leaseSeconds: number;
+    claimId: string;
+    /** When the caller stops waiting for the statement (see `admitChat`). */
+    validUntil: Date;
+  },
 ): Promise<IdempotencyClaim> {
-  const params = [tenantId, input.key, input.requestHash, input.leaseSeconds, IDEMPOTENCY_TTL_HOURS];
+  const params = [
+    tenantId,
+    input.key,
+    input.requestHash,
+    input.leaseSeconds,
+    IDEMPOTENCY_TTL_HOURS,
+    input.claimId,
+    input.validUntil,
+  ];
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.query(
-      `INSERT INTO chat_idempotency_keys (tenant_id, idempotency_key, request_hash, lease_expires_at, expires_at)
-       VALUES ($1, $2, $3, now() + make_interval(secs => $4), now() + make_interval(hours => $5))
+      `INSERT INTO chat_idempotency_keys
+         (tenant_id, idempotency_key, request_hash, lease_expires_at, expires_at, claim_id)
+       SELECT $1, $2, $3, now() + make_interval(secs => $4), now() + make_interval(hours => $5), $6
+       WHERE clock_timestamp() <= $7
        ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
        RETURNING 1`,
       params,
@@ -60,9 +77,9 @@ export async function claimIdempotencyKey(
 
     const takenOver = await db.query(
       `UPDATE chat_idempotency_keys
-       SET request_hash = $3, status = 'in_flight', response = NULL, created_at = now(),
+       SET request_hash = $3, status = 'in_flight', response = NULL, created_at = now(), claim_id = $6,
            lease_expires_at = now() + make_interval(secs => $4), expires_at = now() + make_interval(hours => $5)
-       WHERE tenant_id = $1 AND idempotency_key = $2
+       WHERE tenant_id = $1 AND idempotency_key = $2 AND clock_timestamp() <= $7
          AND (expires_at <= now() OR (status = 'in_flight' AND lease_expires_at <= now() AND request_hash = $3))
        RETURNING 1`,
       params,
@@ -84,11 +101,21 @@ export async function claimIdempotencyKey(
   return { kind: 'in_flight' };
 }
 
-/** A request that ended in an error keeps nothing: the client may retry with the same key. */
-export async function releaseIdempotencyKey(db: Queryable, tenantId: string, key: string): Promise<void> {
+/**
+ * A request that ended in an error keeps nothing: the client may retry with the same key.
+ * Only this request's own claim is deleted, so a release retried after an outage never
+ * removes a claim another request has taken over since.
+ */
+export async function releaseIdempotencyKey(
+  db: Queryable,
+  tenantId: string,
+  key: string,
+  claimId: string,
+): Promise<void> {
   await db.query(
-    `DELETE FROM chat_idempotency_keys WHERE tenant_id = $1 AND idempotency_key = $2 AND status = 'in_flight'`,
-    [tenantId, key],
+    `DELETE FROM chat_idempotency_keys
+     WHERE tenant_id = $1 AND idempotency_key = $2 AND status = 'in_flight' AND claim_id = $3`,
+    [tenantId, key, claimId],
   );
 }
 

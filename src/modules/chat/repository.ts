@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid, type BotRow } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
+import type { BotRow } from '../bots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import type { ModelMessage } from '../models/provider.js';
 import type { ChatChannel } from './request.js';
@@ -21,12 +22,13 @@ export type Admission =
   | { kind: 'handed_over' }
   | { kind: 'quota_exhausted' }
   /** Admitted: one message of the month's quota is reserved; `used` counts it. */
-  | { kind: 'admitted'; bot: ChatBot; conversationId: string | null; used: number };
+  | { kind: 'admitted'; bot: ChatBot; conversationId: string | null; used: number; reservationId: string };
 
 interface AdmissionRow extends ChatBot {
   conversation_id: string | null;
   conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
+  reservation_id: string | null;
   commit_mode: string;
 }
 
@@ -36,7 +38,9 @@ interface AdmissionRow extends ChatBot {
  * atomic reservation of one message of the month's quota. The conditional upsert lets exactly
  * `quota` requests through however many race, on any number of instances; unlimited tenants
  * (quota null) are counted too. $4 is the conversation id (null when none is named or it is
- * malformed), $5 whether one was named.
+ * malformed), $5 whether one was named, $6 the reservation's lease in seconds, $7 when the caller
+ * stops waiting for the answer: a statement that a frozen server runs only later, after the
+ * caller gave up, reserves nothing (it would be held until its lease ran out).
  *
  * The statement commits asynchronously (synchronous_commit off for its own transaction only):
  * the tenant's counter row stays locked until commit, and waiting for the WAL flush there made
@@ -61,15 +65,21 @@ const ADMIT = `WITH bot AS (
   reserved AS (
     INSERT INTO usage_counters AS u (tenant_id, period, messages_used)
     SELECT $1, $3::date, 1 FROM bot
-    WHERE bot.is_active AND bot.status <> 'disabled'
+    WHERE bot.is_active AND bot.status <> 'disabled' AND clock_timestamp() <= $7
       AND (NOT $5::boolean OR EXISTS (SELECT 1 FROM conversation WHERE status <> 'handed_over'))
       AND coalesce(bot.monthly_message_quota > 0, true)
     ON CONFLICT (tenant_id, period) DO UPDATE SET messages_used = u.messages_used + 1
     WHERE coalesce(u.messages_used < (SELECT monthly_message_quota FROM bot), true)
     RETURNING messages_used
+  ),
+  reservation AS (
+    INSERT INTO chat_reservations (tenant_id, period, lease_expires_at)
+    SELECT $1, $3::date, now() + make_interval(secs => $6) FROM reserved
+    RETURNING id
   )
   SELECT bot.*, conversation.id AS conversation_id, conversation.status AS conversation_status,
          (SELECT messages_used FROM reserved) AS messages_used,
+         (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
   FROM bot LEFT JOIN conversation ON true`;
 
@@ -85,6 +95,8 @@ export async function admitChat(
   botId: string,
   conversationId: string | null,
   period: string,
+  leaseSeconds: number,
+  validUntil: Date,
 ): Promise<Admission> {
   if (!isUuid(botId)) return { kind: 'bot_not_found' };
   const named = conversationId !== null;
@@ -94,14 +106,29 @@ export async function admitChat(
     period,
     named && isUuid(conversationId) ? conversationId : null,
     named,
+    leaseSeconds,
+    validUntil,
   ]);
   if (!row) return { kind: 'bot_not_found' };
-  const { conversation_id, conversation_status, messages_used, commit_mode: _commitMode, ...bot } = row;
+  const {
+    conversation_id,
+    conversation_status,
+    messages_used,
+    reservation_id,
+    commit_mode: _commitMode,
+    ...bot
+  } = row;
   if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
   if (named && conversation_id === null) return { kind: 'conversation_not_found' };
   if (conversation_status === 'handed_over') return { kind: 'handed_over' };
-  if (messages_used === null) return { kind: 'quota_exhausted' };
-  return { kind: 'admitted', bot, conversationId: conversation_id, used: messages_used };
+  if (messages_used === null || reservation_id === null) return { kind: 'quota_exhausted' };
+  return {
+    kind: 'admitted',
+    bot,
+    conversationId: conversation_id,
+    used: messages_used,
+    reservationId: reservation_id,
+  };
 }
 
 /** The last `limit` user/assistant messages, oldest first. */
@@ -120,13 +147,38 @@ export async function loadHistory(
   return rows.reverse();
 }
 
-/** Gives back a reservation of a request that failed before it was answered. */
-export async function releaseMessage(db: Queryable, tenantId: string, period: string): Promise<void> {
+/**
+ * Gives back the reservation of a request that failed before it was answered: the row and the
+ * counted message go in one statement, so running it again (a retry after an outage, the
+ * sweep) gives nothing back twice.
+ */
+export async function releaseMessage(db: Queryable, reservationId: string): Promise<void> {
   await db.query(
-    `UPDATE usage_counters SET messages_used = messages_used - 1
-     WHERE tenant_id = $1 AND period = $2 AND messages_used > 0`,
-    [tenantId, period],
+    `WITH gone AS (DELETE FROM chat_reservations WHERE id = $1 RETURNING tenant_id, period)
+     UPDATE usage_counters u SET messages_used = u.messages_used - 1
+     FROM gone WHERE u.tenant_id = gone.tenant_id AND u.period = gone.period AND u.messages_used > 0`,
+    [reservationId],
   );
+}
+
+/**
+ * Gives back every reservation whose lease ran out: its request can no longer be answered
+ * (its process died, or its release could not reach the database). Returns how many.
+ */
+export async function sweepExpiredReservations(db: Queryable): Promise<number> {
+  const rows = await db.query<{ released: number }>(
+    `WITH gone AS (
+       DELETE FROM chat_reservations WHERE lease_expires_at <= now() RETURNING tenant_id, period
+     ),
+     per_counter AS (SELECT tenant_id, period, count(*)::int AS n FROM gone GROUP BY tenant_id, period),
+     updated AS (
+       UPDATE usage_counters u SET messages_used = greatest(u.messages_used - p.n, 0)
+       FROM per_counter p WHERE u.tenant_id = p.tenant_id AND u.period = p.period
+       RETURNING 1
+     )
+     SELECT coalesce(sum(n), 0)::int AS released FROM per_counter`,
+  );
+  return rows[0]?.released ?? 0;
 }
 
 export interface StoredMessage {
@@ -150,11 +202,13 @@ export interface Exchange {
   answer: StoredMessage;
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
+  /** The request's quota reservation, settled by this statement. */
+  reservation: { id: string; period: string } | null;
 }
 
 const NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $14, $15, $16, 2, now())
+  VALUES ($2, $1, $3, $16, $17, $18, 2, now())
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
@@ -181,6 +235,18 @@ function exchangeSql(conversation: string): string {
        UPDATE chat_idempotency_keys
        SET status = 'completed', response = $12, expires_at = now() + make_interval(hours => $13)
        WHERE tenant_id = $1 AND idempotency_key = $11 AND EXISTS (SELECT 1 FROM conversation)
+       RETURNING 1
+     ),
+     reservation AS (
+       DELETE FROM chat_reservations WHERE id = $14::uuid AND EXISTS (SELECT 1 FROM conversation)
+       RETURNING 1
+     ),
+     -- The lease ran out before the answer was stored and the sweep gave the message back:
+     -- the stored exchange counts it again.
+     recounted AS (
+       UPDATE usage_counters SET messages_used = messages_used + 1
+       WHERE tenant_id = $1 AND period = $15::date AND $14::uuid IS NOT NULL
+         AND EXISTS (SELECT 1 FROM conversation) AND NOT EXISTS (SELECT 1 FROM reservation)
        RETURNING 1
      )
      SELECT count(*)::int AS stored FROM conversation`;
@@ -211,6 +277,8 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.key ?? null,
     exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
     exchange.idempotency?.ttlHours ?? 0,
+    exchange.reservation?.id ?? null,
+    exchange.reservation?.period ?? null,
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);

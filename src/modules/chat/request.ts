@@ -17,7 +17,19 @@ export const CHAT_EXTRA_TEXT = {
   idempotencyInFlight: 'Anfrage mit diesem Idempotency-Key wird noch verarbeitet',
   handedOver: 'Conversation an Mitarbeiter übergeben',
   modelUnavailable: 'KI-Modell nicht verfügbar',
+  invalidCharacter: 'Ungültiges Zeichen',
+  serviceUnavailable: 'Dienst vorübergehend nicht verfügbar',
 } as const;
+
+/** The answer to a NUL character in the request (http/hostile-input.ts): the field's own text. */
+export const CHAT_INVALID_TEXT = {
+  fields: {
+    message: CHAT_TEXT.messageRequired,
+    sender_id: CHAT_TEXT.invalidSenderId,
+    metadata: CHAT_EXTRA_TEXT.invalidMetadata,
+  },
+  fallback: CHAT_EXTRA_TEXT.invalidCharacter,
+};
 
 export interface ChatInput {
   message: string;

@@ -3,10 +3,12 @@ import type { AppContext } from '../../context.js';
 import { requireApiKey, tenantOfKey } from '../../http/auth.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
 import { API_KEY_SECURITY } from '../../http/schemas.js';
-import { parseChatRequest, parseIdempotencyKey } from './request.js';
+import { chatLogFields, chatTraceOf } from '../../observability/chat-trace.js';
+import { chatOutcomeFor } from '../../observability/metrics.js';
+import { CHAT_INVALID_TEXT, parseChatRequest, parseIdempotencyKey } from './request.js';
 import { ChatBody, ChatParams, ChatResponseSchema, chatErrorResponses } from './schema.js';
 import { chat } from './service.js';
-import { streamChat, wantsEventStream } from './sse.js';
+import { abortOnDisconnect, streamChat, wantsEventStream } from './sse.js';
 
 /** 10000 characters of message plus metadata fit easily; more is refused before parsing. */
 export const CHAT_BODY_LIMIT = 256 * 1024;
@@ -14,12 +16,30 @@ export const CHAT_BODY_LIMIT = 256 * 1024;
 /** POST /api/bot-chat/:botId/chat: the chat endpoint of the specification. */
 export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const max = ctx.config.chat.rateLimitMax;
+  const verifyKey = requireApiKey(ctx, { allowHeader: true });
   app.post(
     '/api/bot-chat/:botId/chat',
     {
       // Order: authentication (onRequest) → rate limit (preParsing) → body → checks.
-      onRequest: [requireApiKey(ctx, { allowHeader: true }), rateLimitPolicyHeader(max)],
-      config: { errorStyle: 'chat', rateLimit: rateLimitFor('chat', { max }) },
+      onRequest: [
+        async (request, reply) => {
+          await chatTraceOf(request).stage('auth', async () =>
+            verifyKey.call(app, request, reply, () => undefined),
+          );
+        },
+        rateLimitPolicyHeader(max),
+      ],
+      // The request's log line carries tenant, bot, outcome, stage latencies and tokens.
+      onResponse: async (request, reply) => {
+        (request.log as unknown as { setBindings(b: object): void }).setBindings(
+          chatLogFields(request, chatOutcomeFor(request, reply)),
+        );
+      },
+      config: {
+        errorStyle: 'chat',
+        invalidText: CHAT_INVALID_TEXT,
+        rateLimit: rateLimitFor('chat', { max }),
+      },
       bodyLimit: CHAT_BODY_LIMIT,
       // The body is checked by parseChatRequest, which knows the specification's texts and order.
       attachValidation: true,
@@ -49,9 +69,11 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         input,
         idempotencyKey,
         log: request.log,
+        trace: chatTraceOf(request),
       };
       if (wantsEventStream(request.headers.accept)) return streamChat(ctx, call, reply);
-      const { response, replayed } = await chat(ctx, call);
+      const disconnect = abortOnDisconnect(reply);
+      const { response, replayed } = await chat(ctx, call, disconnect.signal).finally(disconnect.dispose);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return response;
     },

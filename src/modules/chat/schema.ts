@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { nameSchemas } from '../../http/schemas.js';
 
 /*
  * The chat body is checked by parseChatRequest (request.ts), which gives the specification's
@@ -72,3 +73,6 @@ export const ChatErrorSchema = Type.Object(
 export function chatErrorResponses(...statuses: number[]) {
   return Object.fromEntries(statuses.map((s) => [s, ChatErrorSchema]));
 }
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ ChatRequest: ChatBody, ChatResponse: ChatResponseSchema, ChatSource: ChatSourceSchema });

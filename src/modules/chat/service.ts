@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { staged, type ChatTrace } from '../../observability/chat-trace.js';
+import { observeKnowledgeSearch } from '../../observability/metrics.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, CHAT_TEXT } from '../../http/errors.js';
@@ -15,6 +17,7 @@ import {
   requestFingerprint,
 } from './idempotency.js';
 import { quotaPeriod, quotaRemaining } from './quota.js';
+import { releaseReliably } from './release.js';
 import * as repo from './repository.js';
 import { CHAT_EXTRA_TEXT, type ChatInput } from './request.js';
 
@@ -48,6 +51,8 @@ export interface ChatCall {
   idempotencyKey: string | null;
   /** Request logger: model outages are logged with their cause, which the client never sees. */
   log?: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  /** Stage latencies and tokens for the request's log line. */
+  trace?: ChatTrace;
 }
 
 /** A request that passed every check and holds a quota reservation, ready for the model. */
@@ -59,14 +64,45 @@ export interface PreparedChat {
   quotaRemaining: number | null;
   hits: KnowledgeHit[];
   modelRequest: ModelRequest;
+  /** The quota reservation and idempotency claim this request holds, and when their leases end. */
+  reservationId: string;
+  claimId: string;
+  leaseEndsAt: number;
 }
 
 export type ChatStart =
   { kind: 'replay'; response: ChatResponse } | { kind: 'prepared'; prepared: PreparedChat };
 
-/** In-flight claims outlive the slowest model call (timeout, one retry) before takeover. */
+/**
+ * A chat request's own deadline: two model attempts (timeout and one retry) plus time for the
+ * database. A request still running then is given up (503), so its leases can be bounded.
+ */
+export function chatDeadlineMs(ctx: AppContext): number {
+  return ctx.config.model.timeoutMs * 2 + 30_000;
+}
+
+/**
+ * The quota reservation and the in-flight idempotency claim outlive the request's deadline
+ * (with a margin for the release itself) before the sweep gives them back or another request
+ * takes them over.
+ */
 function leaseSeconds(ctx: AppContext): number {
-  return Math.ceil((ctx.config.model.timeoutMs * 2) / 1000) + 60;
+  return Math.ceil(chatDeadlineMs(ctx) / 1000) + 30;
+}
+
+/**
+ * When the service stops waiting for a statement it sends now (the client-side limit of the
+ * PostgreSQL pool). Claims and reservations are made only before it, so a frozen server that
+ * runs the statement later, when the request has long failed, holds nothing for anyone.
+ */
+function statementDeadline(ctx: AppContext): Date {
+  return new Date(Date.now() + ctx.config.databaseStatementTimeoutMs + 1000);
+}
+
+/** The model call's signal: the client's (disconnect) combined with the request's deadline. */
+function withDeadline(ctx: AppContext, signal?: AbortSignal): AbortSignal {
+  const deadline = AbortSignal.timeout(chatDeadlineMs(ctx));
+  return signal ? AbortSignal.any([signal, deadline]) : deadline;
 }
 
 /**
@@ -76,12 +112,17 @@ function leaseSeconds(ctx: AppContext): number {
  */
 export async function startChat(ctx: AppContext, call: ChatCall, signal?: AbortSignal): Promise<ChatStart> {
   const { tenantId, idempotencyKey } = call;
+  const claimId = randomUUID();
+  const seconds = leaseSeconds(ctx);
+  const leaseEndsAt = Date.now() + seconds * 1000;
   if (idempotencyKey) {
     const requestHash = requestFingerprint(call.botId, call.input);
     const claim = await claimIdempotencyKey(ctx.db, tenantId, {
       key: idempotencyKey,
       requestHash,
-      leaseSeconds: leaseSeconds(ctx),
+      leaseSeconds: seconds,
+      claimId,
+      validUntil: statementDeadline(ctx),
     });
     if (claim.kind === 'replay')
       return { kind: 'replay', response: claim.response as unknown as ChatResponse };
@@ -103,17 +144,40 @@ export async function startChat(ctx: AppContext, call: ChatCall, signal?: AbortS
     if (Math.random() < 0.01) void purgeExpiredIdempotencyKeys(ctx.db, tenantId).catch(() => undefined);
   }
   try {
-    return { kind: 'prepared', prepared: await prepare(ctx, call, signal) };
+    const lease = { claimId, leaseSeconds: seconds, leaseEndsAt };
+    return { kind: 'prepared', prepared: await prepare(ctx, call, withDeadline(ctx, signal), lease) };
   } catch (error) {
-    if (idempotencyKey) await releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey).catch(() => undefined);
+    if (idempotencyKey) {
+      await releaseReliably(
+        () => releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey, claimId),
+        leaseEndsAt,
+      );
+    }
     throw error;
   }
 }
 
-async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): Promise<PreparedChat> {
+async function prepare(
+  ctx: AppContext,
+  call: ChatCall,
+  signal: AbortSignal,
+  lease: { claimId: string; leaseSeconds: number; leaseEndsAt: number },
+): Promise<PreparedChat> {
   const { tenantId, botId, input } = call;
   const period = quotaPeriod();
-  const admission = await repo.admitChat(ctx.db, tenantId, botId, input.conversationId, period);
+  const admission = await staged(
+    call.trace,
+    'admission',
+    repo.admitChat(
+      ctx.db,
+      tenantId,
+      botId,
+      input.conversationId,
+      period,
+      lease.leaseSeconds,
+      statementDeadline(ctx),
+    ),
+  );
   switch (admission.kind) {
     case 'bot_not_found':
       throw new AppError(404, CHAT_TEXT.botNotFound);
@@ -146,17 +210,24 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
     const [history, hits, extraSections] = await Promise.all([
       isNewConversation
         ? Promise.resolve([])
-        : repo.loadHistory(ctx.db, tenantId, conversationId, HISTORY_LIMIT),
-      searchKnowledge(ctx.db, tenantId, {
-        botId: bot.id,
-        query: input.message,
-        limit: KNOWLEDGE_LIMIT,
-        minScore,
-        embeddings: embeddingsFor(ctx.config),
-        vocabularyVersion: bot.knowledge_vocabulary_version,
-      }),
+        : staged(call.trace, 'history', repo.loadHistory(ctx.db, tenantId, conversationId, HISTORY_LIMIT)),
+      staged(
+        call.trace,
+        'knowledge',
+        observeKnowledgeSearch(
+          searchKnowledge(ctx.db, tenantId, {
+            botId: bot.id,
+            query: input.message,
+            limit: KNOWLEDGE_LIMIT,
+            minScore,
+            embeddings: embeddingsFor(ctx.config),
+            vocabularyVersion: bot.knowledge_vocabulary_version,
+          }),
+        ),
+      ),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),
     ]);
+    const promptStarted = performance.now();
     const systemPrompt = assembleSystemPrompt(bot, { industry_code: bot.tenant_industry_code }, hits, {
       securityLayer: ctx.config.prompt.securityLayer,
       extraSections,
@@ -167,6 +238,7 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
       userMessage: input.message,
       bot,
     });
+    call.trace?.record('prompt', performance.now() - promptStarted);
     const modelRequest: ModelRequest = {
       model: bot.model,
       system: forModel.system,
@@ -187,9 +259,12 @@ async function prepare(ctx: AppContext, call: ChatCall, signal?: AbortSignal): P
       quotaRemaining: quotaRemaining(bot.monthly_message_quota, used),
       hits,
       modelRequest,
+      reservationId: admission.reservationId,
+      claimId: lease.claimId,
+      leaseEndsAt: lease.leaseEndsAt,
     };
   } catch (error) {
-    await repo.releaseMessage(ctx.db, tenantId, period).catch(() => undefined);
+    await releaseReliably(() => repo.releaseMessage(ctx.db, admission.reservationId), lease.leaseEndsAt);
     throw error;
   }
 }
@@ -213,7 +288,12 @@ export async function finishChat(
 ): Promise<ChatResponse> {
   const { call, turn, hits } = prepared;
   const { tenantId } = call;
-  const processed = await processReply(ctx.chatExtensions, turn, reply.text, ctx.db);
+  call.trace?.tokens(reply.promptTokens, reply.completionTokens);
+  const processed = await staged(
+    call.trace,
+    'reply',
+    processReply(ctx.chatExtensions, turn, reply.text, ctx.db),
+  );
   const tokensUsed = reply.promptTokens + reply.completionTokens;
   const knowledgeUsed = hits.length > 0;
   const response: ChatResponse = {
@@ -232,33 +312,44 @@ export async function finishChat(
     })),
     actions: processed.actions,
   };
-  const stored = await repo.storeExchange(ctx.db, tenantId, {
-    conversationId: turn.conversationId,
-    newConversation: turn.isNewConversation
-      ? { channel: turn.channel, senderId: turn.senderId, metadata: turn.metadata }
-      : null,
-    botId: turn.bot.id,
-    channel: turn.channel,
-    model: reply.model,
-    knowledgeUsed,
-    // The question carries the prompt's tokens, the answer its own: together tokens_used.
-    question: { content: turn.userMessage, tokens: reply.promptTokens },
-    answer: { content: response.reply, tokens: reply.completionTokens },
-    idempotency: call.idempotencyKey
-      ? { key: call.idempotencyKey, response, ttlHours: IDEMPOTENCY_TTL_HOURS }
-      : null,
-  });
+  const stored = await staged(
+    call.trace,
+    'store',
+    repo.storeExchange(ctx.db, tenantId, {
+      conversationId: turn.conversationId,
+      newConversation: turn.isNewConversation
+        ? { channel: turn.channel, senderId: turn.senderId, metadata: turn.metadata }
+        : null,
+      botId: turn.bot.id,
+      channel: turn.channel,
+      model: reply.model,
+      knowledgeUsed,
+      // The question carries the prompt's tokens, the answer its own: together tokens_used.
+      question: { content: turn.userMessage, tokens: reply.promptTokens },
+      answer: { content: response.reply, tokens: reply.completionTokens },
+      idempotency: call.idempotencyKey
+        ? { key: call.idempotencyKey, response, ttlHours: IDEMPOTENCY_TTL_HOURS }
+        : null,
+      reservation: { id: prepared.reservationId, period: prepared.period },
+    }),
+  );
   if (!stored) throw handedOver();
   return response;
 }
 
-/** Gives back the quota reservation and the idempotency claim of a request that failed. */
+/**
+ * Gives back the quota reservation and the idempotency claim of a request that failed; when
+ * the database cannot be reached, again in the background until it can (see release.ts).
+ */
 export async function abandonChat(ctx: AppContext, prepared: PreparedChat): Promise<void> {
   const { tenantId, idempotencyKey } = prepared.call;
+  const { reservationId, claimId, leaseEndsAt } = prepared;
   await Promise.all([
-    repo.releaseMessage(ctx.db, tenantId, prepared.period),
-    idempotencyKey ? releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey) : undefined,
-  ]).catch(() => undefined);
+    releaseReliably(() => repo.releaseMessage(ctx.db, reservationId), leaseEndsAt),
+    idempotencyKey
+      ? releaseReliably(() => releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey, claimId), leaseEndsAt)
+      : undefined,
+  ]);
 }
 
 /** The chat error for a model failure: 503 with Retry-After, no provider internals. */
@@ -276,12 +367,15 @@ export function modelFailure(error: ModelUnavailableError): AppError {
 export async function chat(
   ctx: AppContext,
   call: ChatCall,
+  signal?: AbortSignal,
 ): Promise<{ response: ChatResponse; replayed: boolean }> {
-  const started = await startChat(ctx, call);
+  const started = await startChat(ctx, call, signal);
   if (started.kind === 'replay') return { response: started.response, replayed: true };
   const { prepared } = started;
   try {
-    const reply = await ctx.model.generate(prepared.modelRequest);
+    const reply = await staged(call.trace, 'model', ctx.model.generate(prepared.modelRequest));
+    // A client that went away gets nothing stored and nothing charged.
+    signal?.throwIfAborted();
     return { response: await finishChat(ctx, prepared, reply), replayed: false };
   } catch (error) {
     return failChat(ctx, prepared, error);
@@ -294,9 +388,19 @@ export async function chat(
  */
 export async function failChat(ctx: AppContext, prepared: PreparedChat, error: unknown): Promise<never> {
   await abandonChat(ctx, prepared);
+  error = pastDeadline(ctx, prepared) ?? error;
   if (error instanceof ModelUnavailableError) {
     prepared.call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
     throw modelFailure(error);
   }
   throw error;
+}
+
+/** The model failure for a request that ran past its own deadline, if it did. */
+export function pastDeadline(ctx: AppContext, prepared: PreparedChat): ModelUnavailableError | undefined {
+  const reason: unknown = prepared.modelRequest.signal?.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return new ModelUnavailableError('chat request ran past its deadline', ctx.model.name);
+  }
+  return undefined;
 }

@@ -2,12 +2,14 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, CHAT_TEXT } from '../../http/errors.js';
+import { noteChatStreamError } from '../../observability/metrics.js';
 import { ModelUnavailableError, type ModelStreamEvent } from '../models/provider.js';
 import {
   abandonChat,
   failChat,
   finishChat,
   modelFailure,
+  pastDeadline,
   startChat,
   type ChatCall,
   type ChatResponse,
@@ -64,16 +66,34 @@ function replayStream(reply: FastifyReply, response: ChatResponse): void {
  * opens, and so does the model's first answer: errors until then are ordinary JSON error
  * responses with their status. A failure after that ends the stream with an `error` event,
  * nothing is stored and the quota reservation is given back. When the client disconnects,
- * the model call is aborted.
+ * the model call is aborted, and nothing is stored or charged either.
  */
 export async function streamChat(ctx: AppContext, call: ChatCall, reply: FastifyReply): Promise<void> {
+  const disconnect = abortOnDisconnect(reply);
+  try {
+    await streamStarted(ctx, call, reply, disconnect.signal);
+  } finally {
+    disconnect.dispose();
+  }
+}
+
+/** A signal that aborts when the client goes away before its response was sent. */
+export function abortOnDisconnect(reply: FastifyReply): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
-  const abortOnDisconnect = () => {
+  const onClose = () => {
     if (!reply.raw.writableFinished) controller.abort();
   };
-  reply.raw.on('close', abortOnDisconnect);
+  reply.raw.on('close', onClose);
+  return { signal: controller.signal, dispose: () => reply.raw.off('close', onClose) };
+}
 
-  const started = await startChat(ctx, call, controller.signal);
+async function streamStarted(
+  ctx: AppContext,
+  call: ChatCall,
+  reply: FastifyReply,
+  disconnected: AbortSignal,
+): Promise<void> {
+  const started = await startChat(ctx, call, disconnected);
   if (started.kind === 'replay') return replayStream(reply, started.response);
   const { prepared } = started;
 
@@ -94,6 +114,8 @@ export async function streamChat(ctx: AppContext, call: ChatCall, reply: Fastify
       if (event.type === 'delta') {
         write(sseEvent('delta', { text: event.text }));
       } else {
+        // The client left (or the deadline passed) while the model finished: nothing is stored.
+        prepared.modelRequest.signal?.throwIfAborted();
         const response = await finishChat(ctx, prepared, event.reply);
         finished = true;
         write(sseEvent('done', response));
@@ -102,16 +124,18 @@ export async function streamChat(ctx: AppContext, call: ChatCall, reply: Fastify
       next = await iterator.next();
     }
     if (!finished) throw new Error('model stream ended without a final event');
-  } catch (error) {
+  } catch (caught) {
     if (!finished) await abandonChat(ctx, prepared);
+    const error = pastDeadline(ctx, prepared) ?? caught;
     if (error instanceof ModelUnavailableError) {
       call.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable during stream');
-    } else if (!(error instanceof AppError) && !controller.signal.aborted) {
+    } else if (!(error instanceof AppError) && !disconnected.aborted) {
       call.log?.error({ err: error }, 'chat stream failed');
     }
-    write(sseEvent('error', errorBody(error)));
+    const body = errorBody(error);
+    noteChatStreamError(reply.request, body.error);
+    write(sseEvent('error', body));
   } finally {
-    reply.raw.off('close', abortOnDisconnect);
     reply.raw.end();
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { CONTACT_CHANNELS } from './repository.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -63,3 +64,6 @@ export const ContactSchema = Type.Object(
   },
   { title: 'Contact' },
 );
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ Contact: ContactSchema });

@@ -1,7 +1,8 @@
+import type { AppContext } from '../../context.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
-import { isUuid } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { ConversationRow } from './repository.js';
 
@@ -172,6 +173,18 @@ export function rateConversation(
     });
     return { conversation, changed: true };
   });
+}
+
+export const INACTIVITY_BATCH = 200;
+
+/** One pass of the inactivity sweep: conversations quiet for the configured time are ended. */
+export async function sweepInactiveConversations(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  now: Date = new Date(),
+): Promise<{ ended: number; full: boolean }> {
+  const before = new Date(now.getTime() - ctx.config.conversations.inactivityMinutes * 60_000);
+  const ended = await endInactiveConversations(ctx.db, { before, limit: INACTIVITY_BATCH });
+  return { ended, full: ended === INACTIVITY_BATCH };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook'] as const;
 export const CONVERSATION_STATUSES = ['active', 'ended', 'handed_over'] as const;
@@ -106,3 +107,10 @@ export const ConversationDetail = Type.Object(
 export type ConversationFilters = Static<typeof ConversationListQuery>;
 export type ConversationResponse = Static<typeof ConversationSchema>;
 export type MessageResponse = Static<typeof MessageSchema>;
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({
+  Conversation: ConversationSchema,
+  Message: MessageSchema,
+  ConversationDetail: ConversationDetail,
+});

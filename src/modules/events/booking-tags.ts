@@ -4,6 +4,7 @@
  */
 import type { BookingChannel } from './booking-status.js';
 import type { ChatChannel } from '../chat/request.js';
+import { inlineText } from '../prompt/delimiters.js';
 
 export type BookingTagKind = 'BOOK' | 'WAITLIST';
 
@@ -59,9 +60,9 @@ export interface OfferedEvent {
 }
 
 function describeEvent(event: OfferedEvent): string {
-  const when = event.event_time_start
-    ? `${event.event_date} ${event.event_time_start.slice(0, 5)}`
-    : event.event_date;
+  const when = inlineText(
+    event.event_time_start ? `${event.event_date} ${event.event_time_start.slice(0, 5)}` : event.event_date,
+  );
   const free = Math.max(0, event.capacity_total - event.capacity_booked);
   const availability =
     event.status === 'selling' && free > 0
@@ -70,9 +71,9 @@ function describeEvent(event: OfferedEvent): string {
   const price =
     event.payment_model === 'free' || event.price === 0
       ? 'kostenlos'
-      : `${event.price.toFixed(2)} ${event.currency}`;
-  const where = event.location ? `, ${event.location}` : '';
-  return `- ${event.title} (${when}${where}; ${price}; ${availability})`;
+      : `${event.price.toFixed(2)} ${inlineText(event.currency)}`;
+  const where = event.location ? `, ${inlineText(event.location)}` : '';
+  return `- ${inlineText(event.title)} (${when}${where}; ${price}; ${availability})`;
 }
 
 /** The prompt section listing the events the bot can book, with the tag syntax. */

@@ -14,23 +14,19 @@ export interface SettledEvent {
   promoted: BookingRow[];
 }
 
-async function switchAutomatically(tx: Queryable, event: EventRow, placesFreed: boolean): Promise<EventRow> {
-  const next = automaticEventStatus(event.status, {
-    freePlaces: event.capacity_total - event.capacity_booked,
-    placesFreed,
-  });
-  if (!next) return event;
-  const from: EventStatus = event.status;
-  const changed = await setEventStatus(tx, event.tenant_id, event.id, next);
-  await signalEventStatus(tx, changed, from, true);
-  return changed;
+/** The sale status the counters call for (selling ⇄ waitlist), or the present one. */
+function automaticStatus(event: EventRow, placesFreed: boolean): EventStatus {
+  const freePlaces = event.capacity_total - event.capacity_booked;
+  return automaticEventStatus(event.status, { freePlaces, placesFreed }) ?? event.status;
 }
 
 /**
  * Recounts the bookings and renumbers the waitlist 1..n. When places have become free
  * (`placesFreed`: a cancellation, a larger capacity) a waitlist event resumes selling; while
  * selling, waitlist bookings move up into free places by position; a selling event whose
- * capacity is exhausted switches to waitlist. Every move-up and switch is signalled.
+ * capacity is exhausted switches to waitlist. Every move-up is signalled, and the status only
+ * by its net change: a place freed and at once taken by the waitlist leaves a `waitlist`
+ * event where it was, without any status signal.
  */
 export async function settleCapacity(
   tx: Queryable,
@@ -40,10 +36,12 @@ export async function settleCapacity(
 ): Promise<SettledEvent> {
   await renumberWaitlist(tx, tenantId, eventId);
   let event = await recomputeEventCounts(tx, tenantId, eventId);
-  event = await switchAutomatically(tx, event, options.placesFreed);
+  const from: EventStatus = event.status;
+  // The status the promotions work under; written only once the counters are final.
+  const interim = automaticStatus(event, options.placesFreed);
 
   const promoted: BookingRow[] = [];
-  const count = promotionsFor(capacityStateOf(event));
+  const count = promotionsFor(capacityStateOf({ ...event, status: interim }));
   if (count > 0) {
     const terms = paymentTermsFor(event, 'confirmed');
     for (const next of await nextOnWaitlist(tx, tenantId, eventId, count)) {
@@ -52,7 +50,9 @@ export async function settleCapacity(
     await renumberWaitlist(tx, tenantId, eventId);
     event = await recomputeEventCounts(tx, tenantId, eventId);
   }
+  const to = automaticStatus({ ...event, status: interim }, false);
+  if (to !== from) event = await setEventStatus(tx, tenantId, eventId, to);
   for (const booking of promoted) await signalBooking(tx, 'booking.promoted', event, booking);
-  event = await switchAutomatically(tx, event, false);
+  if (to !== from) await signalEventStatus(tx, event, from, true);
   return { event, promoted };
 }

@@ -3,6 +3,7 @@ import { PageQuery } from '../../http/pagination.js';
 import { BOOKING_CHANNELS, BOOKING_STATUSES, PAYMENT_STATUSES } from './booking-status.js';
 import { EVENT_STATUSES, PAYMENT_MODELS } from './event-status.js';
 import { MAX_AMOUNT } from './event-rules.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 function literals<T extends string>(values: readonly T[], description?: string): TUnion<TLiteral<T>[]> {
@@ -217,3 +218,6 @@ export const BookingChangeResponse = Type.Object({
     description: 'Waitlist bookings that moved up into the freed place',
   }),
 });
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ Event: EventSchema, EventStatistics: EventStatisticsSchema, Booking: BookingSchema });

@@ -22,6 +22,7 @@ export const stripeWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         summary:
           'Stripe events (signed with Stripe-Signature): completed checkout marks the booking paid, ' +
           'a full refund marks it refunded; repeated deliveries change nothing',
+        security: [],
         headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String()) }),
         response: {
           200: Type.Object({

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
 import type { BlockItem, FlowBlock, FlowStep, OptionAction, StepConfig } from '../preflight/flow-analysis.js';
 
 export const BLOCK_TYPES = ['buttons', 'list'] as const;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BLOCK_TYPES, STEP_TYPES, TRIGGER_MODES, type BlockRow, type StepRow } from './repository.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
@@ -213,3 +214,6 @@ export function serializeStep(row: StepRow) {
     updated_at: row.updated_at.toISOString(),
   };
 }
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ Block: BlockSchema, FlowStep: StepSchema });

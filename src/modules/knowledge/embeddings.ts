@@ -1,15 +1,76 @@
+import { pino } from 'pino';
 import type { Config } from '../../config.js';
 
 /** Turns texts into vectors; one vector per text, in order. */
 export interface EmbeddingsClient {
   readonly model: string;
   embed(texts: string[]): Promise<number[][]>;
+  /**
+   * True while stored entries may lack vectors (a call failed since the last backfill, or
+   * none has run in this process yet); see vectors.ts.
+   */
+  needsBackfill?: boolean;
 }
 
 export class EmbeddingsError extends Error {}
 
 const BATCH = 64;
-const TIMEOUT_MS = 15_000;
+export const DEFAULT_EMBEDDINGS_TIMEOUT_MS = 5000;
+/** Consecutive failures that open the circuit breaker. */
+const BREAKER_FAILURES = 3;
+
+export interface EmbeddingsLog {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+/**
+ * Guards a client: every failure is logged (with its reason, never the key); after
+ * BREAKER_FAILURES failures in a row the endpoint is not called for `breakerMs` (calls fail at
+ * once), then one call tries again. While stored entries may lack vectors, `needsBackfill` is true.
+ */
+export function guardedEmbeddings(
+  client: EmbeddingsClient,
+  options: { breakerMs: number; log: EmbeddingsLog; now?: () => number },
+): EmbeddingsClient & { readonly open: boolean } {
+  const now = options.now ?? Date.now;
+  let failures = 0;
+  let openUntil = 0;
+  return {
+    model: client.model,
+    needsBackfill: true,
+    get open() {
+      return failures >= BREAKER_FAILURES && now() < openUntil;
+    },
+    async embed(texts) {
+      if (failures >= BREAKER_FAILURES && now() < openUntil) {
+        throw new EmbeddingsError('Embeddings endpoint skipped: circuit breaker open');
+      }
+      try {
+        const vectors = await client.embed(texts);
+        if (failures >= BREAKER_FAILURES)
+          options.log.info({ model: client.model }, 'embeddings endpoint back');
+        failures = 0;
+        return vectors;
+      } catch (error) {
+        failures += 1;
+        this.needsBackfill = true;
+        const reason = error instanceof Error ? error.message : String(error);
+        if (failures >= BREAKER_FAILURES) openUntil = now() + options.breakerMs;
+        options.log.warn(
+          {
+            model: client.model,
+            reason,
+            failures,
+            breaker_open_ms: failures >= BREAKER_FAILURES ? options.breakerMs : 0,
+          },
+          'embeddings request failed',
+        );
+        throw error;
+      }
+    },
+  };
+}
 
 /**
  * A client of an OpenAI-compatible `POST {base}/embeddings` endpoint (OpenAI, Azure, Ollama,
@@ -19,6 +80,7 @@ export function httpEmbeddings(options: {
   baseUrl: string;
   apiKey?: string;
   model: string;
+  timeoutMs?: number;
 }): EmbeddingsClient {
   const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/embeddings`;
   return {
@@ -35,7 +97,7 @@ export function httpEmbeddings(options: {
 
 async function embedBatch(
   endpoint: string,
-  options: { apiKey?: string; model: string },
+  options: { apiKey?: string; model: string; timeoutMs?: number },
   input: string[],
 ): Promise<number[][]> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -46,7 +108,7 @@ async function embedBatch(
       method: 'POST',
       headers,
       body: JSON.stringify({ model: options.model, input }),
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_EMBEDDINGS_TIMEOUT_MS),
     });
   } catch (error) {
     throw new EmbeddingsError(`Embeddings endpoint unreachable: ${(error as Error).name}`);
@@ -77,7 +139,8 @@ const clients = new WeakMap<object, EmbeddingsClient | null>();
 
 /**
  * The deployment's embeddings client, or null when EMBEDDINGS_BASE_URL is not set (search is
- * then full-text and trigram only). One client per configuration object.
+ * then full-text and trigram only). One client per configuration object, with the timeout
+ * EMBEDDINGS_TIMEOUT_MS and the circuit breaker EMBEDDINGS_BREAKER_MS.
  */
 export function embeddingsFor(config: Config): EmbeddingsClient | null {
   const knowledge = config.knowledge;
@@ -85,11 +148,18 @@ export function embeddingsFor(config: Config): EmbeddingsClient | null {
     clients.set(
       knowledge,
       knowledge.embeddingsBaseUrl
-        ? httpEmbeddings({
-            baseUrl: knowledge.embeddingsBaseUrl,
-            apiKey: knowledge.embeddingsApiKey,
-            model: knowledge.embeddingsModel,
-          })
+        ? guardedEmbeddings(
+            httpEmbeddings({
+              baseUrl: knowledge.embeddingsBaseUrl,
+              apiKey: knowledge.embeddingsApiKey,
+              model: knowledge.embeddingsModel,
+              timeoutMs: knowledge.embeddingsTimeoutMs,
+            }),
+            {
+              breakerMs: knowledge.embeddingsBreakerMs,
+              log: pino({ name: 'embeddings', level: config.logLevel }),
+            },
+          )
         : null,
     );
   }

@@ -1,7 +1,8 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../bots/repository.js';
-import { TS_CONFIG, type Language } from './text.js';
+import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
+import { isUuid } from '../../http/uuid.js';
+import { codeVariants, TS_CONFIG, type Language } from './text.js';
 
 export interface EntryRow {
   id: string;
@@ -14,6 +15,8 @@ export interface EntryRow {
   language: Language;
   language_detected: boolean;
   chunk_count: number;
+  /** Stored while the embeddings endpoint failed: its chunks wait for the backfill. */
+  vectors_missing: boolean;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -29,6 +32,7 @@ export interface EntryWrite {
   tags: string[];
   language: Language;
   languageDetected: boolean;
+  vectorsMissing: boolean;
 }
 
 /**
@@ -48,8 +52,8 @@ export async function insertEntry(
   return (await queryOne<EntryRow>(
     tx,
     `INSERT INTO knowledge_entries
-       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by, vectors_missing)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
     [
       tenantId,
       scope.botId,
@@ -60,6 +64,7 @@ export async function insertEntry(
       entry.language,
       entry.languageDetected,
       entry.createdBy,
+      entry.vectorsMissing,
     ],
   ))!;
 }
@@ -77,7 +82,7 @@ export function updateEntry(
     tx,
     `UPDATE knowledge_entries
      SET title = $4, content = $5, source_url = $6, tags = $7, language = $8, language_detected = $9,
-         updated_at = now()
+         vectors_missing = $10, updated_at = now()
      WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3 RETURNING *`,
     [
       tenantId,
@@ -89,6 +94,7 @@ export function updateEntry(
       entry.tags,
       entry.language,
       entry.languageDetected,
+      entry.vectorsMissing,
     ],
   );
 }
@@ -125,18 +131,20 @@ export async function listEntries(
   db: Queryable,
   tenantId: string,
   scope: EntryScope,
-  page: { limit: number; offset: number; tag?: string },
-): Promise<{ entries: EntrySummaryRow[]; total: number }> {
-  const params = [tenantId, scope.botId, page.tag ?? null, page.limit, page.offset];
+  page: { limit: number; after?: TimeCursor; tag?: string },
+): Promise<{ entries: (EntrySummaryRow & { cursor_at: string })[]; total: number }> {
+  const params = [tenantId, scope.botId, page.tag ?? null, page.after?.at ?? null, page.after?.id ?? null];
   const where = `tenant_id = $1 AND ${SCOPE} $2 AND ($3::text IS NULL OR $3 = ANY (tags))`;
   const [entries, count] = await Promise.all([
-    db.query<EntrySummaryRow>(
+    // One row more than the page: its presence says that another page exists.
+    db.query<EntrySummaryRow & { cursor_at: string }>(
       `SELECT id, tenant_id, bot_id, title, source_url, tags, language, language_detected, chunk_count,
-              created_by, created_at, updated_at, left(content, 200) AS content_preview,
-              length(content) AS content_length
-       FROM knowledge_entries WHERE ${where}
-       ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
-      params,
+              vectors_missing, created_by, created_at, updated_at, left(content, 200) AS content_preview,
+              length(content) AS content_length, ${cursorTimestampSql('created_at')} AS cursor_at
+       FROM knowledge_entries
+       WHERE ${where} AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
+       ORDER BY created_at DESC, id DESC LIMIT $6`,
+      [...params, page.limit + 1],
     ),
     queryOne<{ n: number }>(
       db,
@@ -155,7 +163,9 @@ export interface ChunkWrite {
 
 /**
  * Re-indexes an entry: drops its chunks and writes the new ones with their tsvector (title
- * weighted A, chunk text B) in the entry's language. Runs inside the entry's transaction.
+ * weighted A, chunk text B, in the entry's language; the search forms of codes and numbers C,
+ * unstemmed). Runs inside the entry's transaction; triggers keep the BM25 statistics
+ * (migration 0013) in step.
  */
 export async function replaceChunks(
   tx: Queryable,
@@ -171,7 +181,8 @@ export async function replaceChunks(
     await tx.query(
       `INSERT INTO knowledge_chunks (tenant_id, entry_id, bot_id, position, content, tsv, embedding, embedding_norm)
        SELECT $1, $2, $3, c.ord - 1, c.content,
-              setweight(to_tsvector($4::regconfig, $5), 'A') || setweight(to_tsvector($4::regconfig, c.content), 'B'),
+              setweight(to_tsvector($4::regconfig, $5), 'A') || setweight(to_tsvector($4::regconfig, c.content), 'B')
+                || setweight(to_tsvector('simple', ($9::text[])[c.ord]), 'C'),
               CASE WHEN $7::jsonb IS NULL THEN NULL
                    ELSE ARRAY(SELECT x::real FROM jsonb_array_elements_text($7::jsonb -> (c.ord::int - 1)) AS x) END,
               CASE WHEN $7::jsonb IS NULL THEN NULL ELSE ($8::real[])[c.ord] END
@@ -185,6 +196,7 @@ export async function replaceChunks(
         chunks.map((c) => c.content),
         embeddings,
         chunks.map((c) => c.norm ?? 0),
+        chunks.map((c) => codeVariants(`${entry.title}\n${c.content}`).join(' ')),
       ],
     );
   }

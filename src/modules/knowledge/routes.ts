@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { badRequest, notFound } from '../../http/errors.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { embeddingsFor } from './embeddings.js';
 import { describeOnboarding, ONBOARDING_STEP_KEYS, type OnboardingStepKey } from './onboarding.js';
@@ -37,6 +38,8 @@ interface ScopeRoutes {
   what: string;
   resolve(request: FastifyRequest): Promise<EntryScope>;
 }
+
+const ENTRY_LIST = 'knowledge_entries';
 
 /** Knowledge entries of a bot and of the tenant, the hit test, and the onboarding checklist. */
 export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -96,9 +99,17 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       async (request) => {
         const where = await scope.resolve(request);
         const query = request.query as Static<typeof ListQuery>;
-        const page = { limit: query.limit ?? 50, offset: query.offset ?? 0, tag: query.tag };
-        const { entries, total } = await repo.listEntries(ctx.db, tenantOf(request), where, page);
-        return { entries: entries.map(serializeSummary), total, limit: page.limit, offset: page.offset };
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        const after = decodeTimeCursor(ENTRY_LIST, query.cursor);
+        const { entries, total } = await repo.listEntries(ctx.db, tenantOf(request), where, {
+          limit,
+          after,
+          tag: query.tag,
+        });
+        const page = splitPage(entries, limit, (last) =>
+          encodeTimeCursor(ENTRY_LIST, { at: last.cursor_at, id: last.id }),
+        );
+        return { data: page.data.map(serializeSummary), next_cursor: page.next_cursor, total };
       },
     );
 
@@ -321,6 +332,7 @@ function serializeEntry(entry: EntryRow) {
     language: entry.language,
     language_detected: entry.language_detected,
     chunk_count: entry.chunk_count,
+    vectors_missing: entry.vectors_missing,
     created_by: entry.created_by,
     created_at: entry.created_at.toISOString(),
     updated_at: entry.updated_at.toISOString(),

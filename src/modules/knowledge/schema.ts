@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { CountedPage, PageQuery } from '../../http/pagination.js';
 import { MAX_IMPORT_ENTRIES } from './service.js';
 import { LANGUAGES } from './text.js';
 import { ONBOARDING_STEP_KEYS } from './onboarding.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
@@ -74,6 +76,10 @@ export const EntrySchema = Type.Object({
   language: Language,
   language_detected: Type.Boolean({ description: 'false when given by the client or defaulted' }),
   chunk_count: Type.Integer({ description: 'Search chunks the entry was split into' }),
+  vectors_missing: Type.Boolean({
+    description:
+      'true while the chunks lack vectors because the embeddings endpoint failed; filled in the background',
+  }),
   created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   created_at: DateTime,
   updated_at: DateTime,
@@ -89,8 +95,7 @@ export const EntrySummarySchema = Type.Composite([
 
 export const ListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    ...PageQuery,
     tag: Type.Optional(
       Type.String({ minLength: 1, maxLength: 50, description: 'Only entries with this tag' }),
     ),
@@ -98,12 +103,7 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListResponse = Type.Object({
-  entries: Type.Array(EntrySummarySchema),
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  offset: Type.Integer(),
-});
+export const ListResponse = CountedPage(EntrySummarySchema);
 
 export const ImportResponse = Type.Object({
   imported: Type.Integer(),
@@ -166,3 +166,10 @@ export const OnboardingStepParams = Type.Object({
   step: Type.String({ description: `One of ${ONBOARDING_STEP_KEYS.join(', ')}` }),
 });
 export const OnboardingStepBody = Type.Object({ done: Type.Boolean() }, { additionalProperties: false });
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({
+  KnowledgeEntry: EntrySchema,
+  KnowledgeEntrySummary: EntrySummarySchema,
+  KnowledgeOnboarding: OnboardingResponse,
+});

@@ -1,8 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import type { Queryable } from '../../db/database.js';
-import { isUuid } from '../bots/repository.js';
+import { cacheLookups } from '../../observability/metrics.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { isUuid } from '../../http/uuid.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
-import { queryWords } from './text.js';
+import { detectLanguage as detectQueryLanguage } from '../models/language.js';
+import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
+import { scheduleBackfill } from './vectors.js';
 
 export interface KnowledgeHit {
   entryId: string;
@@ -36,24 +39,33 @@ export interface SearchInput {
 export const DEFAULT_SEARCH_LIMIT = 3;
 export const MAX_SEARCH_LIMIT = 50;
 
-/** Share of the score given by how many query words a chunk contains (the rest is ts_rank). */
-const COVERAGE_WEIGHT = 0.85;
-/** A query word that no candidate contains counts half: it cannot tell chunks apart, but a
- *  question full of unknown words is less likely answered by a chunk that matches one word. */
-const UNKNOWN_WORD_WEIGHT = 0.5;
+/** BM25 parameters: term-frequency saturation and length normalisation. */
+const K1 = 1.2;
+const B = 0.75;
+/** BM25F: an occurrence in the title counts this many occurrences in the text. */
+const TITLE_WEIGHT = 2;
+/**
+ * A query word that no chunk of the corpus contains weighs this share of the IDF of a word
+ * found in a single chunk: it cannot tell chunks apart, but a question full of unknown words
+ * is less likely answered by a chunk that matches one of them.
+ */
+const UNKNOWN_WORD_WEIGHT = 0.25;
 /** Lowest trigram similarity at which a vocabulary word counts as the intended spelling. */
 const MIN_CORRECTION_SIMILARITY = 0.5;
-const VECTOR_CANDIDATES = 20;
-
 /**
- * A tsquery (text form) matching any stem of the words in `expr` in the four indexed languages,
- * each distinct stem once (a stem repeated in the query would make GIN read its list again).
- * Stems of letter-and-digit words hold no quote or backslash, so quote_literal gives valid tsquery text.
+ * Compounds: a query word matches, with this credit, the vocabulary words it is made of
+ * ("Touristenstrecken" → strecken, touristen) and the vocabulary compounds it is part of
+ * ("Eisenbahn" → touristeneisenbahnen); parts have at least MIN_COMPOUND_PART letters.
  */
-function anyLanguage(expr: string): string {
-  const vectors = ['german', 'english', 'french', 'italian'].map((c) => `to_tsvector('${c}', ${expr})`);
-  return `(SELECT string_agg(quote_literal(l), ' | ') FROM unnest(tsvector_to_array(${vectors.join(' || ')})) AS l)`;
-}
+const COMPOUND_CREDIT = 0.7;
+const MIN_COMPOUND_PART = 5;
+/** The longest parts, and the shortest compounds holding the word, at most this many each. */
+const MAX_COMPOUND_MATCHES = 2;
+/** Vector candidates, and the cosine similarity a chunk needs to count as a semantic hit. */
+const VECTOR_CANDIDATES = 20;
+const VECTOR_MIN_COSINE = 0.3;
+/** Reciprocal rank fusion constant: rank r contributes 1 / (RRF_K + r). */
+const RRF_K = 2;
 
 /**
  * Candidate pool: up to CANDIDATE_BUDGET chunks holding every query word, and when there are
@@ -61,17 +73,21 @@ function anyLanguage(expr: string): string {
  * more chunks than that says little about any one of them; the bound keeps a search of a large
  * knowledge base from scoring tens of thousands of chunks.
  */
-const CANDIDATE_BUDGET = 240;
-const MIN_PER_WORD = 60;
+const CANDIDATE_BUDGET = 120;
+const MIN_PER_WORD = 40;
 
 interface ResolvedTerm {
   word: string;
-  /** tsquery (text form) of the word's stems in the four languages. */
-  exact: string;
-  /** tsquery of close vocabulary spellings (typo tolerance), or null. */
-  alternative: string | null;
-  /** Trigram similarity of the best close spelling: the credit for matching only through it. */
-  weight: number;
+  /** Lexemes of the word in the four indexed languages; each matches with credit 1. */
+  exact: string[];
+  /** Lexemes of close vocabulary spellings (typos, names) with their trigram similarity as credit. */
+  alternatives: { lexeme: string; credit: number }[];
+}
+
+/** Distinct lexemes of `expr` in the four indexed languages (stems of each language). */
+function lexemesSql(expr: string): string {
+  const vectors = ['german', 'english', 'french', 'italian'].map((c) => `to_tsvector('${c}', ${expr})`);
+  return `tsvector_to_array(${vectors.join(' || ')})`;
 }
 
 /*
@@ -83,22 +99,33 @@ const resolveStatements = new Map<number, string>();
 function resolveTermsSql(count: number): string {
   let sql = resolveStatements.get(count);
   if (sql !== undefined) return sql;
-  const values = Array.from({ length: count }, (_, i) => `($${i + 3}::text, ${i})`).join(', ');
-  sql = `SELECT w.word, m.meaningful,
-            CASE WHEN m.meaningful THEN ${anyLanguage('w.word')} END AS exact,
-            CASE WHEN m.meaningful AND c.alts IS NOT NULL THEN ${anyLanguage('c.alts')} END AS alternative,
-            coalesce(c.weight, 0)::float8 AS weight
-     FROM (VALUES ${values}) AS w(word, idx)
+  const values = Array.from(
+    { length: count },
+    (_, i) => `($${4 + 2 * i}::text, ${i}, $${5 + 2 * i}::text[])`,
+  );
+  sql = `SELECT w.word, m.exact, c.alternatives
+     FROM (VALUES ${values.join(', ')}) AS w(word, idx, parts)
      CROSS JOIN LATERAL (
-       SELECT length(to_tsvector('german', w.word)) > 0 AND length(to_tsvector('english', w.word)) > 0
-          AND length(to_tsvector('french', w.word)) > 0 AND length(to_tsvector('italian', w.word)) > 0 AS meaningful
+       SELECT CASE WHEN length(to_tsvector($3::regconfig, w.word)) > 0 THEN ${lexemesSql('w.word')} END AS exact
      ) m
      CROSS JOIN LATERAL (
-       SELECT string_agg(x.term, ' | ') AS alts, max(x.sim) AS weight
-       FROM (SELECT k.term, similarity(k.term, w.word) AS sim FROM knowledge_terms k
-             WHERE m.meaningful AND length(w.word) >= 4 AND k.tenant_id = $1 AND k.term % w.word
-               AND NOT EXISTS (SELECT 1 FROM knowledge_terms v WHERE v.tenant_id = $1 AND v.term = w.word)
-             ORDER BY sim DESC, k.term LIMIT 3) x
+       SELECT coalesce(json_agg(json_build_object('lexeme', l.lexeme, 'credit', x.sim)), '[]'::json) AS alternatives
+       FROM (
+         (SELECT k.term, similarity(k.term, w.word) AS sim FROM knowledge_terms k
+          WHERE m.exact IS NOT NULL AND length(w.word) >= 4 AND k.tenant_id = $1 AND k.term % w.word
+            AND NOT EXISTS (SELECT 1 FROM knowledge_terms v WHERE v.tenant_id = $1 AND v.term = w.word)
+          ORDER BY sim DESC, k.term LIMIT 3)
+         UNION ALL
+         (SELECT k.term, ${COMPOUND_CREDIT}::real FROM knowledge_terms k
+          WHERE m.exact IS NOT NULL AND k.tenant_id = $1 AND k.term = ANY (w.parts)
+          ORDER BY length(k.term) DESC, k.term LIMIT ${MAX_COMPOUND_MATCHES})
+         UNION ALL
+         (SELECT k.term, ${COMPOUND_CREDIT}::real FROM knowledge_terms k
+          WHERE m.exact IS NOT NULL AND length(w.word) >= ${MIN_COMPOUND_PART} AND k.tenant_id = $1
+            AND w.word <% k.term AND length(k.term) >= length(w.word) + ${MIN_COMPOUND_PART}
+          ORDER BY length(k.term), k.term LIMIT ${MAX_COMPOUND_MATCHES})
+       ) x
+       CROSS JOIN LATERAL unnest(${lexemesSql('x.term')}) AS l(lexeme)
        WHERE x.sim >= $2
      ) c
      ORDER BY w.idx`;
@@ -106,33 +133,44 @@ function resolveTermsSql(count: number): string {
   return sql;
 }
 
-/** A word that is a stop word in one of the four languages: it takes no part in the search. */
+/** A stop word of the query's language: it takes no part in the search. */
 const STOP_WORD = { stop: true } as const;
 type Resolution = ResolvedTerm | typeof STOP_WORD;
 
 /**
- * Keeps the query words that are no stop word in any of the four languages, looks up close
- * spellings in the tenant's vocabulary for words it does not hold verbatim, and turns both into
- * tsqueries once, so the search itself compares against constants.
+ * Drops the stop words of the query's language (a word that is a stop word only in another
+ * language stays), stems the others in the four indexed languages, and looks up close spellings
+ * in the tenant's vocabulary for words it does not hold verbatim.
  */
 async function resolveInDatabase(
   db: Queryable,
   tenantId: string,
+  language: Language,
   words: string[],
 ): Promise<Map<string, Resolution>> {
-  const rows = await db.query<ResolvedTerm & { meaningful: boolean }>(resolveTermsSql(words.length), [
+  const rows = await db.query<{
+    word: string;
+    exact: string[] | null;
+    alternatives: { lexeme: string; credit: number }[];
+  }>(resolveTermsSql(words.length), [
     tenantId,
     MIN_CORRECTION_SIMILARITY,
-    ...words,
+    TS_CONFIG[language],
+    ...words.flatMap((word) => [word, compoundParts(word, MIN_COMPOUND_PART)]),
   ]);
   const resolved = new Map<string, Resolution>(words.map((word) => [word, STOP_WORD]));
   for (const r of rows) {
-    if (r.meaningful && r.exact) {
+    if (r.exact && r.exact.length > 0) {
+      const exact = new Set(r.exact);
+      const alternatives = new Map<string, number>();
+      for (const a of r.alternatives) {
+        if (!exact.has(a.lexeme))
+          alternatives.set(a.lexeme, Math.max(alternatives.get(a.lexeme) ?? 0, a.credit));
+      }
       resolved.set(r.word, {
         word: r.word,
-        exact: r.exact,
-        alternative: r.alternative || null,
-        weight: r.weight,
+        exact: [...exact],
+        alternatives: [...alternatives].map(([lexeme, credit]) => ({ lexeme, credit })),
       });
     }
   }
@@ -140,26 +178,40 @@ async function resolveInDatabase(
 }
 
 /*
- * Resolved words per tenant and vocabulary version. A resolution depends only on the tenant's
- * vocabulary and PostgreSQL's dictionaries, so an entry stays right until the version grows;
- * old versions' entries simply age out of the LRU.
+ * Resolved words per tenant, vocabulary version and query language. A resolution depends only
+ * on these and PostgreSQL's dictionaries, so an entry stays right until the version grows; old
+ * versions' entries simply age out of the LRU.
  */
-const resolvedWords = new LRUCache<string, Resolution>({ max: 20_000 });
+const resolvedWords = new LRUCache<string, Resolution>({
+  // Bounded by bytes (UTF-16 string lengths plus object overhead), not entries: about 8 MB.
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (value, key) =>
+    2 * key.length +
+    ('word' in value
+      ? 2 * value.word.length +
+        value.exact.reduce((sum, lexeme) => sum + 2 * lexeme.length + 16, 0) +
+        value.alternatives.reduce((sum, a) => sum + 2 * a.lexeme.length + 40, 0) +
+        120
+      : 16),
+});
 
 /** The query's meaningful words, resolved; from the cache when the vocabulary version is known. */
 async function resolveTerms(
   db: Queryable,
   tenantId: string,
+  language: Language,
   words: string[],
   version: number | undefined,
 ): Promise<ResolvedTerm[]> {
-  const key = (word: string) => `${tenantId}|${version}|${word}`;
+  const key = (word: string) => `${tenantId}|${version}|${language}|${word}`;
   const known = new Map<string, Resolution | undefined>(
     words.map((word) => [word, version === undefined ? undefined : resolvedWords.get(key(word))]),
   );
   const missing = words.filter((word) => known.get(word) === undefined);
+  cacheLookups.inc({ cache: 'knowledge_words', result: 'hit' }, words.length - missing.length);
+  cacheLookups.inc({ cache: 'knowledge_words', result: 'miss' }, missing.length);
   if (missing.length > 0) {
-    for (const [word, resolution] of await resolveInDatabase(db, tenantId, missing)) {
+    for (const [word, resolution] of await resolveInDatabase(db, tenantId, language, missing)) {
       if (version !== undefined) resolvedWords.set(key(word), resolution);
       known.set(word, resolution);
     }
@@ -177,11 +229,17 @@ interface HitRow {
   source_url: string | null;
   bot_id: string | null;
   score: number;
+  lexical: number;
 }
 
-/** The query of one word: its stems, or one of its close spellings. */
+/** A lexeme as a tsquery operand (lexemes of letter/digit words hold no quote, but be safe). */
+function quoteLexeme(lexeme: string): string {
+  return `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/** The query of one word: any of its stems or of its close spellings. */
 function wordQuery(term: ResolvedTerm): string {
-  return term.alternative ? `(${term.exact}) | (${term.alternative})` : term.exact;
+  return [...term.exact, ...term.alternatives.map((a) => a.lexeme)].map(quoteLexeme).join(' | ');
 }
 
 /*
@@ -200,16 +258,17 @@ function cachedSearchSql(terms: number, withVector: boolean): string {
 }
 
 /**
- * The search statement for `terms` words. Parameters: $1 tenant, $2 bot, $3 limit, $4 weight
- * of an unknown word, $5 the any-word tsquery, $6 the every-word tsquery, then per word its
- * query, exact query, alternative query (null without a close spelling: it then matches
- * nothing) and alternative credit; with vectors, the last two are the query vector and its norm.
+ * The search statement for `terms` words. Parameters: $1 tenant, $2 bot, $3 limit, $4 the
+ * every-word tsquery, $5 word index, $6 lexeme and $7 credit of every (word, lexeme) pair, $8 the
+ * minimum cosine of a semantic hit, then per word its any-lexeme tsquery; with vectors, the last
+ * two are the query vector and its norm.
  */
 function searchSql(terms: number, withVector: boolean): string {
   const scope = 'c.tenant_id = $1 AND (c.bot_id IS NULL OR c.bot_id = $2)';
-  const p = (word: number, part: number) => `$${7 + word * 4 + part}`;
-  const vec = `$${7 + terms * 4}`;
-  const norm = `$${8 + terms * 4}`;
+  const corpusScope = 'tenant_id = $1 AND scope_id IN ($1, $2)';
+  const p = (word: number) => `$${9 + word}`;
+  const vec = `$${9 + terms}`;
+  const norm = `$${10 + terms}`;
   const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, ${vec}::real[]) AS v(a, b)) / nullif(c.embedding_norm * ${norm}, 0)`;
   const range = [...Array(terms).keys()];
   // Each pull is its own CTE, read lazily: the bound below stops it after that many rows, while
@@ -217,14 +276,14 @@ function searchSql(terms: number, withVector: boolean): string {
   // sequential scan that reads the whole table for a rare word).
   const pulls = range.map(
     (i) =>
-      `pull${i} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i, 0)}::tsquery)`,
+      `pull${i} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i)}::tsquery)`,
   );
   if (terms > 1) {
     pulls.push(
-      `pull${terms} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $6::tsquery)`,
+      `pull${terms} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $4::tsquery)`,
     );
   }
-  // A chunk holding every word outranks every chunk that lacks one (coverage), so when such
+  // A chunk holding every word outranks nearly every chunk that lacks one, so when such
   // chunks cover enough entries the single-word pulls would add nothing but work.
   const perWord = Math.max(MIN_PER_WORD, Math.floor(CANDIDATE_BUDGET / Math.max(terms, 1)));
   const wordLimit =
@@ -240,23 +299,16 @@ function searchSql(terms: number, withVector: boolean): string {
        WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
        ORDER BY ${cosine} DESC NULLS LAST, c.id LIMIT ${VECTOR_CANDIDATES})`);
   }
-  const matched = range.map(
-    (i) => `CASE WHEN c.tsv @@ ${p(i, 1)}::tsquery THEN 1::real
-              WHEN c.tsv @@ ${p(i, 2)}::tsquery THEN ${p(i, 3)}::real ELSE 0::real END AS m${i}`,
-  );
-  // Every parameter is named once with its type, so unused ones (no alternative spelling) bind.
-  const typed = ['$4::real', '$5::tsquery', '$6::tsquery']
-    .concat(
-      range.flatMap((i) =>
-        [p(i, 0), p(i, 1), p(i, 2)].map((x) => `${x}::tsquery`).concat(`${p(i, 3)}::real`),
-      ),
-    )
+  // Every parameter is named once with its type, so unused ones bind.
+  const typed = ['$4::tsquery', '$5::int[]', '$6::text[]', '$7::real[]', '$8::real']
+    .concat(range.map((i) => `${p(i)}::tsquery`))
     .join(', ');
-  const known = range.map((i) => `CASE WHEN bool_or(h.m${i} > 0) THEN 1::real ELSE $4::real END`);
   const vectorScore = withVector
     ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
-            THEN greatest(0, ${cosine}) END`
+            THEN ${cosine} END`
     : 'NULL::double precision';
+  // BM25F: title occurrences (weight A) count TITLE_WEIGHT times, text (B) and code forms (C) once.
+  const tf = `(cardinality(u.positions) + ${TITLE_WEIGHT - 1} * cardinality(array_positions(u.weights, 'A')))::float8`;
   return `
     WITH typed AS (SELECT ${typed}),
     ${pulls.map((pull) => `${pull},`).join('\n    ')}
@@ -264,41 +316,85 @@ function searchSql(terms: number, withVector: boolean): string {
       SELECT coalesce(array_agg(DISTINCT x.id), ARRAY[]::uuid[]) AS ids
       FROM (${bounded.join('\n UNION ALL ')}) AS x
     ),
+    corpus AS MATERIALIZED (
+      SELECT greatest(coalesce(sum(chunks), 0), 1)::float8 AS n,
+             greatest(coalesce(sum(total_length)::float8 / nullif(sum(chunks), 0), 1), 1) AS avgdl
+      FROM knowledge_corpus_stats WHERE ${corpusScope}
+    ),
+    q AS MATERIALIZED (
+      SELECT q.word, q.lexeme, q.credit, coalesce(d.df, 0) AS df,
+             ln(1 + (o.n - coalesce(d.df, 0) + 0.5) / (coalesce(d.df, 0) + 0.5)) AS idf
+      FROM unnest($5::int[], $6::text[], $7::real[]) AS q(word, lexeme, credit)
+      CROSS JOIN corpus o
+      LEFT JOIN LATERAL (SELECT sum(chunks)::float8 AS df FROM knowledge_term_stats
+                         WHERE ${corpusScope} AND lexeme = q.lexeme) d ON true
+    ),
+    -- The most a word can add: the IDF of its rarest lexeme in the corpus (credit 1), else the
+    -- best a close spelling can give, else (no chunk holds it) a share of a one-chunk word's IDF.
+    reach AS (
+      SELECT coalesce(sum(w.best), 0) AS total FROM (
+        SELECT coalesce(max(q.idf) FILTER (WHERE q.df > 0 AND q.credit >= 1),
+                        max(q.idf * q.credit) FILTER (WHERE q.df > 0),
+                        ${UNKNOWN_WORD_WEIGHT} * ln(1 + (o.n - 0.5) / 1.5)) AS best
+        FROM q CROSS JOIN corpus o GROUP BY q.word, o.n
+      ) w
+    ),
     hits AS MATERIALIZED (
-      SELECT c.id, c.entry_id, c.bot_id, c.content,
-             ${terms > 0 ? 'ts_rank(c.tsv, $5::tsquery, 32)' : '0'} AS rank,
-             ${[...matched, `${vectorScore} AS vector`].join(',\n             ')}
+      SELECT c.id, c.entry_id, c.bot_id, c.content, c.tsv, c.doc_length, ${vectorScore} AS vector
       FROM knowledge_chunks c
       WHERE c.id = ANY ((SELECT ids FROM candidates)::uuid[]) AND ${scope}
     ),
-    denominator AS (SELECT ${terms > 0 ? known.join(' + ') : '0::real'} AS d FROM hits h),
-    scored AS (
-      SELECT h.id, h.entry_id, h.bot_id, h.content, h.rank, h.vector,
-             coalesce(least(1, ${COVERAGE_WEIGHT} * (${terms > 0 ? range.map((i) => `h.m${i}`).join(' + ') : '0'}) / nullif(d.d, 0)
-                             + ${(1 - COVERAGE_WEIGHT).toFixed(2)} * h.rank), 0) AS lexical
-      FROM hits h CROSS JOIN denominator d
+    parts AS (
+      SELECT h.id, q.word,
+             max(q.credit * q.idf * t.tf * ${K1 + 1} / (t.tf + ${K1} * (${1 - B} + ${B} * h.doc_length / o.avgdl))) AS part
+      FROM hits h CROSS JOIN corpus o
+      CROSS JOIN LATERAL (SELECT u.lexeme, ${tf} AS tf FROM unnest(h.tsv) AS u WHERE u.lexeme = ANY ($6::text[])) t
+      JOIN q ON q.lexeme = t.lexeme
+      GROUP BY h.id, q.word
     ),
-    fused AS (
-      SELECT s.*, CASE WHEN s.vector IS NULL THEN s.lexical
-                       ELSE greatest(s.lexical, (s.lexical + least(1, s.vector)) / 2) END AS score
+    bm25 AS (SELECT id, sum(part) AS bm25 FROM parts GROUP BY id),
+    scored AS (
+      SELECT h.id, h.entry_id, h.bot_id, h.content, coalesce(b.bm25, 0) AS bm25, h.vector,
+             least(1, coalesce(b.bm25, 0) / nullif(r.total, 0)) AS lexical
+      FROM hits h LEFT JOIN bm25 b ON b.id = h.id CROSS JOIN reach r
+    ),
+    -- Reciprocal rank fusion of the lexical and the vector ranking, scaled so that first place
+    -- in both gives 1 and first place among the vectors alone 0.5; a lexical place counts with
+    -- the lexical score, so fusion never lifts a weak word match by its rank alone.
+    ranked AS (
+      SELECT s.*,
+             CASE WHEN s.bm25 > 0 THEN rank() OVER (ORDER BY s.bm25 DESC) END AS lexical_rank,
+             CASE WHEN s.vector >= $8 THEN rank() OVER (ORDER BY s.vector DESC NULLS LAST) END AS vector_rank
       FROM scored s
     ),
+    fused AS (
+      SELECT r.*, ${
+        withVector
+          ? `greatest(coalesce(r.lexical, 0),
+                      least(1, ${(RRF_K + 1) / 2} * (coalesce(r.lexical / (${RRF_K} + r.lexical_rank), 0)
+                                                     + coalesce(1.0 / (${RRF_K} + r.vector_rank), 0))))`
+          : 'r.lexical'
+      } AS score
+      FROM ranked r
+    ),
     best AS (
-      SELECT DISTINCT ON (f.entry_id) f.* FROM fused f ORDER BY f.entry_id, f.score DESC, f.rank DESC, f.id
+      SELECT DISTINCT ON (f.entry_id) f.* FROM fused f ORDER BY f.entry_id, f.score DESC, f.bm25 DESC, f.id
     ),
     top AS (
-      SELECT * FROM best b WHERE b.score > 0 ORDER BY b.score DESC, b.rank DESC, b.id LIMIT $3
+      SELECT * FROM best b WHERE b.score > 0 ORDER BY b.score DESC, b.bm25 DESC, b.id LIMIT $3
     )
-    SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, b.bot_id, b.score::float8 AS score
+    SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, b.bot_id,
+           b.score::float8 AS score, b.lexical::float8 AS lexical
     FROM top b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1
-    ORDER BY b.score DESC, b.rank DESC, b.id`;
+    ORDER BY b.score DESC, b.bm25 DESC, b.id`;
 }
 
 /**
- * Searches the bot's entries and the tenant-wide entries: full-text search in German, English,
- * French and Italian, typo correction against the tenant's vocabulary (pg_trgm), and, when an
- * embeddings client is given, vector similarity. At most one hit per entry (its best chunk),
- * sorted by score (0..1) descending, cut to `limit`, without hits below `minScore`.
+ * Searches the bot's entries and the tenant-wide entries: BM25F over title and text with the
+ * corpus statistics of exactly these entries, stems in German, English, French and Italian,
+ * typo correction against the tenant's vocabulary (pg_trgm), and, when an embeddings client is
+ * given, vector similarity fused by rank. At most one hit per entry (its best chunk), sorted by
+ * score (0..1, see docs/knowledge.md) descending, cut to `limit`, without hits below `minScore`.
  */
 export async function searchKnowledge(
   db: Queryable,
@@ -308,19 +404,29 @@ export async function searchKnowledge(
   if (!isUuid(tenantId) || !isUuid(input.botId)) return [];
   const limit = Math.min(Math.max(Math.trunc(input.limit ?? DEFAULT_SEARCH_LIMIT), 1), MAX_SEARCH_LIMIT);
   const words = queryWords(input.query);
-  const terms = words.length > 0 ? await resolveTerms(db, tenantId, words, input.vocabularyVersion) : [];
+  const language = detectQueryLanguage(input.query);
+  const terms =
+    words.length > 0 ? await resolveTerms(db, tenantId, language, words, input.vocabularyVersion) : [];
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
+  // The endpoint answers (again): entries stored while it failed get their vectors.
+  if (vector && input.embeddings && 'transaction' in db) scheduleBackfill(db as Database, input.embeddings);
   if (terms.length === 0 && !vector) return [];
 
+  const pairs = terms.flatMap((t, i) => [
+    ...t.exact.map((lexeme) => ({ word: i, lexeme, credit: 1 })),
+    ...t.alternatives.map((a) => ({ word: i, ...a })),
+  ]);
   const queries = terms.map(wordQuery);
   const rows = await db.query<HitRow>(cachedSearchSql(terms.length, vector !== null), [
     tenantId,
     input.botId,
     limit,
-    UNKNOWN_WORD_WEIGHT,
-    queries.map((q) => `(${q})`).join(' | ') || null,
     queries.map((q) => `(${q})`).join(' & ') || null,
-    ...terms.flatMap((t, i) => [queries[i], t.exact, t.alternative, t.weight]),
+    pairs.map((x) => x.word),
+    pairs.map((x) => x.lexeme),
+    pairs.map((x) => x.credit),
+    VECTOR_MIN_COSINE,
+    ...queries,
     ...(vector ? [vector, vectorNorm(vector)] : []),
   ]);
   const minScore = input.minScore ?? 0;

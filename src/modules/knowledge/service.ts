@@ -1,9 +1,11 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { AppError, ErrorCode, badRequest, notFound } from '../../http/errors.js';
-import { findBot, isUuid, type BotRow } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
+import { findBot, type BotRow } from '../bots/repository.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import * as repo from './repository.js';
+import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
 import { DEFAULT_SEARCH_LIMIT, searchKnowledge, type KnowledgeHit } from './search.js';
 import { chunkText, detectLanguage, vocabularyOf, type Language } from './text.js';
@@ -63,6 +65,7 @@ export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = '
       tags,
       language: detected.language,
       languageDetected: detected.detected,
+      vectorsMissing: false,
     },
     chunks: chunkText(content),
     words: vocabularyOf(`${title}\n${content}`),
@@ -71,10 +74,15 @@ export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = '
 
 /**
  * Chunk vectors, computed before the transaction so no database lock waits on the network.
- * When the endpoint fails the entry is still stored and found by full-text search; it gets
- * vectors again when it is next saved.
+ * When the endpoint fails (logged by the client) the entry is still stored, found by full-text
+ * search and flagged `vectors_missing`; the background backfill adds the vectors once the
+ * endpoint answers again.
  */
-async function embedChunks(deps: KnowledgeDeps, title: string, chunks: string[]): Promise<ChunkWrite[]> {
+async function embedChunks(
+  deps: KnowledgeDeps,
+  title: string,
+  chunks: string[],
+): Promise<{ chunks: ChunkWrite[]; vectorsMissing: boolean }> {
   let vectors: number[][] | null = null;
   if (deps.embeddings && chunks.length > 0) {
     try {
@@ -83,10 +91,13 @@ async function embedChunks(deps: KnowledgeDeps, title: string, chunks: string[])
       vectors = null;
     }
   }
-  return chunks.map((content, i) => {
-    const embedding = vectors?.[i] ?? null;
-    return { content, embedding, norm: embedding ? vectorNorm(embedding) : null };
-  });
+  return {
+    chunks: chunks.map((content, i) => {
+      const embedding = vectors?.[i] ?? null;
+      return { content, embedding, norm: embedding ? vectorNorm(embedding) : null };
+    }),
+    vectorsMissing: deps.embeddings !== null && chunks.length > 0 && vectors === null,
+  };
 }
 
 /** Holds the bot for the transaction so it cannot be deleted under a new entry. */
@@ -148,18 +159,26 @@ async function storeEntries(
     throw badRequest(`An import holds at most ${MAX_IMPORT_ENTRIES} entries, got ${inputs.length}`);
   }
   const prepared = inputs.map((input, i) => prepareEntry(input, deps.maxEntryBytes, fieldOf(i)));
-  const chunks: ChunkWrite[][] = [];
-  for (const p of prepared) chunks.push(await embedChunks(deps, p.write.title, p.chunks));
-  return deps.db.transaction(async (tx) => {
+  const embedded: Awaited<ReturnType<typeof embedChunks>>[] = [];
+  for (const p of prepared) embedded.push(await embedChunks(deps, p.write.title, p.chunks));
+  const stored = await deps.db.transaction(async (tx) => {
     await holdScope(tx, tenantId, scope);
-    const stored: EntryRow[] = [];
+    const rows: EntryRow[] = [];
     for (const [i, p] of prepared.entries()) {
-      const entry = await repo.insertEntry(tx, tenantId, scope, { ...p.write, createdBy });
-      stored.push(await writeIndex(tx, tenantId, entry, p, chunks[i]!));
+      const { chunks, vectorsMissing } = embedded[i]!;
+      const entry = await repo.insertEntry(tx, tenantId, scope, { ...p.write, vectorsMissing, createdBy });
+      rows.push(await writeIndex(tx, tenantId, entry, p, chunks));
     }
     await repo.setOnboardingStep(tx, tenantId, 'entry_created', true);
-    return stored;
+    return rows;
   });
+  afterEmbedding(deps, embedded);
+  return stored;
+}
+
+/** After vectors were computed successfully, entries left without them earlier get theirs. */
+function afterEmbedding(deps: KnowledgeDeps, embedded: { vectorsMissing: boolean }[]): void {
+  if (deps.embeddings && embedded.some((e) => !e.vectorsMissing)) scheduleBackfill(deps.db, deps.embeddings);
 }
 
 /** Replaces an entry and re-indexes it in the same transaction. */
@@ -171,12 +190,17 @@ export async function replaceEntry(
   input: EntryInput,
 ): Promise<EntryRow> {
   const prepared = prepareEntry(input, deps.maxEntryBytes);
-  const chunks = await embedChunks(deps, prepared.write.title, prepared.chunks);
-  return deps.db.transaction(async (tx) => {
-    const entry = await repo.updateEntry(tx, tenantId, scope, entryId, prepared.write);
+  const embedded = await embedChunks(deps, prepared.write.title, prepared.chunks);
+  const stored = await deps.db.transaction(async (tx) => {
+    const entry = await repo.updateEntry(tx, tenantId, scope, entryId, {
+      ...prepared.write,
+      vectorsMissing: embedded.vectorsMissing,
+    });
     if (!entry) throw notFound('Knowledge entry');
-    return writeIndex(tx, tenantId, entry, prepared, chunks);
+    return writeIndex(tx, tenantId, entry, prepared, embedded.chunks);
   });
+  afterEmbedding(deps, [embedded]);
+  return stored;
 }
 
 export async function removeEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {

@@ -111,16 +111,89 @@ const FILLER = new Set(
 export const MAX_QUERY_WORDS = 16;
 
 /**
- * The words of a search query: lowercase letter/digit runs, without filler words. Only letters
+ * Codes, part numbers, versions, e-mail addresses and numbers with separators: letter/digit
+ * runs joined by `-./,:_'@+` with at least one digit or an `@`, or a run mixing letters and
+ * digits ("AS-206", "XK-200/B", "2.4.1", "info@firma.de", "1.299,00", "as206").
+ */
+const CODE = /[\p{L}\p{N}]+(?:[-./,:_'@+][\p{L}\p{N}]+)+|\p{L}+\p{N}[\p{L}\p{N}]*|\p{N}+\p{L}[\p{L}\p{N}]*/gu;
+const RUNS = /[\p{L}\p{N}]+/gu;
+
+function isCode(token: string): boolean {
+  return /\p{N}/u.test(token) || token.includes('@');
+}
+
+/** The one form a code takes in the index and in queries: its letters and digits, lowercase. */
+function joinedCode(token: string): string {
+  return (token.toLowerCase().match(RUNS) ?? []).join('');
+}
+
+/**
+ * The search forms of each code in a text: joined ("AS-206" → as206), its parts split at
+ * separators and at letter/digit borders (as, 206), and for a number with a decimal part the
+ * whole number ("1.299,00" → 1299). Indexed beside the text so that `AS-206`, `206` and
+ * `as206` meet, and a query's code (searched joined, see queryWords) finds them.
+ */
+export function codeVariants(text: string): string[] {
+  const variants = new Set<string>();
+  for (const match of text.normalize('NFC').matchAll(CODE)) {
+    const token = match[0];
+    if (!isCode(token)) continue;
+    const joined = joinedCode(token);
+    if (joined.length > 60) continue;
+    variants.add(joined);
+    for (const run of token.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? []) {
+      if (run.length >= 2 && run !== joined) variants.add(run);
+    }
+    const number = /^(\p{N}{1,3}(?:[.,' ]\p{N}{3})*)[.,](\p{N}{1,2})$/u.exec(token);
+    if (number) variants.add(number[1]!.replace(/\D/g, ''));
+  }
+  return [...variants];
+}
+
+/**
+ * The words of a search query: lowercase letter/digit runs, without filler words; a code
+ * counts as one word in its joined form ("AS-206" → as206, "415.000" → 415000). Only letters
  * and digits survive, so a word can be handed to to_tsquery without any query syntax in it.
  */
 export function queryWords(query: string): string[] {
   const words = new Set<string>();
-  for (const match of query.normalize('NFC').toLowerCase().matchAll(WORDS)) {
-    const word = match[0];
-    if (word.length < 2 || word.length > 60 || FILLER.has(word)) continue;
-    words.add(word);
-    if (words.size >= MAX_QUERY_WORDS) break;
+  const text = query.normalize('NFC');
+  const add = (word: string) => {
+    if (word.length < 2 || word.length > 60 || FILLER.has(word)) return;
+    if (words.size < MAX_QUERY_WORDS) words.add(word);
+  };
+  let rest = text;
+  for (const match of text.matchAll(CODE)) {
+    if (!isCode(match[0])) continue;
+    add(joinedCode(match[0]));
+    rest = rest.replace(match[0], ' ');
   }
+  for (const match of rest.toLowerCase().matchAll(WORDS)) add(match[0]);
   return [...words];
+}
+
+/** Linking elements between the parts of a German compound ("Arbeit-s-zeit", "Tage-s-karte"). */
+const LINKS = ['s', 'es', 'n', 'en', 'er', 'e'];
+
+/**
+ * The possible parts of a compound word: every split into a head and a tail of at least
+ * `minPart` letters, the head also without a linking element. The tenant's vocabulary decides
+ * which of them are words (see search.ts), so no language's dictionary is needed.
+ */
+export function compoundParts(word: string, minPart: number): string[] {
+  const parts = new Set<string>();
+  if (!/^\p{L}+$/u.test(word)) return [];
+  for (let i = minPart; i <= word.length - minPart; i += 1) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    parts.add(head);
+    parts.add(tail);
+    // The head without its linking element, and inflected forms of either part.
+    for (const link of LINKS) {
+      if (head.endsWith(link) && head.length - link.length >= minPart) parts.add(head.slice(0, -link.length));
+      if (tail.endsWith(link) && tail.length - link.length >= minPart) parts.add(tail.slice(0, -link.length));
+      parts.add(tail + link);
+    }
+  }
+  return [...parts];
 }

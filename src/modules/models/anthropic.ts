@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { lazy } from '../../lazy.js';
-import { toModelFailure } from './failure.js';
+import { incompleteStream, toModelFailure } from './failure.js';
+import { guardedFetch } from './guard.js';
 import type { ModelMessage, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
@@ -37,6 +38,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
       apiKey: options.apiKey ?? null,
       timeout: options.timeoutMs,
       maxRetries: 1,
+      fetch: guardedFetch(options.timeoutMs),
     });
   });
 
@@ -76,6 +78,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
       let answeredBy = model;
       let inputTokens: number | undefined;
       let outputTokens: number | undefined;
+      let finished = false;
       try {
         const events = await (
           await client()
@@ -89,8 +92,13 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
           } else if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
             text += event.delta.text;
             yield { type: 'delta', text: event.delta.text };
+          } else if (event.type === 'message_stop') {
+            finished = true;
           }
         }
+        // The SDK ends quietly when the request is aborted or the server just stops: only
+        // message_stop makes the answer complete.
+        if (!finished) throw incompleteStream('anthropic', 'message_stop', request.signal);
       } catch (error) {
         throw toModelFailure(error, 'anthropic', request.signal);
       }

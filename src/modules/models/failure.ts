@@ -44,3 +44,15 @@ export function toModelFailure(error: unknown, provider: string, signal?: AbortS
     },
   );
 }
+
+/**
+ * A stream that ended without its completion marker: cut by the server, or quietly ended by
+ * the SDK because the caller aborted. The first is a model failure (503, nothing stored); the
+ * second is the caller's own abort and is reported as such.
+ */
+export function incompleteStream(provider: string, marker: string, signal?: AbortSignal): Error {
+  if (signal?.aborted) {
+    return signal.reason instanceof Error ? signal.reason : new Error('model request aborted by the caller');
+  }
+  return new ModelUnavailableError(`model provider ${provider} ended the stream without ${marker}`, provider);
+}

@@ -2,8 +2,56 @@ import type { Config, ModelProviderName } from '../../config.js';
 import { anthropicProvider } from './anthropic.js';
 import { offlineProvider } from './offline.js';
 import { openAiProvider } from './openai.js';
-import { ModelUnavailableError, type ModelProvider, type ModelRequest } from './provider.js';
+import {
+  ModelUnavailableError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from './provider.js';
 import { chooseModel, type ModelChoice } from './select.js';
+import { modelErrors, modelRequestDuration, modelTokens } from '../../observability/metrics.js';
+
+type ModelLabels = { provider: string; model: string };
+
+function countTokens(labels: ModelLabels, reply: ModelReply): void {
+  modelTokens.inc({ ...labels, direction: 'input' }, reply.promptTokens);
+  modelTokens.inc({ ...labels, direction: 'output' }, reply.completionTokens);
+}
+
+/** Duration, errors and tokens of one model call. */
+async function observeModelCall(labels: ModelLabels, call: Promise<ModelReply>): Promise<ModelReply> {
+  const end = modelRequestDuration.startTimer(labels);
+  try {
+    const reply = await call;
+    countTokens(labels, reply);
+    return reply;
+  } catch (error) {
+    modelErrors.inc(labels);
+    throw error;
+  } finally {
+    end();
+  }
+}
+
+/** The same for a stream: timed from the call to its last event. */
+async function* observeModelStream(
+  labels: ModelLabels,
+  events: AsyncIterable<ModelStreamEvent>,
+): AsyncIterable<ModelStreamEvent> {
+  const end = modelRequestDuration.startTimer(labels);
+  try {
+    for await (const event of events) {
+      if (event.type === 'done') countTokens(labels, event.reply);
+      yield event;
+    }
+  } catch (error) {
+    modelErrors.inc(labels);
+    throw error;
+  } finally {
+    end();
+  }
+}
 
 export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
 export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
@@ -62,19 +110,30 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
     return { provider, request: { ...request, model: choice.model ?? null } };
   };
 
+  const labels = (request: ModelRequest) => {
+    const choice = chooseModel(request.model, deployment);
+    return { provider: choice.provider, model: choice.model ?? 'default' };
+  };
+
   return {
     name: config.provider,
     generate(request) {
       try {
         const chosen = resolve(request);
-        return chosen.provider.generate(chosen.request);
+        return observeModelCall(labels(request), chosen.provider.generate(chosen.request));
       } catch (error) {
+        modelErrors.inc(labels(request));
         return Promise.reject(error);
       }
     },
     stream(request) {
-      const chosen = resolve(request);
-      return chosen.provider.stream(chosen.request);
+      try {
+        const chosen = resolve(request);
+        return observeModelStream(labels(request), chosen.provider.stream(chosen.request));
+      } catch (error) {
+        modelErrors.inc(labels(request));
+        throw error;
+      }
     },
   };
 }

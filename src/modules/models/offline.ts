@@ -1,11 +1,19 @@
 import { detectLanguage, isFrequentWord, type Language } from './language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
+import { questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 /** Says what it is: no language model, a deterministic answerer over the knowledge base. */
 export const OFFLINE_MODEL_NAME = 'parley-offline-knowledge-answerer-1';
 
 const MAX_ANSWER_CHARS = 600;
+/** Sentences of an answer at most; a second one joins when it scores this share of the best. */
+const MAX_SENTENCES = 2;
+const SECOND_SENTENCE_SHARE = 0.75;
+/** Without any sentence sharing a word with the question: the entry's opening sentences. */
+const MAX_OPENING_SENTENCES = 3;
+/** Hits scoring at least this share of the best are searched for the answering sentence too. */
+const CLOSE_HIT_SHARE = 0.9;
 
 const LEAD_IN: Record<Language, (title: string) => string> = {
   de: (title) => `Laut unseren Informationen zu „${title}“: `,
@@ -58,41 +66,73 @@ export function toPlainText(markdown: string): string {
     .trim();
 }
 
-function sentences(text: string): string[] {
-  return (
-    text
-      .match(/[^.!?]+(?:[.!?]+|$)/g)
-      ?.map((s) => s.trim())
-      .filter(Boolean) ?? []
-  );
-}
-
-/** Content words cut to a crude stem, so "Öffnungszeiten" meets "Öffnungszeit". */
-function terms(text: string): Set<string> {
+/** Content words of a text, lowercase, without the frequent short words of the four languages. */
+function contentWords(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [];
-  return new Set(words.filter((w) => !isFrequentWord(w)).map((w) => w.slice(0, 6)));
+  return words.filter((w) => !isFrequentWord(w));
 }
 
 /**
- * The part of the hit that answers the question: sentences sharing words with it, in their
- * original order, within a length budget. Without any overlap, the hit's opening sentences.
+ * Whether a question word and a sentence word mean the same: same first six letters (a crude
+ * stem: "Öffnungszeiten" meets "Öffnungszeit"), or one is a part of the other (compounds:
+ * "Notdienst" in "Zahnnotdienst").
  */
-export function extractAnswer(content: string, question: string, maxChars = MAX_ANSWER_CHARS): string {
-  const plain = toPlainText(content);
-  const all = sentences(plain);
+function sameWord(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length < 4) return false;
+  const stem = short.slice(0, 6);
+  if (long.startsWith(stem) && (short.length > 6 || long.length - short.length <= 3)) return true;
+  const part = short.length > 6 ? short.slice(0, short.length - 2) : short;
+  return part.length >= 5 && long.length > short.length && long.includes(part);
+}
+
+/** Share of the question's content words a sentence holds, plus a bonus when it offers what is asked. */
+function sentenceScore(sentence: string, wanted: string[], type: QuestionType, question: string): number {
+  const words = contentWords(sentence);
+  let overlap = 0;
+  for (const term of wanted) if (words.some((w) => sameWord(term, w))) overlap += 1;
+  if (overlap === 0) return 0;
+  return overlap / Math.max(wanted.length, 1) + 0.3 * typeFit(sentence, type, question);
+}
+
+interface Candidate {
+  sentence: string;
+  index: number;
+  score: number;
+}
+
+function candidates(content: string, question: string, language: Language): Candidate[] {
+  const wanted = [...new Set(contentWords(question))];
+  const type = questionType(question);
+  return splitSentences(toPlainText(content), language).map((sentence, index) => ({
+    sentence,
+    index,
+    score: sentenceScore(sentence, wanted, type, question),
+  }));
+}
+
+/**
+ * The part of the hit that answers the question: the whole sentence that best matches the
+ * question's words and kind (who → a name, when → a date or time, how many → a number, where →
+ * a place), with a neighbour that matches nearly as well, in their original order, within a
+ * length budget. Without any overlap, the hit's opening sentences.
+ */
+export function extractAnswer(
+  content: string,
+  question: string,
+  maxChars = MAX_ANSWER_CHARS,
+  language: Language = detectLanguage(question),
+): string {
+  const all = candidates(content, question, language);
   if (all.length === 0) return '';
-  const wanted = terms(question);
-  const scored = all.map((sentence, index) => {
-    let overlap = 0;
-    for (const term of terms(sentence)) if (wanted.has(term)) overlap += 1;
-    return { sentence, index, overlap };
-  });
-  const relevant = scored.filter((s) => s.overlap > 0);
-  const pool =
-    relevant.length > 0 ? [...relevant].sort((a, b) => b.overlap - a.overlap || a.index - b.index) : scored;
-  const chosen: typeof scored = [];
+  const ranked = [...all].sort((a, b) => b.score - a.score || a.index - b.index);
+  const best = ranked[0]!;
+  const pool = best.score > 0 ? ranked.filter((c) => c.score >= best.score * SECOND_SENTENCE_SHARE) : all;
+  const chosen: Candidate[] = [];
   let length = 0;
   for (const candidate of pool) {
+    if (chosen.length >= (best.score > 0 ? MAX_SENTENCES : MAX_OPENING_SENTENCES)) break;
     if (chosen.length > 0 && length + candidate.sentence.length + 1 > maxChars) continue;
     chosen.push(candidate);
     length += candidate.sentence.length + 1;
@@ -104,13 +144,30 @@ export function extractAnswer(content: string, question: string, maxChars = MAX_
   return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1).replace(/\s+\S*$/, '')} …`;
 }
 
-/** The deterministic answer: from the best hit in the user's language, else a polite hand-over. */
+/**
+ * The deterministic answer in the user's language: the sentences of the hit that answer the
+ * question best (among the hits scoring close to the best one), led in by that entry's title;
+ * without a hit, a polite hand-over.
+ */
 export function offlineAnswer(grounding: ModelRequest['grounding']): string {
   const language = detectLanguage(grounding.userMessage);
-  const best = [...grounding.knowledge].sort((a, b) => b.score - a.score)[0] as GroundingHit | undefined;
-  if (best) {
-    const answer = extractAnswer(best.content, grounding.userMessage);
-    if (answer) return LEAD_IN[language](toPlainText(best.title)) + answer;
+  const hits = [...grounding.knowledge].sort((a, b) => b.score - a.score) as GroundingHit[];
+  const top = hits[0];
+  if (top) {
+    let chosen = top;
+    let chosenScore = -1;
+    for (const hit of hits.filter((h) => h.score >= top.score * CLOSE_HIT_SHARE)) {
+      const best = Math.max(
+        0,
+        ...candidates(hit.content, grounding.userMessage, language).map((c) => c.score),
+      );
+      if (best * hit.score > chosenScore) {
+        chosen = hit;
+        chosenScore = best * hit.score;
+      }
+    }
+    const answer = extractAnswer(chosen.content, grounding.userMessage, MAX_ANSWER_CHARS, language);
+    if (answer) return LEAD_IN[language](toPlainText(chosen.title)) + answer;
   }
   return HAND_OVER[language][grounding.formalAddress ? 'formal' : 'informal'];
 }

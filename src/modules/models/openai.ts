@@ -1,7 +1,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { lazy } from '../../lazy.js';
-import { toModelFailure } from './failure.js';
+import { incompleteStream, toModelFailure } from './failure.js';
+import { guardedFetch } from './guard.js';
 import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
@@ -31,6 +32,7 @@ export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
       apiKey: options.apiKey ?? 'not-required',
       timeout: options.timeoutMs,
       maxRetries: 1,
+      fetch: guardedFetch(options.timeoutMs),
     });
   });
 
@@ -68,6 +70,7 @@ export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
       let text = '';
       let answeredBy = model;
       let usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+      let finished = false;
       try {
         const chunks = await (
           await client()
@@ -83,7 +86,11 @@ export function openAiProvider(options: OpenAiProviderOptions): ModelProvider {
             text += delta;
             yield { type: 'delta', text: delta };
           }
+          if (chunk.choices[0]?.finish_reason) finished = true;
         }
+        // The SDK ends quietly when the request is aborted or the server just stops: only a
+        // finish_reason makes the answer complete.
+        if (!finished) throw incompleteStream('openai', 'finish_reason', request.signal);
       } catch (error) {
         throw toModelFailure(error, 'openai', request.signal);
       }

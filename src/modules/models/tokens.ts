@@ -13,7 +13,11 @@ import type { ModelMessage } from './provider.js';
  * piece never continues past a line break that is followed by a non-space character, so no
  * token spans the cut (a test compares both ways of counting).
  */
-const cache = new LRUCache<string, number>({ max: 5000 });
+// Bounded by bytes, not entries: the keys are whole texts and paragraphs of any length.
+const cache = new LRUCache<string, number>({
+  maxSize: 16 * 1024 * 1024,
+  sizeCalculation: (_count, text) => 2 * text.length + 64,
+});
 const CACHE_MIN_LENGTH = 200;
 const PARAGRAPH_CACHE_MIN_LENGTH = 40;
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../http/pagination.js';
 import { NOTIFICATION_TYPES } from './repository.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 export const NotificationSchema = Type.Object(
   {
@@ -22,3 +23,6 @@ export const NotificationListQuery = Type.Object({
   unread: Type.Optional(Type.Boolean({ description: 'true: only unread; false: only read' })),
   event_id: Type.Optional(Type.String({ format: 'uuid', description: 'Only notifications of this event' })),
 });
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ Notification: NotificationSchema });

@@ -2,6 +2,7 @@
  * The system-prompt section that tells the model which interactive blocks exist and how to
  * show one. Pure: the same blocks always give the same text.
  */
+import { inlineText } from '../prompt/delimiters.js';
 import type { FlowBlock } from './flow-analysis.js';
 
 export interface PromptInjection {
@@ -17,7 +18,7 @@ const TAG: Record<string, string> = { buttons: 'BUTTONS', list: 'LIST' };
 const TYPE_LABEL: Record<string, string> = { buttons: 'Buttons', list: 'Liste' };
 
 export function blockTag(block: Pick<FlowBlock, 'blockType' | 'name'>): string {
-  return `[${TAG[block.blockType] ?? 'BUTTONS'}:${block.name}]`;
+  return `[${TAG[block.blockType] ?? 'BUTTONS'}:${inlineText(block.name)}]`;
 }
 
 export function buildPromptInjection(blocks: readonly FlowBlock[], systemPrompt: string): PromptInjection {
@@ -37,10 +38,11 @@ export function buildPromptInjection(blocks: readonly FlowBlock[], systemPrompt:
     );
     for (const block of offered) {
       lines.push(
-        `### ${block.name} (${TYPE_LABEL[block.blockType] ?? block.blockType}) – Tag: ${blockTag(block)}`,
+        `### ${inlineText(block.name)} (${inlineText(TYPE_LABEL[block.blockType] ?? block.blockType)}) – Tag: ${blockTag(block)}`,
       );
       for (const item of block.items) {
-        lines.push(item.description ? `- ${item.title}: ${item.description}` : `- ${item.title}`);
+        const title = inlineText(item.title);
+        lines.push(item.description ? `- ${title}: ${inlineText(item.description)}` : `- ${title}`);
       }
       lines.push('');
     }

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_INJECTED_PROMPT_CHARS } from './service.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 const Status = Type.Union([Type.Literal('green'), Type.Literal('orange'), Type.Literal('red')]);
 
@@ -98,3 +99,6 @@ export const InjectResponse = Type.Object({
   length: Type.Integer({ description: 'Characters stored' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ PreflightResult: PreflightResponse });

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { findBot, isUuid } from '../bots/repository.js';
+import { isUuid } from '../../http/uuid.js';
+import { findBot } from '../bots/repository.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/repository.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from './flow-analysis.js';

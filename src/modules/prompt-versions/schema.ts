@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { PromptVersionRow } from './repository.js';
+import { nameSchemas } from '../../http/schemas.js';
 
 /** Longest prompt text accepted, in characters. */
 export const MAX_PROMPT_CHARS = 100_000;
@@ -91,3 +92,6 @@ export function serializeVersion(row: PromptVersionRow) {
 export function summarizeVersion(row: PromptVersionRow) {
   return { id: row.id, version_number: row.version_number, version_name: row.version_name };
 }
+
+// Named component schemas of the OpenAPI document.
+nameSchemas({ PromptVersion: PromptVersionSchema });

@@ -1,6 +1,6 @@
 import type { BotRow } from '../bots/repository.js';
 import type { KnowledgeHit } from '../knowledge/search.js';
-import { TAG, escapeAttribute, escapeText, neutraliseReservedTags, wrap } from './delimiters.js';
+import { TAG, escapeAttribute, escapeText, inlineText, neutraliseReservedTags, wrap } from './delimiters.js';
 import {
   BEHAVIOR_RULES,
   HIGH_CONFIDENCE,
@@ -79,23 +79,20 @@ function industrySection(
   const vocabulary = findIndustryVocabulary(code, extra);
   if (vocabulary) {
     const lines = [
-      `## Branchenvokabular: ${vocabulary.label}`,
-      `Verwende diese Begriffe: ${vocabulary.terms.join('; ')}.`,
+      `## Branchenvokabular: ${inlineText(vocabulary.label)}`,
+      `Verwende diese Begriffe: ${vocabulary.terms.map(inlineText).join('; ')}.`,
     ];
-    if (vocabulary.note) lines.push(vocabulary.note);
+    if (vocabulary.note) lines.push(inlineText(vocabulary.note));
     return lines.join('\n');
   }
-  const label = code
-    .replace(/[^\p{L}\p{N} _&/-]/gu, '')
-    .slice(0, 50)
-    .trim();
+  const label = inlineText(code.replace(/[^\p{L}\p{N} _&/-]/gu, '').slice(0, 50));
   if (!label) return undefined;
   return `## Branchenvokabular: ${label}\nVerwende die in dieser Branche übliche Fachsprache und erkläre Fachbegriffe bei Bedarf kurz.`;
 }
 
 function knowledgeRules(hits: KnowledgeHit[]): string {
   const best = hits[0]!;
-  const rules = [`- Treffer 1 „${escapeText(best.title)}“ passt am besten (score ${best.score.toFixed(2)}).`];
+  const rules = [`- Treffer 1 „${inlineText(best.title)}“ passt am besten (score ${best.score.toFixed(2)}).`];
   if (hits.length > 1) {
     rules.push('- Widersprechen sich Treffer, gilt der Treffer mit der höheren Bewertung.');
   }
@@ -112,7 +109,7 @@ function knowledgeRules(hits: KnowledgeHit[]): string {
   hits.forEach((hit, i) => {
     if (hit.sourceUrl) {
       rules.push(
-        `- Für weitere Details zu Treffer ${i + 1} darfst du auf ${escapeText(hit.sourceUrl)} verweisen.`,
+        `- Für weitere Details zu Treffer ${i + 1} darfst du auf ${inlineText(hit.sourceUrl)} verweisen.`,
       );
     }
   });

@@ -20,11 +20,28 @@ export function escapeText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
+/** Line breaks of every kind (CR, LF, NEL, LS, PS, VT, FF) and the other control characters. */
+const LINE_BREAKS_AND_CONTROLS = /[\p{Cc}\u2028\u2029]+/gu;
+
+/**
+ * An untrusted value written into a line of the prompt: a knowledge title, a tag, an event
+ * title or place, a block name or item, a vocabulary term. Escaped like escapeText; every line
+ * break and control character becomes one space, so the value cannot start a line of its own
+ * (no `## heading`, no list item, no rule); square brackets become parentheses, so it cannot
+ * write one of the `[BOOK:…]`, `[LIST:…]` or `[BUTTONS:…]` tags the prompt tells the model to use.
+ * Every untrusted value in a line of the prompt goes through this one function.
+ */
+export function inlineText(text: string): string {
+  return escapeText(text)
+    .replace(LINE_BREAKS_AND_CONTROLS, ' ')
+    .replaceAll('[', '(')
+    .replaceAll(']', ')')
+    .trim();
+}
+
 /** A value inside a double-quoted attribute of a delimiter tag. */
 export function escapeAttribute(text: string): string {
-  return escapeText(text)
-    .replaceAll('"', '&quot;')
-    .replace(/[\r\n]+/g, ' ');
+  return inlineText(text).replaceAll('"', '&quot;');
 }
 
 const RESERVED_TAG = new RegExp(`<(\\s*/?\\s*)(${RESERVED.join('|')})(?=[\\s>/]|$)`, 'gi');

@@ -15,7 +15,7 @@ export interface TrialCandidate {
 
 /**
  * Sandbox tenants in a running trial that ends after `now` and before `horizon`, with their
- * owner (the earliest-created owner user) and the reminder types already logged. A tenant
+ * owner (the earliest-created active owner) and the reminder types already logged. A tenant
  * without an owner has nobody to write to and is left out.
  */
 export function findTrialCandidates(db: Queryable, now: Date, horizon: Date): Promise<TrialCandidate[]> {
@@ -28,7 +28,7 @@ export function findTrialCandidates(db: Queryable, now: Date, horizon: Date): Pr
      JOIN plans p ON p.id = s.plan_id
      JOIN LATERAL (
        SELECT email, first_name, last_name, phone, company FROM users
-       WHERE users.tenant_id = t.id AND role = 'owner'
+       WHERE users.tenant_id = t.id AND role = 'owner' AND is_active
        ORDER BY created_at, id LIMIT 1
      ) u ON true
      WHERE p.is_sandbox AND s.status = 'trial'
@@ -44,7 +44,7 @@ export function findOwnerEmail(
 ): Promise<{ email: string | null } | undefined> {
   return queryOne<{ email: string | null }>(
     db,
-    `SELECT (SELECT email FROM users WHERE users.tenant_id = t.id AND role = 'owner'
+    `SELECT (SELECT email FROM users WHERE users.tenant_id = t.id AND role = 'owner' AND is_active
              ORDER BY created_at, id LIMIT 1) AS email
      FROM tenants t WHERE t.id = $1`,
     [tenantId],

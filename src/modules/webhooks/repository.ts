@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../bots/repository.js';
+import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
+import { isUuid } from '../../http/uuid.js';
 
 export interface EndpointRow {
   id: string;
@@ -75,10 +76,17 @@ export async function insertEndpoint(
   ))!;
 }
 
-export function listEndpoints(db: Queryable, tenantId: string): Promise<EndpointRow[]> {
-  return db.query<EndpointRow>(
-    'SELECT * FROM webhook_endpoints WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC',
-    [tenantId],
+/** The tenant's endpoints, newest first, from a cursor position on. */
+export function listEndpoints(
+  db: Queryable,
+  tenantId: string,
+  page: { limit: number; after?: TimeCursor },
+): Promise<(EndpointRow & { cursor_at: string })[]> {
+  return db.query(
+    `SELECT *, ${cursorTimestampSql('created_at')} AS cursor_at FROM webhook_endpoints
+     WHERE tenant_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+     ORDER BY created_at DESC, id DESC LIMIT $4`,
+    [tenantId, page.after?.at ?? null, page.after?.id ?? null, page.limit],
   );
 }
 

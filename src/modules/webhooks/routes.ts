@@ -3,6 +3,14 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { notFound } from '../../http/errors.js';
+import {
+  decodeTimeCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeTimeCursor,
+  Page,
+  PageQuery,
+  splitPage,
+} from '../../http/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { lifecycleRoutes } from './inbound-routes.js';
 import * as repo from './repository.js';
@@ -19,25 +27,13 @@ import {
 import { SecretBox } from './secret-box.js';
 import { serializeAttempt, serializeDelivery, serializeEndpoint } from './serialize.js';
 import * as service from './service.js';
-import { WebhookWorker } from './worker.js';
 
-/** Builds the delivery worker of an app context (tests build their own to drive it by hand). */
-export function createWebhookWorker(
-  ctx: AppContext,
-  overrides: Partial<ConstructorParameters<typeof WebhookWorker>[0]> = {},
-): WebhookWorker {
-  return new WebhookWorker({
-    db: ctx.db,
-    webhooks: ctx.config.webhooks,
-    inactivityMinutes: ctx.config.conversations.inactivityMinutes,
-    secrets: new SecretBox(ctx.config.webhooks.secretsKey),
-    ...overrides,
-  });
-}
+const ENDPOINT_LIST = 'webhook_endpoints';
+const DELIVERY_LIST = 'webhook_deliveries';
 
 /**
  * Outbound webhook endpoints of a tenant (`webhook:manage`), their delivery log with manual
- * redelivery, the inbound lifecycle webhooks, and the background worker (when enabled).
+ * redelivery, and the inbound lifecycle webhooks (the delivery worker runs in the scheduler).
  */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps: service.EndpointServiceDeps = {
@@ -51,12 +47,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
 
   await app.register(lifecycleRoutes, { ctx });
 
-  if (ctx.config.webhooks.workerEnabled) {
-    const worker = createWebhookWorker(ctx, { log: app.log });
-    app.addHook('onReady', async () => worker.start());
-    app.addHook('onClose', async () => worker.stop());
-  }
-
   app.get(
     '/api/webhooks',
     {
@@ -65,12 +55,21 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         tags,
         summary: "The tenant's webhook endpoints (never their secrets)",
         security,
-        response: { 200: Type.Object({ webhooks: Type.Array(EndpointSchema) }), ...errorResponses(401, 403) },
+        querystring: Type.Object(PageQuery, { additionalProperties: false }),
+        response: { 200: Page(EndpointSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => ({
-      webhooks: (await repo.listEndpoints(ctx.db, currentUser(request).tenantId)).map(serializeEndpoint),
-    }),
+    async (request) => {
+      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
+      const rows = await repo.listEndpoints(ctx.db, currentUser(request).tenantId, {
+        limit: limit + 1,
+        after: decodeTimeCursor(ENDPOINT_LIST, request.query.cursor),
+      });
+      const page = splitPage(rows, limit, (last) =>
+        encodeTimeCursor(ENDPOINT_LIST, { at: last.cursor_at, id: last.id }),
+      );
+      return { data: page.data.map(serializeEndpoint), next_cursor: page.next_cursor };
+    },
   );
 
   app.post(
@@ -196,10 +195,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         params: IdParams,
         querystring: DeliveriesQuery,
         response: {
-          200: Type.Object({
-            deliveries: Type.Array(DeliverySchema),
-            next_cursor: Type.Union([Type.String(), Type.Null()]),
-          }),
+          200: Page(DeliverySchema),
           ...errorResponses(400, 401, 403, 404),
         },
       },
@@ -208,18 +204,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       const tenantId = currentUser(request).tenantId;
       const endpoint = await repo.findEndpoint(ctx.db, tenantId, request.params.id);
       if (!endpoint) throw notFound('Webhook endpoint');
-      const limit = request.query.limit ?? 50;
-      const before = request.query.cursor ? service.decodeCursor(request.query.cursor) : undefined;
+      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
       const rows = await repo.listDeliveries(ctx.db, tenantId, endpoint.id, {
-        limit,
+        limit: limit + 1,
         status: request.query.status,
-        before,
+        before: decodeTimeCursor(DELIVERY_LIST, request.query.cursor),
       });
-      const last = rows.at(-1);
-      return {
-        deliveries: rows.map(serializeDelivery),
-        next_cursor: rows.length === limit && last ? service.encodeCursor(last) : null,
-      };
+      const page = splitPage(rows, limit, (last) =>
+        encodeTimeCursor(DELIVERY_LIST, { at: last.cursor_at, id: last.id }),
+      );
+      return { data: page.data.map(serializeDelivery), next_cursor: page.next_cursor };
     },
   );
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
+import { PageQuery } from '../../http/pagination.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
@@ -106,11 +107,10 @@ export const DeliveryDetail = Type.Object({
 
 export const DeliveriesQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    ...PageQuery,
     status: Type.Optional(
       Type.Union(['pending', 'delivering', 'succeeded', 'failed'].map((s) => Type.Literal(s))),
     ),
-    cursor: Type.Optional(Type.String({ maxLength: 200, description: 'next_cursor of the previous page' })),
   },
   { additionalProperties: false },
 );

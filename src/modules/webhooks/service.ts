@@ -1,6 +1,5 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../http/errors.js';
-import { isUuid } from '../bots/repository.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
@@ -110,17 +109,4 @@ export async function redeliver(
   const delivery = await repo.insertRedelivery(deps.db, tenantId, endpointId, deliveryId);
   if (!delivery) throw notFound('Webhook delivery');
   return delivery;
-}
-
-/** Cursor of a delivery page: the (created_at, id) of its last row. */
-export function encodeCursor(row: { cursor_at: string; id: string }): string {
-  return Buffer.from(`${row.cursor_at}|${row.id}`).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { at: string; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  if (!at || !id || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(at) || !isUuid(id)) {
-    throw badRequest("Query parameter 'cursor' is not valid");
-  }
-  return { at, id };
 }

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Guard against server-side request forgery: webhook URLs must not reach the service's own
@@ -8,61 +9,36 @@ import { BlockList, isIP } from 'node:net';
  */
 export class TargetRefusedError extends Error {}
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['fc00::', 7], // unique local (also fd00:ec2::254, the IPv6 metadata address)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: embeds arbitrary IPv4 addresses
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that reach an IPv4 host:
+ * IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, deprecated), IPv4-translated
+ * (::ffff:0:a.b.c.d) and NAT64 with the well-known prefix (64:ff9b::a.b.c.d).
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const parts = address.parts;
+  const range = address.range();
+  const compatible = parts.slice(0, 6).every((p) => p === 0);
+  const nat64 = range === 'rfc6052' && parts[0] === 0x64 && parts[1] === 0xff9b && parts[2] === 0;
+  if (!compatible && range !== 'ipv4Mapped' && range !== 'rfc6145' && !nat64) return undefined;
+  const [high, low] = [parts[6]!, parts[7]!];
+  return new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
 }
 
-/** The IPv4 address embedded in a NAT64 (64:ff9b::/96) address, if it is one. */
-function nat64Embedded(address: string): string | undefined {
-  const match = /^64:ff9b::(?:([0-9a-f]{1,4}):([0-9a-f]{1,4})|(\d+\.\d+\.\d+\.\d+))$/i.exec(address);
-  if (!match) return undefined;
-  if (match[3]) return match[3];
-  const high = parseInt(match[1]!, 16);
-  const low = parseInt(match[2]!, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
-
-/** True when the address is loopback, private, link-local, metadata, unspecified, multicast or reserved. */
+/**
+ * True when the address is loopback, private, link-local, metadata, unspecified, multicast,
+ * reserved or any other special-purpose range: only ordinary unicast addresses are allowed
+ * (ranges as classified by ipaddr.js). IPv6 forms that carry an IPv4 address are judged by
+ * that address; tunnels that embed an IPv4 address the service cannot check (6to4, Teredo) and
+ * local-use NAT64 (64:ff9b:1::/48) are refused outright.
+ */
 export function isForbiddenAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    // BlockList matches IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) against the IPv4 rules.
-    if (blocked.check(address, 'ipv6')) return true;
-    const embedded = nat64Embedded(address);
-    return embedded !== undefined && blocked.check(embedded, 'ipv4');
-  }
-  return true;
+  if (!isIP(address)) return true;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.range() !== 'unicast';
+  return v6.range() !== 'unicast';
 }
 
 export const MAX_URL_LENGTH = 2000;

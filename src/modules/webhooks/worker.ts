@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { webhookDeliveries } from '../../observability/metrics.js';
 import type { Config } from '../../config.js';
+import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/database.js';
-import { endInactiveConversations } from '../conversations/lifecycle.js';
 import { postJson, type PostResult } from './http-post.js';
 import { decideAfterAttempt } from './retry-policy.js';
-import type { SecretBox } from './secret-box.js';
+import { SecretBox } from './secret-box.js';
 import { signedHeaders } from './signing.js';
 import {
   claimDueDeliveries,
@@ -16,7 +17,6 @@ import {
 export interface WorkerOptions {
   db: Database;
   webhooks: Config['webhooks'];
-  inactivityMinutes: number;
   secrets: SecretBox;
   log?: Pick<FastifyBaseLogger, 'error' | 'warn'>;
   /** Clock and randomness, replaceable in tests. */
@@ -26,14 +26,11 @@ export interface WorkerOptions {
 }
 
 export interface RunSummary {
-  conversationsEnded: number;
   claimed: number;
   succeeded: number;
   retried: number;
   failed: number;
 }
-
-const INACTIVITY_BATCH = 200;
 
 /** The Standard Webhooks message id: stable across retries and redeliveries of one event. */
 export function messageId(eventId: string): string {
@@ -52,17 +49,14 @@ export function eventBody(
 }
 
 /**
- * The background loop of every instance: ends inactive conversations and delivers due
- * webhook deliveries. Deliveries are claimed in the database, so any number of instances can
- * run it; a claim left by a stopped instance is taken over when its lease runs out.
+ * Delivers due webhook deliveries, one batch per call (the scheduler repeats it). Deliveries
+ * are claimed in the database, so any number of instances can run it; a claim left by a
+ * stopped instance is taken over when its lease runs out.
  */
 export class WebhookWorker {
   private readonly now: () => Date;
   private readonly random: () => number;
-  private readonly batchSize: number;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private current: Promise<void> | undefined;
+  readonly batchSize: number;
 
   constructor(private readonly options: WorkerOptions) {
     this.now = options.now ?? (() => new Date());
@@ -70,18 +64,8 @@ export class WebhookWorker {
     this.batchSize = options.batchSize ?? 20;
   }
 
-  /** One pass: the inactivity sweep, then one batch of due deliveries. */
-  async runOnce(): Promise<RunSummary> {
-    const before = new Date(this.now().getTime() - this.options.inactivityMinutes * 60_000);
-    const conversationsEnded = await endInactiveConversations(this.options.db, {
-      before,
-      limit: INACTIVITY_BATCH,
-    });
-    return { conversationsEnded, ...(await this.deliverDue()) };
-  }
-
   /** Claims and delivers one batch of due deliveries in parallel. */
-  async deliverDue(): Promise<Omit<RunSummary, 'conversationsEnded'>> {
+  async deliverDue(): Promise<RunSummary> {
     const { timeoutMs } = this.options.webhooks;
     const now = this.now();
     // The lease outlasts the longest possible attempt (name lookup, connect, the answer).
@@ -145,6 +129,9 @@ export class WebhookWorker {
       },
       resolution,
     );
+    webhookDeliveries.inc({
+      outcome: !recorded ? 'lost' : resolution.status === 'pending' ? 'retried' : resolution.status,
+    });
     return recorded ? resolution.status : 'lost';
   }
 
@@ -159,37 +146,14 @@ export class WebhookWorker {
     }
     return secrets;
   }
+}
 
-  /** Runs the loop until stop(): immediately again after a full batch, else after the poll interval. */
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.schedule(0);
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.current = this.tick().finally(() => {
-        this.current = undefined;
-      });
-    }, delayMs);
-  }
-
-  private async tick(): Promise<void> {
-    let next = this.options.webhooks.pollIntervalMs;
-    try {
-      const summary = await this.runOnce();
-      if (summary.claimed === this.batchSize) next = 0;
-    } catch (error) {
-      this.options.log?.error({ err: error }, 'webhook worker pass failed');
-    }
-    if (this.running) this.schedule(next);
-  }
-
-  /** Stops the loop and waits for the pass in progress; unfinished claims resume elsewhere or later. */
-  async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.current;
-  }
+/** The delivery worker of an app context (tests build their own to drive it by hand). */
+export function createWebhookWorker(ctx: AppContext, overrides: Partial<WorkerOptions> = {}): WebhookWorker {
+  return new WebhookWorker({
+    db: ctx.db,
+    webhooks: ctx.config.webhooks,
+    secrets: new SecretBox(ctx.config.webhooks.secretsKey),
+    ...overrides,
+  });
 }

@@ -1,0 +1,315 @@
+/**
+ * Retrieval and answer quality on the bilingual development set.
+ *
+ *   npm run eval:knowledge               print the figures
+ *   npm run eval:knowledge -- --assert   also fail (exit 1) below the minimum figures below
+ *   npm run eval:knowledge -- --data DIR read dev-de.json / dev-en.json from DIR
+ *   --verbose lists the misses; --search-only skips the chat (for quick ranking runs)
+ *
+ * Each language gets a fresh tenant and bot in one in-memory PGlite; every paragraph becomes a
+ * knowledge entry through the real service code. Each question is asked through the hit test
+ * (top 3, with scores) and through the chat pipeline with the built-in offline model.
+ *
+ * Printed per language: recall@1 and recall@3 counting only hits with a score ≥ 0.4, the share
+ * of unanswerable questions that wrongly get a hit ≥ 0.4, the share of replies that contain the
+ * gold answer (case-insensitive, whitespace-normalised), the calibration table (share of top
+ * hits that are the right paragraph per score band) and, for comparison, plain BM25 (PostgreSQL
+ * full-text search ranked with Okapi BM25, k1 1.2, b 0.75, no threshold) on the same entries.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { testConfig } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import { memoryCoordination } from '../src/coordination/index.js';
+import { migrate } from '../src/db/migrate.js';
+import { openPglite } from '../src/db/pglite.js';
+import { createBot } from '../src/modules/bots/service.js';
+import { chat } from '../src/modules/chat/service.js';
+import {
+  hitTest,
+  importEntries,
+  MAX_IMPORT_ENTRIES,
+  type KnowledgeDeps,
+} from '../src/modules/knowledge/service.js';
+import { findBot } from '../src/modules/bots/repository.js';
+import { createTenant } from '../src/modules/tenants/service.js';
+
+interface DevSet {
+  language: string;
+  paragraphs: { id: string; title: string; content: string }[];
+  questions: {
+    id: string;
+    question: string;
+    paragraph: string | null;
+    answer: string | null;
+    kind: string;
+  }[];
+}
+
+/** The chat's threshold: a hit counts only at or above it. */
+const THRESHOLD = 0.4;
+
+/**
+ * Minimum figures for --assert, a little under what the current code reaches on the set,
+ * so a change that loses quality fails CI.
+ */
+const MINIMUM: Record<string, { recall1: number; recall3: number; maxFalseHits: number; reply: number }> = {
+  de: { recall1: 0.76, recall3: 0.85, maxFalseHits: 1, reply: 0.7 },
+  en: { recall1: 0.86, recall3: 0.93, maxFalseHits: 1, reply: 0.81 },
+};
+
+interface Figures {
+  questions: number;
+  answerable: number;
+  unanswerable: number;
+  recall1: number;
+  recall3: number;
+  recall3Any: number;
+  falseHits: number;
+  reply: number;
+  bands: { hits: number; correct: number }[];
+  byKind: Map<string, { n: number; r1: number; reply: number }>;
+  bm25: { recall1: number; recall3: number };
+}
+
+function normalise(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+function args(): { assert: boolean; dataDir: string; verbose: boolean; searchOnly: boolean } {
+  const argv = process.argv.slice(2);
+  const at = argv.indexOf('--data');
+  return {
+    assert: argv.includes('--assert'),
+    verbose: argv.includes('--verbose'),
+    searchOnly: argv.includes('--search-only'),
+    dataDir:
+      at >= 0 && argv[at + 1] ? argv[at + 1]! : fileURLToPath(new URL('../eval/knowledge/', import.meta.url)),
+  };
+}
+
+async function evaluate(
+  ctx: AppContext,
+  set: DevSet,
+  verbose: boolean,
+  searchOnly: boolean,
+): Promise<Figures> {
+  const { tenant } = await ctx.db.transaction((tx) =>
+    createTenant(tx, { name: `Eval ${set.language}`, plan: 'business' }),
+  );
+  await ctx.db.query('UPDATE tenants SET message_quota_override = 1000000 WHERE id = $1', [tenant.id]);
+  const created = await createBot(ctx.db, tenant.id, { name: `Eval-Bot ${set.language}` });
+  await ctx.db.query(`UPDATE bots SET is_active = true, status = 'active' WHERE id = $1`, [created.id]);
+  const bot = (await findBot(ctx.db, tenant.id, created.id))!;
+  const deps: KnowledgeDeps = {
+    db: ctx.db,
+    embeddings: null,
+    maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
+    minScore: ctx.config.knowledge.minScore,
+  };
+  const entryOf = new Map<string, string>();
+  for (let i = 0; i < set.paragraphs.length; i += MAX_IMPORT_ENTRIES) {
+    const batch = set.paragraphs.slice(i, i + MAX_IMPORT_ENTRIES);
+    const stored = await importEntries(
+      deps,
+      tenant.id,
+      { botId: bot.id },
+      batch.map((p) => ({ title: p.title, content: p.content })),
+      null,
+    );
+    stored.forEach((entry, j) => entryOf.set(entry.id, batch[j]!.id));
+  }
+
+  const figures: Figures = {
+    questions: set.questions.length,
+    answerable: 0,
+    unanswerable: 0,
+    recall1: 0,
+    recall3: 0,
+    recall3Any: 0,
+    falseHits: 0,
+    reply: 0,
+    bands: Array.from({ length: 10 }, () => ({ hits: 0, correct: 0 })),
+    byKind: new Map(),
+    bm25: { recall1: 0, recall3: 0 },
+  };
+  for (const q of set.questions) {
+    const { hits } = await hitTest(deps, tenant.id, bot, q.question, 3);
+    const paragraphs = hits.map((h) => entryOf.get(h.entryId));
+    const passing = hits.filter((h) => h.score >= THRESHOLD).map((h) => entryOf.get(h.entryId));
+    const top = hits[0];
+    if (top) {
+      const band = figures.bands[Math.min(9, Math.floor(top.score * 10))]!;
+      band.hits += 1;
+      if (q.paragraph !== null && entryOf.get(top.entryId) === q.paragraph) band.correct += 1;
+    }
+    const kind = figures.byKind.get(q.kind) ?? { n: 0, r1: 0, reply: 0 };
+    kind.n += 1;
+    figures.byKind.set(q.kind, kind);
+    const { response } = searchOnly
+      ? { response: { reply: '' } }
+      : await chat(ctx, {
+          tenantId: tenant.id,
+          botId: bot.id,
+          input: { message: q.question, senderId: null, channel: 'api', conversationId: null, metadata: {} },
+          idempotencyKey: null,
+        });
+    if (q.paragraph === null) {
+      figures.unanswerable += 1;
+      if (passing.length > 0) figures.falseHits += 1;
+      if (passing.length === 0) kind.r1 += 1;
+      if (verbose && passing.length > 0) console.log(`  false hit ${q.id}: ${q.question} → ${passing[0]}`);
+      continue;
+    }
+    figures.answerable += 1;
+    if (passing[0] === q.paragraph) {
+      figures.recall1 += 1;
+      kind.r1 += 1;
+    }
+    if (passing.includes(q.paragraph)) figures.recall3 += 1;
+    if (paragraphs.includes(q.paragraph)) figures.recall3Any += 1;
+    const replied = q.answer !== null && normalise(response.reply).includes(normalise(q.answer));
+    if (replied) {
+      figures.reply += 1;
+      kind.reply += 1;
+    }
+    if (verbose && passing[0] !== q.paragraph) {
+      console.log(
+        `  miss ${q.id} [${q.kind}] ${q.question} → ${hits.map((h) => `${entryOf.get(h.entryId)} ${h.score}`).join(', ')} (want ${q.paragraph})`,
+      );
+    } else if (verbose && !replied) {
+      console.log(
+        `  reply ${q.id} [${q.kind}] ${q.question}\n    want "${q.answer}"\n    got  ${response.reply}`,
+      );
+    }
+  }
+  figures.bm25 = await plainBm25(ctx, tenant.id, bot.id, set, entryOf);
+  return figures;
+}
+
+/** Okapi BM25 over PostgreSQL full-text search in the set's language, OR of the query words. */
+async function plainBm25(
+  ctx: AppContext,
+  tenantId: string,
+  botId: string,
+  set: DevSet,
+  entryOf: Map<string, string>,
+): Promise<{ recall1: number; recall3: number }> {
+  const config = set.language === 'de' ? 'german' : 'english';
+  let recall1 = 0;
+  let recall3 = 0;
+  for (const q of set.questions) {
+    if (q.paragraph === null) continue;
+    const rows = await ctx.db.query<{ entry_id: string }>(
+      `WITH query AS (
+         SELECT array_agg(DISTINCT l) AS lexemes FROM unnest(tsvector_to_array(to_tsvector($3::regconfig, $4))) AS l
+       ),
+       docs AS (
+         SELECT e.id AS entry_id, to_tsvector($3::regconfig, e.title || ' ' || e.content) AS tsv
+         FROM knowledge_entries e WHERE e.tenant_id = $1 AND e.bot_id = $2
+       ),
+       lengths AS (
+         SELECT d.entry_id, d.tsv, (SELECT sum(cardinality(u.positions)) FROM unnest(d.tsv) AS u)::float8 AS len FROM docs d
+       ),
+       corpus AS (SELECT count(*)::float8 AS n, avg(len) AS avgdl FROM lengths),
+       df AS (
+         SELECT l AS lexeme, count(*)::float8 AS df FROM lengths, unnest(tsvector_to_array(tsv)) AS l
+         WHERE l = ANY ((SELECT lexemes FROM query)::text[]) GROUP BY l
+       )
+       SELECT d.entry_id, sum(ln(1 + (c.n - f.df + 0.5) / (f.df + 0.5))
+                              * cardinality(u.positions) * 2.2 / (cardinality(u.positions) + 1.2 * (0.25 + 0.75 * d.len / c.avgdl))) AS score
+       FROM lengths d CROSS JOIN corpus c
+       CROSS JOIN LATERAL unnest(d.tsv) AS u
+       JOIN df f ON f.lexeme = u.lexeme
+       GROUP BY d.entry_id ORDER BY score DESC, d.entry_id LIMIT 3`,
+      [tenantId, botId, config, q.question],
+    );
+    const ranked = rows.map((r) => entryOf.get(r.entry_id));
+    if (ranked[0] === q.paragraph) recall1 += 1;
+    if (ranked.includes(q.paragraph)) recall3 += 1;
+  }
+  return { recall1, recall3 };
+}
+
+function share(part: number, whole: number): number {
+  return whole === 0 ? 0 : part / whole;
+}
+
+interface Row {
+  recall1: number;
+  recall3: number;
+  recall3Any: number;
+  falseHits: number;
+  reply: number;
+  bm25Recall1: number;
+  bm25Recall3: number;
+}
+
+function print(language: string, f: Figures): Row {
+  const row: Row = {
+    recall1: share(f.recall1, f.answerable),
+    recall3: share(f.recall3, f.answerable),
+    recall3Any: share(f.recall3Any, f.answerable),
+    falseHits: share(f.falseHits, f.unanswerable),
+    reply: share(f.reply, f.answerable),
+    bm25Recall1: share(f.bm25.recall1, f.answerable),
+    bm25Recall3: share(f.bm25.recall3, f.answerable),
+  };
+  console.log(
+    `\n${language}: ${f.questions} questions (${f.answerable} answerable, ${f.unanswerable} unanswerable)`,
+  );
+  console.log(`  recall@1 (score ≥ ${THRESHOLD})      ${row.recall1.toFixed(3)}`);
+  console.log(`  recall@3 (score ≥ ${THRESHOLD})      ${row.recall3.toFixed(3)}`);
+  console.log(`  recall@3 (any score)         ${row.recall3Any.toFixed(3)}`);
+  console.log(`  false hits on unanswerable   ${row.falseHits.toFixed(3)}`);
+  console.log(`  reply contains answer        ${row.reply.toFixed(3)}`);
+  console.log(`  plain BM25 recall@1 / @3     ${row.bm25Recall1.toFixed(3)} / ${row.bm25Recall3.toFixed(3)}`);
+  console.log('  calibration (top hit): band      hits  correct share');
+  f.bands.forEach((band, i) => {
+    if (band.hits === 0) return;
+    console.log(
+      `    ${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}  ${String(band.hits).padStart(13)}  ${share(band.correct, band.hits).toFixed(2)}`,
+    );
+  });
+  console.log('  per kind (recall@1 ≥ 0.4, or no false hit / reply contains answer):');
+  for (const [kind, k] of [...f.byKind].sort()) {
+    console.log(
+      `    ${kind.padEnd(14)} ${String(k.n).padStart(4)}  ${share(k.r1, k.n).toFixed(2)}  ${share(k.reply, k.n).toFixed(2)}`,
+    );
+  }
+  return row;
+}
+
+async function main() {
+  const options = args();
+  const { db } = await openPglite();
+  await migrate(db);
+  const ctx = await createContext(testConfig(), { db, coordination: memoryCoordination() });
+  let failed = false;
+  try {
+    for (const language of ['de', 'en']) {
+      const set = JSON.parse(readFileSync(`${options.dataDir}/dev-${language}.json`, 'utf8')) as DevSet;
+      if (set.questions.length === 0) {
+        console.log(`\n${language}: no questions`);
+        continue;
+      }
+      const row = print(language, await evaluate(ctx, set, options.verbose, options.searchOnly));
+      const min = MINIMUM[language]!;
+      const below = [
+        row.recall1 < min.recall1 && `recall@1 ${row.recall1.toFixed(3)} < ${min.recall1}`,
+        row.recall3 < min.recall3 && `recall@3 ${row.recall3.toFixed(3)} < ${min.recall3}`,
+        row.falseHits > min.maxFalseHits && `false hits ${row.falseHits.toFixed(3)} > ${min.maxFalseHits}`,
+        row.reply < min.reply && `reply ${row.reply.toFixed(3)} < ${min.reply}`,
+      ].filter(Boolean);
+      if (below.length > 0) {
+        console.log(`  BELOW MINIMUM: ${below.join('; ')}`);
+        failed = true;
+      }
+    }
+  } finally {
+    await ctx.close();
+  }
+  if (options.assert && failed) process.exit(1);
+}
+
+await main();

@@ -1,0 +1,131 @@
+// The embedded database's own thread: PGlite (PostgreSQL compiled to WebAssembly) runs here,
+// so its work never blocks the event loop that parses requests, answers health checks and
+// forwards model streams. The main thread (src/db/pglite.ts) sends statements and receives
+// rows; nothing else crosses the boundary. Plain JavaScript, so the thread starts under any
+// loader (tsx, vitest, node) without compiling TypeScript.
+import { readFile } from 'node:fs/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+
+// The type parsers of src/db/database.ts (bigint and numeric as numbers, date as text).
+const parsers = { 20: Number, 1700: Number, 1082: (value) => value };
+
+/**
+ * @type {{ dataDir?: string, loadDataDir?: ArrayBuffer, postgresqlconf: string[],
+ *   modules?: { pglite: WebAssembly.Module, initdb: WebAssembly.Module } }}
+ */
+const options = workerData;
+
+// The compiled WebAssembly modules are handed back to the main thread, so a copy of this
+// database (tests clone a migrated one per suite) starts without compiling them again.
+const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
+const compile = async (file) => WebAssembly.compile(await readFile(new URL(file, dist)));
+const modules = options.modules ?? {
+  pglite: await compile('pglite.wasm'),
+  initdb: await compile('initdb.wasm'),
+};
+
+const pglite = await PGlite.create({
+  pgliteWasmModule: modules.pglite,
+  initdbWasmModule: modules.initdb,
+  dataDir: options.dataDir,
+  loadDataDir: options.loadDataDir ? new Blob([options.loadDataDir]) : undefined,
+  extensions: { pg_trgm },
+  parsers,
+  postgresqlconf: options.postgresqlconf,
+});
+
+/** Open transactions: id → { tx, end(commit), done }. */
+const transactions = new Map();
+let nextTransaction = 1;
+const ROLLBACK = new Error('rollback');
+
+/** An error's message and the PostgreSQL fields callers look at (code, constraint, detail …). */
+function serialise(error) {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields = { message: error.message, name: error.name };
+  for (const [key, value] of Object.entries(error)) {
+    if (value === undefined || typeof value === 'function' || typeof value === 'object') continue;
+    fields[key] = value;
+  }
+  return fields;
+}
+
+function target(tx) {
+  if (tx === undefined) return pglite;
+  const open = transactions.get(tx);
+  if (!open?.tx) throw new Error('transaction is not open');
+  return open.tx;
+}
+
+/**
+ * Starts a transaction and keeps it open until the main thread sends 'end'. PGlite holds its
+ * lock meanwhile, so other statements wait, as on one PostgreSQL connection. The answer to
+ * 'begin' (the transaction's id) is sent once the transaction runs.
+ */
+function begin(id) {
+  const txId = nextTransaction++;
+  const entry = { tx: undefined, end: undefined, done: undefined };
+  entry.done = pglite
+    .transaction(
+      (tx) =>
+        new Promise((resolve, reject) => {
+          entry.tx = tx;
+          entry.end = (commit) => (commit ? resolve() : reject(ROLLBACK));
+          parentPort.postMessage({ id, ok: true, value: txId });
+        }),
+    )
+    .finally(() => transactions.delete(txId));
+  transactions.set(txId, entry);
+  entry.done.catch((error) => {
+    // Failed before it started: the 'begin' is still unanswered.
+    if (!entry.end) parentPort.postMessage({ id, ok: false, error: serialise(error) });
+  });
+}
+
+async function handle(message) {
+  switch (message.op) {
+    case 'query':
+      return (await target(message.tx).query(message.sql, message.params)).rows;
+    case 'exec':
+      await target(message.tx).exec(message.sql);
+      return undefined;
+    case 'end': {
+      const open = transactions.get(message.tx);
+      if (!open?.end) throw new Error('transaction is not open');
+      open.end(message.commit);
+      try {
+        await open.done;
+      } catch (error) {
+        if (error !== ROLLBACK) throw error;
+      }
+      return undefined;
+    }
+    case 'ping':
+      return pglite.closed ? 'closed' : 'ok';
+    case 'dump': {
+      const file = await pglite.dumpDataDir('none');
+      return await file.arrayBuffer();
+    }
+    case 'close':
+      if (!pglite.closed) await pglite.close();
+      return undefined;
+    default:
+      throw new Error(`unknown operation ${message.op}`);
+  }
+}
+
+parentPort.on('message', (message) => {
+  if (message.op === 'begin') return begin(message.id);
+  handle(message).then(
+    (value) => {
+      const transfer = value instanceof ArrayBuffer ? [value] : [];
+      parentPort.postMessage({ id: message.id, ok: true, value }, transfer);
+      if (message.op === 'close') parentPort.close();
+    },
+    (error) => parentPort.postMessage({ id: message.id, ok: false, error: serialise(error) }),
+  );
+});
+
+parentPort.postMessage({ ready: true, modules });

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import fp from 'fastify-plugin';
+import { ErrorCode } from './errors.js';
+
+/** The dashboard's production build, beside the sources in the checkout. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+/** Paths that belong to the API: unknown ones stay JSON 404s, never the dashboard page. */
+const API_PREFIXES = ['/api', '/v1', '/webhooks', '/docs', '/openapi.json', '/health', '/ready', '/metrics'];
+
+export function isApiPath(url: string): boolean {
+  const path = url.split('?')[0] ?? '';
+  return API_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/**
+ * Serves the dashboard (a single-page app) at `/` from its production build. Unknown GET paths
+ * outside the API answer index.html so deep links work; everything else keeps the JSON 404.
+ * Without a build the service runs as before (API only).
+ */
+export interface WebAppOptions {
+  /** Directory of the build (index.html, assets/); the checkout's web/dist by default. */
+  dir?: string | undefined;
+}
+
+export const webApp = fp<WebAppOptions>(async (app, options) => {
+  const dir = options.dir ?? DEFAULT_WEB_DIR;
+  const hasBuild = existsSync(`${dir}/index.html`);
+  if (hasBuild) {
+    await app.register(fastifyStatic, {
+      root: dir,
+      wildcard: false,
+      index: false,
+      cacheControl: false,
+      // Hashed assets never change; index.html must always be fetched fresh.
+      setHeaders: (res, path) => {
+        res.setHeader(
+          'cache-control',
+          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const wantsPage = request.method === 'GET' || request.method === 'HEAD';
+    if (hasBuild && wantsPage && !isApiPath(request.url)) {
+      return reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
+    }
+    return reply
+      .status(404)
+      .send({ error: ErrorCode.notFound, message: `Route ${request.method} ${request.url} not found` });
+  });
+});

@@ -1,0 +1,74 @@
+import type { Database } from '../../db/database.js';
+import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
+
+/**
+ * Background backfill of chunk vectors: entries stored while the embeddings endpoint failed
+ * carry `vectors_missing`; once a call to the endpoint succeeds again, their chunks get vectors
+ * here, a few entries at a time, outside any request. One run per client at a time; a run
+ * stops at the first failure (the next successful call starts another).
+ */
+
+const ENTRIES_PER_ROUND = 20;
+const running = new WeakMap<EmbeddingsClient, Promise<number>>();
+
+/** Starts a backfill when the client may have left entries without vectors; never throws. */
+export function scheduleBackfill(db: Database, client: EmbeddingsClient): void {
+  if (!client.needsBackfill || running.has(client)) return;
+  client.needsBackfill = false;
+  const run = backfillVectors(db, client)
+    .catch(() => {
+      client.needsBackfill = true;
+      return 0;
+    })
+    .finally(() => running.delete(client));
+  running.set(client, run);
+}
+
+/** The backfill that is running for this client, if any (tests wait for it). */
+export function runningBackfill(client: EmbeddingsClient): Promise<number> | undefined {
+  return running.get(client);
+}
+
+/** Gives every entry flagged `vectors_missing` its vectors; returns how many entries were filled. */
+export async function backfillVectors(db: Database, client: EmbeddingsClient): Promise<number> {
+  let filled = 0;
+  for (;;) {
+    const entries = await db.query<{ id: string; tenant_id: string; title: string }>(
+      `SELECT id, tenant_id, title FROM knowledge_entries WHERE vectors_missing
+       ORDER BY created_at, id LIMIT ${ENTRIES_PER_ROUND}`,
+    );
+    if (entries.length === 0) return filled;
+    for (const entry of entries) {
+      const chunks = await db.query<{ id: string; content: string }>(
+        'SELECT id, content FROM knowledge_chunks WHERE tenant_id = $1 AND entry_id = $2 ORDER BY position',
+        [entry.tenant_id, entry.id],
+      );
+      const vectors =
+        chunks.length > 0 ? await client.embed(chunks.map((c) => `${entry.title}\n${c.content}`)) : [];
+      // The entry may have been replaced meanwhile: only its current chunks are written, and the
+      // flag is cleared only when none of them is left without a vector.
+      await db.transaction(async (tx) => {
+        await tx.query(
+          `UPDATE knowledge_chunks c SET embedding = v.embedding, embedding_norm = v.norm
+           FROM (SELECT x.id, ARRAY(SELECT e::real FROM jsonb_array_elements_text(x.embedding) AS e) AS embedding, x.norm
+                 FROM jsonb_to_recordset($3::jsonb) AS x(id uuid, embedding jsonb, norm real)) v
+           WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.id = v.id`,
+          [
+            entry.tenant_id,
+            entry.id,
+            JSON.stringify(
+              chunks.map((c, i) => ({ id: c.id, embedding: vectors[i], norm: vectorNorm(vectors[i]!) })),
+            ),
+          ],
+        );
+        await tx.query(
+          `UPDATE knowledge_entries e SET vectors_missing = false
+           WHERE e.tenant_id = $1 AND e.id = $2
+             AND NOT EXISTS (SELECT 1 FROM knowledge_chunks c WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.embedding IS NULL)`,
+          [entry.tenant_id, entry.id],
+        );
+      });
+      filled += 1;
+    }
+  }
+}

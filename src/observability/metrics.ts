@@ -1,0 +1,274 @@
+/**
+ * Prometheus metrics of the process: one registry, every metric defined here. Call sites add
+ * one-line observations; `/metrics` (system module) serves the text exposition format.
+ *
+ * Naming follows the Prometheus conventions (checked by test/observability/metrics.test.ts):
+ * prefix `parley_`, base units (`_seconds`, `_bytes`), counters end in `_total`, gauges never.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Database } from '../db/database.js';
+import { CHAT_TEXT } from '../http/errors.js';
+
+export const registry = new Registry();
+
+collectDefaultMetrics({ register: registry, prefix: 'parley_' });
+// prom-client names three gauges `_total`, which Prometheus reserves for counters;
+// `parley_nodejs_active_resources` (by type) and `parley_nodejs_active_handles` remain.
+for (const name of ['active_handles', 'active_requests', 'active_resources']) {
+  registry.removeSingleMetric(`parley_nodejs_${name}_total`);
+}
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequestDuration = new Histogram({
+  name: 'parley_http_request_duration_seconds',
+  help: 'HTTP request duration by route template, method and status',
+  labelNames: ['method', 'route', 'status_code'],
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+/** The chat's outcomes: a closed set, one per error text of the chat endpoint. */
+export const CHAT_OUTCOMES = {
+  ok: 'ok',
+  replayed: 'replayed',
+  [CHAT_TEXT.messageRequired]: 'message_required',
+  [CHAT_TEXT.messageTooLong]: 'message_too_long',
+  [CHAT_TEXT.invalidSenderId]: 'invalid_sender_id',
+  [CHAT_TEXT.keyRequired]: 'api_key_required',
+  [CHAT_TEXT.keyInvalid]: 'api_key_invalid',
+  [CHAT_TEXT.keyExpired]: 'api_key_expired',
+  [CHAT_TEXT.botDisabled]: 'bot_disabled',
+  [CHAT_TEXT.botNotFound]: 'bot_not_found',
+  [CHAT_TEXT.conversationNotFound]: 'conversation_not_found',
+  [CHAT_TEXT.quotaExhausted]: 'quota_exhausted',
+  [CHAT_TEXT.rateLimited]: 'rate_limited',
+  [CHAT_TEXT.internal]: 'internal_error',
+  'Ungültige metadata': 'invalid_metadata',
+  'Unbekanntes Feld': 'unknown_field',
+  'Ungültiger Idempotency-Key': 'invalid_idempotency_key',
+  'Idempotency-Key bereits für eine andere Anfrage verwendet': 'idempotency_mismatch',
+  'Anfrage mit diesem Idempotency-Key wird noch verarbeitet': 'idempotency_in_flight',
+  'Conversation an Mitarbeiter übergeben': 'handed_over',
+  'KI-Modell nicht verfügbar': 'model_unavailable',
+  'Dienst vorübergehend nicht verfügbar': 'service_unavailable',
+} as const satisfies Record<string, string>;
+
+export type ChatOutcome = (typeof CHAT_OUTCOMES)[keyof typeof CHAT_OUTCOMES] | 'other_error';
+
+/** The outcome label of a chat answer from its status and error text (never free text). */
+export function chatOutcomeOf(statusCode: number, errorText?: string): ChatOutcome {
+  if (statusCode < 400 && errorText === undefined) return 'ok';
+  const known =
+    errorText === undefined ? undefined : (CHAT_OUTCOMES as Record<string, ChatOutcome>)[errorText];
+  return known ?? 'other_error';
+}
+
+export const chatRequests = new Counter({
+  name: 'parley_chat_requests_total',
+  help: 'Chat requests by outcome (ok, replayed, or the error of the chat endpoint)',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
+export const quotaRefusals = new Counter({
+  name: 'parley_chat_quota_refusals_total',
+  help: 'Chat requests refused because the monthly message quota was used up',
+  registers: [registry],
+});
+
+export const rateLimitRefusals = new Counter({
+  name: 'parley_rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit, by limit (chat per API key, v1 per tenant)',
+  labelNames: ['limit'],
+  registers: [registry],
+});
+
+export const modelRequestDuration = new Histogram({
+  name: 'parley_model_request_duration_seconds',
+  help: 'AI model call duration (whole reply or whole stream) by provider and model',
+  labelNames: ['provider', 'model'],
+  buckets: LATENCY_BUCKETS,
+  registers: [registry],
+});
+
+export const modelErrors = new Counter({
+  name: 'parley_model_errors_total',
+  help: 'AI model calls that failed, by provider and model',
+  labelNames: ['provider', 'model'],
+  registers: [registry],
+});
+
+export const modelTokens = new Counter({
+  name: 'parley_model_tokens_total',
+  help: 'Tokens of AI model calls by provider, model and direction (input = prompt, output = reply)',
+  labelNames: ['provider', 'model', 'direction'],
+  registers: [registry],
+});
+
+export const knowledgeSearchDuration = new Histogram({
+  name: 'parley_knowledge_search_duration_seconds',
+  help: 'Knowledge search duration of chat requests',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  registers: [registry],
+});
+
+export const knowledgeHits = new Counter({
+  name: 'parley_knowledge_search_hits_total',
+  help: 'Knowledge hits at or above the minimum score that entered chat prompts',
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'parley_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome (succeeded, retried, failed, lost = claim overtaken)',
+  labelNames: ['outcome'],
+  registers: [registry],
+});
+
+export const cacheLookups = new Counter({
+  name: 'parley_cache_lookups_total',
+  help: 'Lookups of in-process caches by cache and result (hit, miss)',
+  labelNames: ['cache', 'result'],
+  registers: [registry],
+});
+
+/** The database that the database gauges read (the one of the running app). */
+let watched: Database | undefined;
+
+/** Points the pool and outbox gauges at a database; returns the function that stops it. */
+export function watchDatabase(db: Database): () => void {
+  watched = db;
+  return () => {
+    if (watched === db) watched = undefined;
+  };
+}
+
+new Gauge({
+  name: 'parley_db_pool_connections',
+  help: 'PostgreSQL pool connections by state (in_use, idle); absent on the embedded database',
+  labelNames: ['state'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    const stats = watched?.poolStats?.();
+    if (!stats) return;
+    this.set({ state: 'in_use' }, stats.total - stats.idle);
+    this.set({ state: 'idle' }, stats.idle);
+  },
+});
+
+new Gauge({
+  name: 'parley_db_pool_waiting_requests',
+  help: 'Queries waiting for a free PostgreSQL pool connection',
+  registers: [registry],
+  collect() {
+    this.reset();
+    const stats = watched?.poolStats?.();
+    if (stats) this.set(stats.waiting);
+  },
+});
+
+interface OutboxState {
+  pending: number;
+  oldest_due_seconds: number | null;
+}
+
+const outboxOldestDue = new Gauge({
+  name: 'parley_webhook_outbox_oldest_due_age_seconds',
+  help: 'How long the oldest due webhook delivery has been waiting (0 when none is due)',
+  registers: [],
+});
+
+new Gauge({
+  name: 'parley_webhook_outbox_pending_deliveries',
+  help: 'Webhook deliveries not yet delivered (pending or being delivered)',
+  registers: [registry],
+  // One query sets both outbox gauges; this one is collected first.
+  async collect() {
+    this.reset();
+    outboxOldestDue.reset();
+    if (!watched) return;
+    try {
+      const [row] = await watched.query<OutboxState>(
+        `SELECT count(*)::int AS pending,
+                extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8
+                  AS oldest_due_seconds
+         FROM webhook_deliveries WHERE status IN ('pending', 'delivering')`,
+      );
+      this.set(row?.pending ?? 0);
+      outboxOldestDue.set(Math.max(0, row?.oldest_due_seconds ?? 0));
+    } catch {
+      // A database that does not answer leaves both gauges without a value.
+    }
+  },
+});
+registry.registerMetric(outboxOldestDue);
+
+/** Times a knowledge search of the chat and counts its hits. */
+export async function observeKnowledgeSearch<T>(search: Promise<T[]>): Promise<T[]> {
+  const end = knowledgeSearchDuration.startTimer();
+  const hits = await search;
+  end();
+  knowledgeHits.inc(hits.length);
+  return hits;
+}
+
+const CHAT_ROUTE = '/api/bot-chat/:botId/chat';
+const chatErrorText = new WeakMap<FastifyRequest, string>();
+
+/** The outcome of an answered chat request (after its body was sent). */
+export function chatOutcomeFor(request: FastifyRequest, reply: FastifyReply): ChatOutcome {
+  const text = chatErrorText.get(request);
+  if (text !== undefined || reply.statusCode >= 400) return chatOutcomeOf(reply.statusCode, text ?? '');
+  return reply.getHeader('idempotent-replayed') === 'true' ? 'replayed' : 'ok';
+}
+
+/** Notes the error a chat stream ended with after its 200 status went out. */
+export function noteChatStreamError(request: FastifyRequest, errorText: string): void {
+  chatErrorText.set(request, errorText);
+}
+
+/** Records the outcome of one chat request (JSON answers here, streams from the SSE writer). */
+export function recordChatOutcome(outcome: ChatOutcome): void {
+  chatRequests.inc({ outcome });
+  if (outcome === 'quota_exhausted') quotaRefusals.inc();
+}
+
+/**
+ * Root hooks, so every route reaches them: request duration by route template, and the chat
+ * outcome read from the error body the chat endpoint sends.
+ */
+export function registerRequestMetrics(app: FastifyInstance, db: Database): void {
+  const unwatch = watchDatabase(db);
+  app.addHook('onClose', async () => unwatch());
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.routeOptions.url === CHAT_ROUTE && reply.statusCode >= 400 && typeof payload === 'string') {
+      try {
+        const error = (JSON.parse(payload) as { error?: unknown }).error;
+        if (typeof error === 'string') chatErrorText.set(request, error);
+      } catch {
+        // not JSON: counted as other_error
+      }
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    httpRequestDuration.observe(
+      { method: request.method, route, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    if (route === CHAT_ROUTE) recordChatOutcome(chatOutcomeFor(request, reply));
+  });
+}
+
+/** Whether a request may read /metrics: always without METRICS_TOKEN, else with it as Bearer. */
+export function metricsAccessAllowed(token: string | undefined, authorization: string | undefined): boolean {
+  if (!token) return true;
+  const presented = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1] ?? '';
+  const a = Buffer.from(presented);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

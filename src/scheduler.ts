@@ -1,0 +1,104 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { AppContext } from './context.js';
+import { isDatabaseUnavailable } from './db/errors.js';
+import { sweepExpiredReservations } from './modules/chat/repository.js';
+import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
+import { createWebhookWorker } from './modules/webhooks/worker.js';
+
+/** A background job: one pass of work, repeated every `intervalMs`. */
+export interface Job {
+  name: string;
+  intervalMs: number;
+  /** One pass; `true` means more work is waiting, so the next pass starts at once. */
+  run(): Promise<boolean>;
+}
+
+/**
+ * Runs background jobs, each in its own loop: a pass, then a pause of the job's interval (none
+ * when the pass says more work is waiting). A failed pass is logged and the loop goes on.
+ * The jobs claim their work in the database, so every instance can run them side by side.
+ */
+export class Scheduler {
+  private running = false;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly current = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly jobs: Job[],
+    private readonly log?: Pick<FastifyBaseLogger, 'error'>,
+    /** Passes wait while this says no (the schema is not migrated yet). */
+    private readonly canRun: () => boolean = () => true,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const job of this.jobs) this.schedule(job, 0);
+  }
+
+  private schedule(job: Job, delayMs: number): void {
+    const timer = setTimeout(() => {
+      const pass = this.pass(job).finally(() => this.current.delete(job.name));
+      this.current.set(job.name, pass);
+    }, delayMs);
+    timer.unref?.();
+    this.timers.set(job.name, timer);
+  }
+
+  private async pass(job: Job): Promise<void> {
+    let again = false;
+    try {
+      if (this.canRun()) again = await job.run();
+    } catch (error) {
+      // An unreachable database is logged once per outage (src/health.ts), not once per pass.
+      if (!isDatabaseUnavailable(error))
+        this.log?.error({ err: error, job: job.name }, 'background job failed');
+    }
+    if (this.running) this.schedule(job, again ? 0 : job.intervalMs);
+  }
+
+  /** Stops every loop and waits for the passes in progress. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    await Promise.all(this.current.values());
+  }
+}
+
+/**
+ * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep and
+ * the return of quota reservations whose lease ran out.
+ */
+export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
+  const worker = createWebhookWorker(ctx, { log });
+  const pollIntervalMs = ctx.config.webhooks.pollIntervalMs;
+  return [
+    {
+      name: 'webhook-delivery',
+      intervalMs: pollIntervalMs,
+      run: async () => (await worker.deliverDue()).claimed === worker.batchSize,
+    },
+    {
+      name: 'conversation-inactivity',
+      intervalMs: Math.max(pollIntervalMs, 10_000),
+      run: async () => (await sweepInactiveConversations(ctx)).full,
+    },
+    {
+      name: 'quota-reservations',
+      intervalMs: 60_000,
+      run: async () => {
+        const released = await sweepExpiredReservations(ctx.db);
+        if (released > 0) log?.warn({ released }, 'expired quota reservations given back');
+        return false;
+      },
+    },
+  ];
+}
+
+/** Starts the background jobs when the app is ready and stops them when it closes. */
+export function startScheduler(app: FastifyInstance, ctx: AppContext): Scheduler {
+  const scheduler = new Scheduler(backgroundJobs(ctx, app.log), app.log, () => ctx.health.schemaReady);
+  app.addHook('onReady', async () => scheduler.start());
+  app.addHook('onClose', async () => scheduler.stop());
+  return scheduler;
+}

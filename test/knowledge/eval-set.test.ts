@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+/** The development set of the knowledge-search evaluation (eval/knowledge/README.md). */
+
+const KINDS = [
+  'plain',
+  'paraphrase',
+  'compound',
+  'code',
+  'number',
+  'abbreviation',
+  'stopword',
+  'unanswerable',
+] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Paragraph {
+  id: string;
+  title: string;
+  content: string;
+}
+interface Question {
+  id: string;
+  question: string;
+  paragraph: string | null;
+  answer: string | null;
+  kind: Kind;
+}
+interface EvalSet {
+  language: string;
+  paragraphs: Paragraph[];
+  questions: Question[];
+}
+
+function load(language: string): EvalSet {
+  const url = new URL(`../../eval/knowledge/dev-${language}.json`, import.meta.url);
+  return JSON.parse(readFileSync(url, 'utf8')) as EvalSet;
+}
+
+const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+const MIN_PARAGRAPHS = 110;
+const MIN_QUESTIONS = 330;
+const MIN_PER_KIND = 25;
+/** The default chunk size of the knowledge module: a paragraph stays one chunk. */
+const MAX_CONTENT_CHARS = 1000;
+
+describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
+  const set = load(language);
+
+  it('has exactly the documented fields', () => {
+    expect(Object.keys(set).sort()).toEqual(['language', 'paragraphs', 'questions']);
+    expect(set.language).toBe(language);
+    for (const paragraph of set.paragraphs) {
+      expect(Object.keys(paragraph).sort()).toEqual(['content', 'id', 'title']);
+      expect(paragraph.title.trim()).not.toBe('');
+    }
+    for (const question of set.questions) {
+      expect(Object.keys(question).sort()).toEqual(['answer', 'id', 'kind', 'paragraph', 'question']);
+      expect(question.question.trim()).not.toBe('');
+      expect(KINDS).toContain(question.kind);
+    }
+  });
+
+  it('numbers paragraphs and questions with unique ids of the language', () => {
+    const paragraphIds = set.paragraphs.map((p) => p.id);
+    const questionIds = set.questions.map((q) => q.id);
+    for (const id of paragraphIds) expect(id).toMatch(new RegExp(`^${language}-p\\d{3}$`));
+    for (const id of questionIds) expect(id).toMatch(new RegExp(`^${language}-q\\d{3}$`));
+    expect(new Set(paragraphIds).size).toBe(paragraphIds.length);
+    expect(new Set(questionIds).size).toBe(questionIds.length);
+    const texts = set.questions.map((q) => q.question);
+    expect(new Set(texts).size).toBe(texts.length);
+  });
+
+  it('keeps every paragraph between 60 and 180 words and within one chunk', () => {
+    const outside = set.paragraphs.filter((p) => words(p.content) < 60 || words(p.content) > 180);
+    expect(outside.map((p) => p.id)).toEqual([]);
+    const long = set.paragraphs.filter((p) => p.content.length > MAX_CONTENT_CHARS);
+    expect(long.map((p) => p.id)).toEqual([]);
+  });
+
+  it('reaches the minimum sizes, with 10–15 % unanswerable questions and every kind represented', () => {
+    expect(set.paragraphs.length).toBeGreaterThanOrEqual(MIN_PARAGRAPHS);
+    expect(set.questions.length).toBeGreaterThanOrEqual(MIN_QUESTIONS);
+    const perKind = new Map<Kind, number>(KINDS.map((kind) => [kind, 0]));
+    for (const question of set.questions) perKind.set(question.kind, (perKind.get(question.kind) ?? 0) + 1);
+    for (const kind of KINDS) {
+      if (kind !== 'plain') expect(perKind.get(kind), kind).toBeGreaterThanOrEqual(MIN_PER_KIND);
+    }
+    const unanswerable = (perKind.get('unanswerable') ?? 0) / set.questions.length;
+    expect(unanswerable).toBeGreaterThanOrEqual(0.1);
+    expect(unanswerable).toBeLessThanOrEqual(0.15);
+  });
+
+  it('takes every answer verbatim from the content of its paragraph', () => {
+    const content = new Map(set.paragraphs.map((p) => [p.id, p.content]));
+    for (const question of set.questions) {
+      if (question.kind === 'unanswerable') {
+        expect(question.paragraph, question.id).toBeNull();
+        expect(question.answer, question.id).toBeNull();
+        continue;
+      }
+      expect(question.paragraph, question.id).not.toBeNull();
+      expect(content.has(question.paragraph!), question.id).toBe(true);
+      const answer = question.answer ?? '';
+      expect(answer.trim(), question.id).toBe(answer);
+      expect(answer.length, question.id).toBeGreaterThan(0);
+      expect(answer.length, question.id).toBeLessThanOrEqual(80);
+      expect(content.get(question.paragraph!), question.id).toContain(answer);
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import { expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
+import { memoryCoordination } from '../../src/coordination/index.js';
+import { describeEachBackend } from '../helpers/db.js';
+import { buildTenant } from '../helpers/factories.js';
+
+describeEachBackend('chat request log line', (get) => {
+  it('carries tenant, bot, outcome, the latency of each stage and the tokens, never the message', async () => {
+    const lines: string[] = [];
+    const ctx = await createContext(testConfig({ LOG_LEVEL: 'info' }), {
+      db: get().db,
+      coordination: memoryCoordination(),
+    });
+    const app = await buildApp(ctx, { logStream: { write: (line) => lines.push(line) } });
+    try {
+      const tenant = await buildTenant(ctx);
+      const bot = await tenant.bot();
+      const send = (botId: string) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/bot-chat/${botId}/chat`,
+          headers: { ...tenant.keyHeaders, 'content-type': 'application/json' },
+          payload: { message: 'Geheime Frage zu Öffnungszeiten' },
+        });
+      expect((await send(bot.id)).statusCode).toBe(200);
+      expect((await send('00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+      const completed = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request completed' && l.tenant_id === tenant.id);
+      expect(completed).toHaveLength(2);
+      const [ok, missing] = completed;
+      expect(ok).toMatchObject({ bot_id: bot.id, outcome: 'ok' });
+      expect(Object.keys(ok!.stages_ms as object)).toEqual(
+        expect.arrayContaining(['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store']),
+      );
+      expect(ok!.tokens_in).toBeGreaterThan(0);
+      expect(ok!.tokens_out).toBeGreaterThan(0);
+      expect(missing).toMatchObject({ outcome: 'bot_not_found' });
+      expect(lines.join('\n')).not.toContain('Geheime Frage');
+    } finally {
+      await app.close();
+      await ctx.coordination.close();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isApiPath } from '../../src/http/web-app.js';
+import { describeApp } from '../helpers/app.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'parley-web-'));
+mkdirSync(join(dir, 'assets'));
+writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parley</title><div id="root"></div>');
+writeFileSync(join(dir, 'assets', 'app-1234.js'), 'console.log("app")');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const API_PATHS = [
+  '/api/nope',
+  '/api',
+  '/v1/nope',
+  '/webhooks/nope',
+  '/docs/nope/deeper',
+  '/openapi.json/x',
+  '/health/x',
+  '/ready/x',
+  '/metrics/x',
+];
+
+describe('isApiPath', () => {
+  it.each([
+    ['/api/bots', true],
+    ['/api', true],
+    ['/v1/bots?limit=1', true],
+    ['/openapi.json', true],
+    ['/metrics', true],
+    ['/', false],
+    ['/bots/123', false],
+    ['/apiary', false],
+    ['/v10', false],
+    ['/login?next=/api', false],
+  ])('%s → %s', (path, expected) => {
+    expect(isApiPath(path)).toBe(expected);
+  });
+});
+
+describeApp(
+  'dashboard served at / with a build',
+  (get) => {
+    it('answers the app page at / and for deep links', async () => {
+      for (const url of [
+        '/',
+        '/login',
+        '/bots/5c3c1c5e-0000-4000-8000-000000000000/prompt',
+        '/settings/api',
+      ]) {
+        const res = await get().app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(200);
+        expect(res.headers['content-type']).toContain('text/html');
+        expect(res.headers['cache-control']).toBe('no-cache');
+        expect(res.body).toContain('<div id="root">');
+      }
+    });
+
+    it('serves built assets with a long cache lifetime', async () => {
+      const res = await get().app.inject({ method: 'GET', url: '/assets/app-1234.js' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('console.log');
+      expect(res.headers['cache-control']).toContain('immutable');
+    });
+
+    it('keeps JSON 404s for unknown API paths', async () => {
+      for (const url of API_PATHS) {
+        const res = await get().app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(404);
+        expect(res.json(), url).toMatchObject({ error: 'not_found' });
+      }
+    });
+
+    it('keeps JSON 404s for other methods on unknown paths', async () => {
+      const res = await get().app.inject({ method: 'POST', url: '/somewhere', payload: {} });
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toMatchObject({ error: 'not_found' });
+    });
+
+    it('leaves the API routes alone', async () => {
+      const health = await get().app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(200);
+      expect(health.headers['content-type']).toContain('application/json');
+      const me = await get().app.inject({ method: 'GET', url: '/api/me' });
+      expect(me.statusCode).toBe(401);
+    });
+
+    it('does not serve files outside the build', async () => {
+      const res = await get().app.inject({ method: 'GET', url: '/assets/../../package.json' });
+      expect(res.body).not.toContain('"name": "parley"');
+    });
+  },
+  { env: { PARLEY_WEB_DIR: dir } },
+);
+
+describeApp(
+  'without a build',
+  (get) => {
+    it('answers JSON 404 everywhere unknown', async () => {
+      for (const url of ['/', '/login', '/api/nope']) {
+        const res = await get().app.inject({ method: 'GET', url });
+        expect(res.statusCode, url).toBe(404);
+        expect(res.json()).toMatchObject({ error: 'not_found' });
+      }
+    });
+  },
+  { env: { PARLEY_WEB_DIR: join(dir, 'missing') } },
+);

@@ -1,0 +1,65 @@
+import { Badge, MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { ModalsProvider } from '@mantine/modals';
+import { Notifications } from '@mantine/notifications';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from 'react-router';
+import { ApiError } from '../api/client';
+import { router } from './router';
+
+const theme = createTheme({
+  primaryColor: 'indigo',
+  // Filled components use shade 9: white text on it stays above the WCAG AA contrast ratio.
+  primaryShade: 9,
+  components: {
+    // Light badges (dark text, see LIGHT_TEXT) read well in every colour.
+    Badge: Badge.extend({ defaultProps: { variant: 'light' } }),
+  },
+  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+});
+
+// Mantine's dimmed grey and the text of its light variants (badges, active links, alerts) are
+// below 4.5:1 contrast; these darker texts pass WCAG AA.
+const LIGHT_TEXT: Record<string, string> = {
+  gray: '#343a40',
+  red: '#a51d1d',
+  orange: '#a33b06',
+  yellow: '#6b4f00',
+  green: '#1e6b30',
+  teal: '#0b6b55',
+  blue: '#14589c',
+  indigo: '#2f3a9e',
+};
+const cssVariables: CSSVariablesResolver = () => ({
+  variables: {},
+  light: {
+    '--mantine-color-dimmed': '#5c636a',
+    '--mantine-primary-color-light-color': LIGHT_TEXT.indigo!,
+    ...Object.fromEntries(
+      Object.entries(LIGHT_TEXT).map(([colour, text]) => [`--mantine-color-${colour}-light-color`, text]),
+    ),
+  },
+  dark: {},
+});
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // Client errors (403, 404, …) are answers, not outages: no retries for them.
+      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+
+export function App() {
+  return (
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariables}>
+      <QueryClientProvider client={queryClient}>
+        <ModalsProvider>
+          <Notifications position="top-right" />
+          <RouterProvider router={router} />
+        </ModalsProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  );
+}

@@ -1,0 +1,132 @@
+import { AppShell, Burger, Button, Group, Menu, NavLink, SegmentedControl, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { ApiError, api, setUnauthorizedHandler } from '../api/client';
+import { ErrorAlert, Loading } from '../components/states';
+import { setLanguage, type Language } from '../i18n';
+import { MeProvider, useMeQuery } from './session';
+
+const NAV = [
+  { to: '/', key: 'nav.overview', permission: 'usage:view' },
+  { to: '/bots', key: 'nav.bots', permission: 'bot:view' },
+  { to: '/conversations', key: 'nav.conversations', permission: 'conversation:view' },
+  { to: '/events', key: 'nav.events', permission: 'event:view' },
+  { to: '/contacts', key: 'nav.contacts', permission: 'contact:view' },
+  { to: '/settings', key: 'nav.settings', permission: 'api_key:manage' },
+] as const;
+
+export function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  return (
+    <SegmentedControl
+      size="xs"
+      aria-label={t('common.language')}
+      value={i18n.language}
+      onChange={(value) => setLanguage(value as Language)}
+      data={[
+        { value: 'de', label: 'DE' },
+        { value: 'en', label: 'EN' },
+      ]}
+    />
+  );
+}
+
+function loginPath(location: { pathname: string; search: string }): string {
+  const next = `${location.pathname}${location.search}`;
+  return next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
+}
+
+/** The signed-in frame: navigation, language, user menu; signs out to /login when the session ends. */
+export function Shell() {
+  const { t } = useTranslation();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const me = useMeQuery();
+
+  useEffect(() => {
+    setUnauthorizedHandler(() => {
+      queryClient.clear();
+      void navigate(loginPath(window.location), { replace: true });
+    });
+    return () => setUnauthorizedHandler(null);
+  }, [navigate, queryClient]);
+  useEffect(close, [location.pathname, close]);
+
+  if (me.isPending) return <Loading />;
+  if (me.error instanceof ApiError && me.error.status === 401)
+    return <Navigate to={loginPath(location)} replace />;
+  if (me.error) return <ErrorAlert error={me.error} onRetry={() => void me.refetch()} />;
+  const user = me.data;
+
+  const signOut = async () => {
+    await api.POST('/api/auth/logout');
+    queryClient.clear();
+    void navigate('/login', { replace: true });
+  };
+  const isActive = (to: string) =>
+    to === '/' ? location.pathname === '/' : location.pathname.startsWith(to);
+
+  return (
+    <MeProvider me={user}>
+      <AppShell
+        header={{ height: 56 }}
+        navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+        padding="md"
+      >
+        <AppShell.Header>
+          <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+            <Group gap="sm" wrap="nowrap">
+              <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label={t('nav.menu')} />
+              <Text fw={700} size="lg" component={Link} to="/">
+                Parley
+              </Text>
+              <Text size="sm" c="dimmed" visibleFrom="sm">
+                {user.tenant.name}
+              </Text>
+            </Group>
+            <Group gap="sm" wrap="nowrap">
+              <LanguageSwitch />
+              <Menu position="bottom-end">
+                <Menu.Target>
+                  <Button variant="subtle" size="compact-sm" aria-label={t('nav.userMenu')}>
+                    <Text size="sm" truncate maw={160}>
+                      {user.user.first_name ?? user.user.email}
+                    </Text>
+                  </Button>
+                </Menu.Target>
+                <Menu.Dropdown>
+                  <Menu.Label>
+                    {user.user.email} · {t(`roles.${user.user.role}`)}
+                  </Menu.Label>
+                  <Menu.Item onClick={() => void signOut()}>{t('nav.signOut')}</Menu.Item>
+                </Menu.Dropdown>
+              </Menu>
+            </Group>
+          </Group>
+        </AppShell.Header>
+        <AppShell.Navbar p="xs" aria-label={t('nav.main')}>
+          {NAV.filter((item) => !item.permission || user.permissions.includes(item.permission)).map(
+            (item) => (
+              <NavLink
+                key={item.to}
+                component={Link}
+                to={item.to}
+                label={t(item.key)}
+                active={isActive(item.to)}
+                aria-current={isActive(item.to) ? 'page' : undefined}
+              />
+            ),
+          )}
+        </AppShell.Navbar>
+        <AppShell.Main>
+          <Outlet />
+        </AppShell.Main>
+      </AppShell>
+    </MeProvider>
+  );
+}

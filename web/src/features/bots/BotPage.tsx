@@ -1,0 +1,68 @@
+import { Anchor, Breadcrumbs, Tabs } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import { PageTitle } from '../../components/PageTitle';
+import { ErrorAlert, Loading } from '../../components/states';
+import { BotStatusBadge } from './BotsPage';
+
+const TABS = ['settings', 'prompt', 'knowledge', 'flow', 'chat'] as const;
+
+export function botQueryKey(botId: string) {
+  return ['bot', botId] as const;
+}
+
+export function useBot(botId: string) {
+  return useQuery({
+    queryKey: botQueryKey(botId),
+    queryFn: () => call(api.GET('/api/bots/{id}', { params: { path: { id: botId } } })),
+  });
+}
+
+export function useBotId(): string {
+  const { botId } = useParams();
+  if (!botId) throw new Error('route without :botId');
+  return botId;
+}
+
+export function BotPage() {
+  const { t } = useTranslation();
+  const botId = useBotId();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const bot = useBot(botId);
+  const current = location.pathname.split('/')[3] || 'settings';
+
+  if (bot.isPending) return <Loading />;
+  if (bot.error) return <ErrorAlert error={bot.error} />;
+  return (
+    <>
+      <Breadcrumbs mb="xs">
+        <Anchor component={Link} to="/bots" size="sm">
+          {t('bots.title')}
+        </Anchor>
+        <span>{bot.data.name}</span>
+      </Breadcrumbs>
+      <PageTitle title={bot.data.name}>
+        <BotStatusBadge bot={bot.data} />
+      </PageTitle>
+      <Tabs
+        value={current}
+        onChange={(value) =>
+          void navigate(`/bots/${botId}${value && value !== 'settings' ? `/${value}` : ''}`)
+        }
+        mb="md"
+      >
+        <Tabs.List style={{ overflowX: 'auto', flexWrap: 'nowrap' }}>
+          {TABS.map((tab) => (
+            <Tabs.Tab key={tab} value={tab}>
+              {t(`bot.tabs.${tab}`)}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+      </Tabs>
+      <Outlet />
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+import { Badge, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useDisclosure } from '@mantine/hooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { api, call } from '../../api/client';
+import type { Bot } from '../../api/types';
+import { useCan } from '../../app/session';
+import { PageTitle } from '../../components/PageTitle';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+
+export function BotStatusBadge({ bot }: { bot: Pick<Bot, 'is_active' | 'status'> }) {
+  const { t } = useTranslation();
+  const on = bot.is_active && bot.status !== 'disabled';
+  return (
+    <Badge color={on ? 'green' : 'gray'} variant="light">
+      {on ? t('bots.active') : t(`bots.status.${bot.status}`)}
+    </Badge>
+  );
+}
+
+function CreateBot({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const form = useForm({
+    initialValues: { name: '', description: '' },
+    validate: { name: (v) => (v.trim() ? null : t('bots.nameRequired')) },
+  });
+  const create = useMutation({
+    mutationFn: (values: { name: string; description: string }) =>
+      call(
+        api.POST('/api/bots', {
+          body: { name: values.name.trim(), description: values.description.trim() || null },
+        }),
+      ),
+    onSuccess: (bot) => {
+      void queryClient.invalidateQueries({ queryKey: ['bots'] });
+      onClose();
+      form.reset();
+      void navigate(`/bots/${bot.id}`);
+    },
+  });
+  return (
+    <Modal opened={opened} onClose={onClose} title={t('bots.create')}>
+      <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+        <Stack>
+          {create.error && <ErrorAlert error={create.error} />}
+          <TextInput label={t('bots.name')} required data-autofocus {...form.getInputProps('name')} />
+          <Textarea
+            label={t('bots.description')}
+            autosize
+            minRows={2}
+            {...form.getInputProps('description')}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={create.isPending}>
+              {t('bots.createSubmit')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function BotsPage() {
+  const { t, i18n } = useTranslation();
+  const canEdit = useCan('bot:edit');
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<string | null>(null);
+  const [opened, { open, close }] = useDisclosure();
+  const bots = useQuery({
+    queryKey: ['bots', status],
+    queryFn: () =>
+      call(
+        api.GET('/api/bots', {
+          params: { query: { limit: 100, ...(status ? { status: status as Bot['status'] } : {}) } },
+        }),
+      ),
+  });
+  const filtered = (bots.data?.data ?? []).filter((bot) =>
+    bot.name.toLowerCase().includes(search.trim().toLowerCase()),
+  );
+
+  return (
+    <>
+      <PageTitle title={t('bots.title')}>
+        {canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
+      </PageTitle>
+      <CreateBot opened={opened} onClose={close} />
+      <Group mb="md" align="flex-end">
+        <TextInput
+          label={t('common.search')}
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          w={240}
+        />
+        <Select
+          label={t('bots.statusFilter')}
+          clearable
+          value={status}
+          onChange={setStatus}
+          data={['draft', 'active', 'disabled'].map((s) => ({ value: s, label: t(`bots.status.${s}`) }))}
+          w={180}
+        />
+      </Group>
+      {bots.isPending ? (
+        <Loading />
+      ) : bots.error ? (
+        <ErrorAlert error={bots.error} onRetry={() => void bots.refetch()} />
+      ) : filtered.length === 0 ? (
+        <EmptyState
+          title={t('bots.emptyTitle')}
+          text={canEdit ? t('bots.emptyText') : t('bots.emptyTextViewer')}
+          action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
+        />
+      ) : (
+        <Table.ScrollContainer minWidth={480}>
+          <Table highlightOnHover>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('bots.name')}</Table.Th>
+                <Table.Th>{t('bots.statusFilter')}</Table.Th>
+                <Table.Th>{t('common.updated')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {filtered.map((bot) => (
+                <Table.Tr key={bot.id}>
+                  <Table.Td>
+                    <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
+                    {bot.description && (
+                      <Text size="xs" c="dimmed" lineClamp={1}>
+                        {bot.description}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <BotStatusBadge bot={bot} />
+                  </Table.Td>
+                  <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </>
+  );
+}

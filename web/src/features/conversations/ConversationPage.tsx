@@ -1,0 +1,95 @@
+import { Alert, Anchor, Badge, Breadcrumbs, Button, Card, Group, Paper, Stack, Text } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import { useCan } from '../../app/session';
+import { PageTitle } from '../../components/PageTitle';
+import { ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+import { STATUS_COLOUR } from './ConversationsPage';
+
+export function ConversationPage() {
+  const { t, i18n } = useTranslation();
+  const { conversationId = '' } = useParams();
+  const canEdit = useCan('bot:edit');
+  const queryClient = useQueryClient();
+  const key = ['conversation', conversationId];
+  const conversation = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      call(
+        api.GET('/api/conversations/{id}', {
+          params: { path: { id: conversationId }, query: { limit: 200 } },
+        }),
+      ),
+  });
+  const reopen = useMutation({
+    mutationFn: () =>
+      call(api.POST('/api/conversations/{id}/reopen', { params: { path: { id: conversationId } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
+  });
+  if (conversation.isPending) return <Loading />;
+  if (conversation.error) return <ErrorAlert error={conversation.error} />;
+  const c = conversation.data;
+  return (
+    <>
+      <Breadcrumbs mb="xs">
+        <Anchor component={Link} to="/conversations" size="sm">
+          {t('conversations.title')}
+        </Anchor>
+        <span>{formatDateTime(c.created_at, i18n.language)}</span>
+      </Breadcrumbs>
+      <PageTitle title={t('conversations.transcript')}>
+        <Badge color={STATUS_COLOUR[c.status]} variant="light">
+          {t(`conversations.statuses.${c.status}`)}
+        </Badge>
+      </PageTitle>
+      <Stack>
+        {c.status === 'handed_over' && (
+          <Alert color="orange" title={t('conversations.handedOver')}>
+            <Stack gap="xs" align="flex-start">
+              <Text size="sm">{c.escalation_reason ?? t('conversations.handedOverText')}</Text>
+              {canEdit && (
+                <Button size="xs" onClick={() => reopen.mutate()} loading={reopen.isPending}>
+                  {t('conversations.giveBack')}
+                </Button>
+              )}
+              {reopen.error && <ErrorAlert error={reopen.error} />}
+            </Stack>
+          </Alert>
+        )}
+        <Card withBorder>
+          <Group gap="lg" mb="sm">
+            <Text size="sm">
+              {t('conversations.sender')}: {c.sender_id ?? '—'}
+            </Text>
+            <Text size="sm">
+              {t('conversations.channel')}: {t(`channels.${c.channel}`)}
+            </Text>
+          </Group>
+          <Stack gap="xs">
+            {c.messages.map((m) => (
+              <Paper
+                key={m.id}
+                p="sm"
+                radius="md"
+                bg={m.role === 'user' ? 'indigo.0' : 'gray.0'}
+                ml={m.role === 'user' ? 'xl' : 0}
+                mr={m.role === 'user' ? 0 : 'xl'}
+              >
+                <Text size="xs" c="dimmed">
+                  {m.role === 'user' ? t('chat.caller') : t('chat.bot')} ·{' '}
+                  {formatDateTime(m.created_at, i18n.language)}
+                </Text>
+                <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                  {m.content}
+                </Text>
+              </Paper>
+            ))}
+          </Stack>
+        </Card>
+      </Stack>
+    </>
+  );
+}

@@ -1,0 +1,366 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Card,
+  Group,
+  List,
+  Progress,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { decideBookingTransition, type BookingStatus } from '@server/modules/events/booking-status.js';
+import { allowedEventTransitions } from '@server/modules/events/event-status.js';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import type { BookingWithContact, EventDetail, EventRow } from '../../api/types';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { PageTitle } from '../../components/PageTitle';
+import { ErrorAlert, Loading } from '../../components/states';
+import { formatDate, formatMoney } from '../../format';
+import { capacityShares } from './capacity';
+import { EVENT_STATUS_COLOUR } from './EventsPage';
+
+const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
+
+function Capacity({ event, pendingPlaces }: { event: EventDetail; pendingPlaces: number }) {
+  const { t } = useTranslation();
+  const shares = capacityShares(event.capacity_total, event.capacity_booked, pendingPlaces);
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="xs">
+        {t('events.capacityTitle')}
+      </Title>
+      <Progress.Root size={22}>
+        <Progress.Section
+          value={shares.confirmed}
+          color="indigo.9"
+          aria-label={t('events.sections.confirmed')}
+        >
+          <Progress.Label>{event.capacity_booked}</Progress.Label>
+        </Progress.Section>
+        <Progress.Section value={shares.pending} color="yellow.7" aria-label={t('events.sections.pending')} />
+        <Progress.Section value={shares.free} color="gray.3" aria-label={t('events.sections.free')} />
+      </Progress.Root>
+      <Group gap="lg" mt="xs">
+        <Text size="sm" data-testid="capacity-confirmed">
+          {t('events.confirmedCount', { count: event.capacity_booked, total: event.capacity_total })}
+        </Text>
+        <Text size="sm" data-testid="capacity-free">
+          {t('events.freeCount', { count: shares.freePlaces })}
+        </Text>
+        <Text size="sm" data-testid="capacity-waitlist">
+          {t('events.waitlistCount', { count: event.capacity_waitlist })}
+        </Text>
+      </Group>
+    </Card>
+  );
+}
+
+function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }) {
+  const { t } = useTranslation();
+  const [name, setName] = useState('');
+  const book = useMutation({
+    mutationFn: async (contactName: string) => {
+      const contact = await call(
+        api.POST('/api/contacts', { body: { name: contactName, channel: 'manual' } }),
+      );
+      return call(
+        api.POST('/api/events/{id}/bookings', {
+          params: { path: { id: eventId } },
+          body: { contact_id: contact.id },
+        }),
+      );
+    },
+    onSuccess: () => {
+      setName('');
+      onDone();
+    },
+  });
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim()) book.mutate(name.trim());
+      }}
+    >
+      <Group align="flex-end">
+        <TextInput
+          label={t('events.bookName')}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
+        <Button type="submit" loading={book.isPending}>
+          {t('events.book')}
+        </Button>
+      </Group>
+      {book.error && <ErrorAlert error={book.error} />}
+    </form>
+  );
+}
+
+function BookingRow({
+  booking,
+  event,
+  canEdit,
+  onChanged,
+}: {
+  booking: BookingWithContact;
+  event: EventRow;
+  canEdit: boolean;
+  onChanged: () => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const cancel = useMutation({
+    mutationFn: () =>
+      call(
+        api.DELETE('/api/events/{eventId}/bookings/{bookingId}', {
+          params: { path: { eventId: event.id, bookingId: booking.id } },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  const setStatus = useMutation({
+    mutationFn: (status: BookingStatus) =>
+      call(
+        api.PATCH('/api/events/{eventId}/bookings/{bookingId}/status', {
+          params: { path: { eventId: event.id, bookingId: booking.id } },
+          body: { status },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  const name = booking.contact.name ?? booking.contact.email ?? booking.contact_id;
+  const targets = MANUAL_BOOKING_TARGETS.filter(
+    (to) => decideBookingTransition(booking.status, to, 'manual').allowed,
+  );
+  const cancellable = decideBookingTransition(booking.status, 'cancelled', 'manual').allowed;
+  return (
+    <Table.Tr data-testid="booking-row">
+      <Table.Td>
+        <Link to={`/contacts/${booking.contact_id}`}>{name}</Link>
+      </Table.Td>
+      <Table.Td>
+        <Badge
+          variant="light"
+          color={booking.status === 'confirmed' ? 'green' : booking.status === 'waitlist' ? 'orange' : 'gray'}
+        >
+          {t(`events.bookingStatuses.${booking.status}`)}
+          {booking.status === 'waitlist' &&
+            booking.waitlist_position !== null &&
+            ` #${booking.waitlist_position}`}
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        {t(`events.paymentStatuses.${booking.payment_status}`)}
+        {booking.payment_amount !== null &&
+          ` · ${formatMoney(booking.payment_amount, event.currency, i18n.language)}`}
+        {booking.payment_url && (
+          <>
+            {' · '}
+            <Anchor href={booking.payment_url} target="_blank" rel="noreferrer">
+              {t('events.paymentLink')}
+            </Anchor>
+          </>
+        )}
+      </Table.Td>
+      <Table.Td>
+        {canEdit && (
+          <Group gap={4} wrap="nowrap">
+            {targets.map((to) => (
+              <Button key={to} size="compact-xs" variant="light" onClick={() => setStatus.mutate(to)}>
+                {t(`events.bookingStatuses.${to}`)}
+              </Button>
+            ))}
+            {cancellable && (
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                color="red"
+                aria-label={t('events.cancelBookingOf', { name })}
+                onClick={() =>
+                  confirmAction({
+                    title: t('events.cancelBooking'),
+                    text: t('events.cancelBookingConfirm', { name }),
+                    confirm: t('events.cancelBooking'),
+                    onConfirm: () => cancel.mutate(),
+                  })
+                }
+              >
+                {t('events.cancelBooking')}
+              </Button>
+            )}
+          </Group>
+        )}
+        {(cancel.error || setStatus.error) && <ErrorAlert error={cancel.error ?? setStatus.error} />}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+export function EventPage() {
+  const { t, i18n } = useTranslation();
+  const { eventId = '' } = useParams();
+  const canEdit = useCan('event:edit');
+  const queryClient = useQueryClient();
+  const event = useQuery({
+    queryKey: ['event', eventId],
+    queryFn: async () =>
+      (await call(api.GET('/api/events/{id}', { params: { path: { id: eventId } } }))) as EventDetail,
+  });
+  const bookings = useQuery({
+    queryKey: ['bookings', eventId],
+    queryFn: async () =>
+      (
+        await call(
+          api.GET('/api/events/{id}/bookings', { params: { path: { id: eventId }, query: { limit: 100 } } }),
+        )
+      ).data as BookingWithContact[],
+  });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ['event', eventId] });
+    void queryClient.invalidateQueries({ queryKey: ['bookings', eventId] });
+    void queryClient.invalidateQueries({ queryKey: ['events'] });
+  };
+  const changeStatus = useMutation({
+    mutationFn: (status: EventRow['status']) =>
+      call(api.PATCH('/api/events/{id}/status', { params: { path: { id: eventId } }, body: { status } })),
+    onSuccess: refresh,
+  });
+
+  if (event.isPending) return <Loading />;
+  if (event.error) return <ErrorAlert error={event.error} />;
+  const e = event.data;
+  const all = bookings.data ?? [];
+  const waitlist = all
+    .filter((b) => b.status === 'waitlist')
+    .sort((a, b) => (a.waitlist_position ?? 0) - (b.waitlist_position ?? 0));
+  const bookable = e.status === 'selling' || e.status === 'waitlist';
+
+  return (
+    <>
+      <Breadcrumbs mb="xs">
+        <Anchor component={Link} to="/events" size="sm">
+          {t('events.title')}
+        </Anchor>
+        <span>{e.title}</span>
+      </Breadcrumbs>
+      <PageTitle title={e.title}>
+        <Badge size="lg" color={EVENT_STATUS_COLOUR[e.status]} variant="light" data-testid="event-status">
+          {t(`events.statuses.${e.status}`)}
+        </Badge>
+      </PageTitle>
+      <Stack>
+        <Card withBorder>
+          <Group gap="xl">
+            <Text size="sm">
+              {t('events.date')}: {formatDate(e.event_date, i18n.language)}
+              {e.event_time_start && ` ${e.event_time_start.slice(0, 5)}`}
+            </Text>
+            {e.location && (
+              <Text size="sm">
+                {t('events.location')}: {e.location}
+              </Text>
+            )}
+            <Text size="sm">
+              {t('events.price')}: {formatMoney(e.price, e.currency, i18n.language)} ·{' '}
+              {t(`events.payment.${e.payment_model}`)}
+            </Text>
+          </Group>
+          {e.provider_payment_link && (
+            <Anchor href={e.provider_payment_link} size="sm" target="_blank" rel="noreferrer">
+              {t('events.paymentLink')}
+            </Anchor>
+          )}
+          {canEdit && allowedEventTransitions(e.status).length > 0 && (
+            <Group mt="sm" gap="xs">
+              <Text size="sm">{t('events.changeStatus')}:</Text>
+              {allowedEventTransitions(e.status).map((to) => (
+                <Button
+                  key={to}
+                  size="xs"
+                  variant={to === 'cancelled' ? 'subtle' : 'light'}
+                  color={to === 'cancelled' ? 'red' : undefined}
+                  loading={changeStatus.isPending && changeStatus.variables === to}
+                  onClick={() =>
+                    to === 'cancelled' || to === 'completed'
+                      ? confirmAction({
+                          title: t(`events.to.${to}`),
+                          text: t('events.finalConfirm'),
+                          confirm: t(`events.to.${to}`),
+                          onConfirm: () => changeStatus.mutate(to),
+                        })
+                      : changeStatus.mutate(to)
+                  }
+                >
+                  {t(`events.to.${to}`)}
+                </Button>
+              ))}
+            </Group>
+          )}
+          {changeStatus.error && <ErrorAlert error={changeStatus.error} />}
+        </Card>
+        <Capacity
+          event={e}
+          pendingPlaces={all.filter((b) => b.status === 'confirmed' && b.payment_status === 'pending').length}
+        />
+        {waitlist.length > 0 && (
+          <Card withBorder>
+            <Title order={2} size="h4" mb="xs">
+              {t('events.waitlist')}
+            </Title>
+            <List type="ordered" data-testid="waitlist">
+              {waitlist.map((b) => (
+                <List.Item key={b.id}>{b.contact.name ?? b.contact_id}</List.Item>
+              ))}
+            </List>
+          </Card>
+        )}
+        <Card withBorder>
+          <Title order={2} size="h4" mb="xs">
+            {t('events.bookings')}
+          </Title>
+          {canEdit && bookable && <AddBooking eventId={eventId} onDone={refresh} />}
+          {canEdit && !bookable && e.status === 'draft' && (
+            <Alert color="blue" mb="sm">
+              {t('events.draftHint')}
+            </Alert>
+          )}
+          {bookings.error && <ErrorAlert error={bookings.error} />}
+          {all.length === 0 ? (
+            <Text c="dimmed" mt="sm">
+              {t('events.noBookings')}
+            </Text>
+          ) : (
+            <Table.ScrollContainer minWidth={560} mt="sm">
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('events.contact')}</Table.Th>
+                    <Table.Th>{t('events.status')}</Table.Th>
+                    <Table.Th>{t('events.paymentState')}</Table.Th>
+                    <Table.Th>{t('common.actions')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {all.map((b) => (
+                    <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </Card>
+      </Stack>
+    </>
+  );
+}

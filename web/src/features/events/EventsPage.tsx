@@ -1,0 +1,232 @@
+import {
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Select,
+  Stack,
+  Table,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { DatePickerInput } from '@mantine/dates';
+import { useForm } from '@mantine/form';
+import { useDisclosure } from '@mantine/hooks';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useNavigate } from 'react-router';
+import { api, call } from '../../api/client';
+import type { EventBody, EventRow } from '../../api/types';
+import { useCan } from '../../app/session';
+import { PageTitle } from '../../components/PageTitle';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatDate, formatMoney } from '../../format';
+
+export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
+  draft: 'gray',
+  selling: 'green',
+  waitlist: 'orange',
+  completed: 'blue',
+  cancelled: 'red',
+};
+
+function day(value: string | Date | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
+}
+
+function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const form = useForm({
+    initialValues: {
+      title: '',
+      event_date: '',
+      capacity_total: 10 as number | string,
+      location: '',
+      description: '',
+      price: 0 as number | string,
+      currency: 'EUR',
+      payment_model: 'free',
+    },
+    validate: {
+      title: (v) =>
+        v.trim() ? (v.length > 200 ? t('events.titleTooLong') : null) : t('events.titleRequired'),
+      event_date: (v) => (v ? null : t('events.dateRequired')),
+      capacity_total: (v) =>
+        Number.isInteger(Number(v)) && Number(v) >= 0 ? null : t('events.capacityInvalid'),
+    },
+  });
+  const create = useMutation({
+    mutationFn: (values: typeof form.values) => {
+      const body: EventBody = {
+        title: values.title.trim(),
+        event_date: day(values.event_date)!,
+        capacity_total: Number(values.capacity_total),
+        location: values.location.trim() || null,
+        description: values.description.trim() || null,
+        price: Number(values.price) || 0,
+        currency: values.currency,
+        payment_model: values.payment_model as EventBody['payment_model'],
+      };
+      return call(api.POST('/api/events', { body }));
+    },
+    onSuccess: (event) => {
+      void queryClient.invalidateQueries({ queryKey: ['events'] });
+      form.reset();
+      onClose();
+      void navigate(`/events/${event.id}`);
+    },
+  });
+  return (
+    <Modal opened={opened} onClose={onClose} title={t('events.create')}>
+      <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+        <Stack>
+          {create.error && <ErrorAlert error={create.error} />}
+          <TextInput
+            label={t('events.eventTitle')}
+            required
+            data-autofocus
+            {...form.getInputProps('title')}
+          />
+          <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
+          <NumberInput
+            label={t('events.capacity')}
+            required
+            min={0}
+            {...form.getInputProps('capacity_total')}
+          />
+          <TextInput label={t('events.location')} {...form.getInputProps('location')} />
+          <Textarea
+            label={t('events.description')}
+            autosize
+            minRows={2}
+            {...form.getInputProps('description')}
+          />
+          <Group grow>
+            <NumberInput
+              label={t('events.price')}
+              min={0}
+              decimalScale={2}
+              {...form.getInputProps('price')}
+            />
+            <TextInput label={t('events.currency')} maxLength={3} {...form.getInputProps('currency')} />
+          </Group>
+          <Select
+            label={t('events.paymentModel')}
+            allowDeselect={false}
+            data={['free', 'full_payment', 'deposit', 'external_link'].map((m) => ({
+              value: m,
+              label: t(`events.payment.${m}`),
+            }))}
+            {...form.getInputProps('payment_model')}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={create.isPending}>
+              {t('events.createSubmit')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function EventsPage() {
+  const { t, i18n } = useTranslation();
+  const canEdit = useCan('event:edit');
+  const [opened, { open, close }] = useDisclosure();
+  const [status, setStatus] = useState<string | null>(null);
+  const [range, setRange] = useState<[string | null, string | null]>([null, null]);
+  const query = {
+    limit: 100,
+    ...(status ? { status: status as EventRow['status'] } : {}),
+    ...(range[0] ? { from_date: day(range[0])! } : {}),
+    ...(range[1] ? { to_date: day(range[1])! } : {}),
+  };
+  const events = useQuery({
+    queryKey: ['events', query],
+    queryFn: () => call(api.GET('/api/events', { params: { query } })),
+  });
+
+  return (
+    <>
+      <PageTitle title={t('events.title')}>
+        {canEdit && <Button onClick={open}>{t('events.create')}</Button>}
+      </PageTitle>
+      <CreateEvent opened={opened} onClose={close} />
+      <Group mb="md" align="flex-end">
+        <Select
+          label={t('events.status')}
+          clearable
+          value={status}
+          onChange={setStatus}
+          data={['draft', 'selling', 'waitlist', 'completed', 'cancelled'].map((s) => ({
+            value: s,
+            label: t(`events.statuses.${s}`),
+          }))}
+          w={170}
+        />
+        <DatePickerInput
+          type="range"
+          label={t('events.dateRange')}
+          clearable
+          value={range}
+          onChange={(value) => setRange(value as [string | null, string | null])}
+          w={240}
+        />
+      </Group>
+      {events.isPending ? (
+        <Loading />
+      ) : events.error ? (
+        <ErrorAlert error={events.error} onRetry={() => void events.refetch()} />
+      ) : events.data.data.length === 0 ? (
+        <EmptyState
+          title={t('events.emptyTitle')}
+          text={canEdit ? t('events.emptyText') : t('events.emptyTextViewer')}
+          action={canEdit && <Button onClick={open}>{t('events.create')}</Button>}
+        />
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table highlightOnHover>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('events.date')}</Table.Th>
+                <Table.Th>{t('events.eventTitle')}</Table.Th>
+                <Table.Th>{t('events.status')}</Table.Th>
+                <Table.Th ta="right">{t('events.booked')}</Table.Th>
+                <Table.Th ta="right">{t('events.price')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {events.data.data.map((event) => (
+                <Table.Tr key={event.id}>
+                  <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <Link to={`/events/${event.id}`}>{event.title}</Link>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
+                      {t(`events.statuses.${event.status}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td ta="right">
+                    {event.capacity_booked} / {event.capacity_total}
+                    {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
+                  </Table.Td>
+                  <Table.Td ta="right">{formatMoney(event.price, event.currency, i18n.language)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </>
+  );
+}

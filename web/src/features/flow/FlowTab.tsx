@@ -1,0 +1,415 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Group,
+  List,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Background, Controls, ReactFlow } from '@xyflow/react';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import type { Block, BlockBody } from '../../api/types';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { useBotId } from '../bots/BotPage';
+import { flowGraph } from './graph';
+import { notify } from '../../components/notify';
+
+const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
+const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
+
+export function usePreflight(botId: string) {
+  return useQuery({
+    queryKey: ['preflight', botId],
+    queryFn: () => call(api.GET('/api/bots/{id}/preflight', { params: { path: { id: botId } } })),
+  });
+}
+
+function BlockForm({ botId, onSaved }: { botId: string; onSaved: () => void }) {
+  const { t } = useTranslation();
+  const form = useForm({
+    initialValues: { name: '', block_type: 'buttons', items: '', trigger_mode: '' },
+    validate: {
+      name: (v) => (v.trim() ? null : t('flow.nameRequired')),
+      items: (v) => (v.split(',').some((s) => s.trim()) ? null : t('flow.itemsRequired')),
+    },
+  });
+  const create = useMutation({
+    mutationFn: (values: typeof form.values) => {
+      const body: BlockBody = {
+        name: values.name.trim(),
+        block_type: values.block_type as BlockBody['block_type'],
+        items: values.items
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+          .map((title, index) => ({ id: `item-${index + 1}`, title })),
+        trigger_mode: (values.trigger_mode || null) as BlockBody['trigger_mode'],
+      };
+      return call(api.POST('/api/bots/{id}/blocks', { params: { path: { id: botId } }, body }));
+    },
+    onSuccess: () => {
+      form.reset();
+      onSaved();
+    },
+  });
+  return (
+    <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+      <Stack gap="sm">
+        <Title order={3} size="h5">
+          {t('flow.newBlock')}
+        </Title>
+        {create.error && <ErrorAlert error={create.error} />}
+        <TextInput label={t('flow.blockName')} required {...form.getInputProps('name')} />
+        <Select
+          label={t('flow.blockType')}
+          allowDeselect={false}
+          data={[
+            { value: 'buttons', label: t('flow.types.buttons') },
+            { value: 'list', label: t('flow.types.list') },
+          ]}
+          {...form.getInputProps('block_type')}
+        />
+        <TextInput
+          label={t('flow.items')}
+          description={t('flow.itemsHelp')}
+          required
+          {...form.getInputProps('items')}
+        />
+        <Select
+          label={t('flow.trigger')}
+          data={[
+            { value: '', label: t('flow.triggers.none') },
+            ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
+          ]}
+          allowDeselect={false}
+          {...form.getInputProps('trigger_mode')}
+        />
+        <Group>
+          <Button type="submit" loading={create.isPending}>
+            {t('flow.addBlock')}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+function BlockRow({
+  block,
+  botId,
+  status,
+  canEdit,
+  onChanged,
+}: {
+  block: Block;
+  botId: string;
+  status?: string;
+  canEdit: boolean;
+  onChanged: () => void;
+}) {
+  const { t } = useTranslation();
+  const patch = useMutation({
+    mutationFn: (trigger: string | null) =>
+      call(
+        api.PATCH('/api/bots/{id}/blocks/{blockId}', {
+          params: { path: { id: botId, blockId: block.id } },
+          body: { trigger_mode: (trigger || null) as BlockBody['trigger_mode'] },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  const remove = useMutation({
+    mutationFn: () =>
+      call(
+        api.DELETE('/api/bots/{id}/blocks/{blockId}', { params: { path: { id: botId, blockId: block.id } } }),
+      ),
+    onSuccess: onChanged,
+  });
+  return (
+    <Table.Tr data-testid={`block-${block.name}`}>
+      <Table.Td>
+        {block.name}
+        <Text size="xs" c="dimmed">
+          {block.items.map((i) => i.title).join(', ')}
+        </Text>
+        {(patch.error || remove.error) && <ErrorAlert error={patch.error ?? remove.error} />}
+      </Table.Td>
+      <Table.Td>
+        {status && (
+          <Badge color={STATUS_COLOUR[status as keyof typeof STATUS_COLOUR]}>
+            {t(`flow.status.${status}`)}
+          </Badge>
+        )}
+      </Table.Td>
+      <Table.Td>
+        {canEdit ? (
+          <Select
+            aria-label={t('flow.triggerOf', { name: block.name })}
+            size="xs"
+            w={150}
+            allowDeselect={false}
+            value={block.trigger_mode ?? ''}
+            onChange={(value) => patch.mutate(value)}
+            data={[
+              { value: '', label: t('flow.triggers.none') },
+              ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
+            ]}
+          />
+        ) : (
+          t(`flow.triggers.${block.trigger_mode ?? 'none'}`)
+        )}
+      </Table.Td>
+      <Table.Td>
+        {canEdit && (
+          <Button
+            size="compact-xs"
+            color="red"
+            variant="subtle"
+            onClick={() =>
+              confirmAction({
+                title: t('flow.deleteBlock'),
+                text: t('flow.deleteBlockConfirm', { name: block.name }),
+                confirm: t('common.delete'),
+                onConfirm: () => remove.mutate(),
+              })
+            }
+          >
+            {t('common.delete')}
+          </Button>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+function StepForm({ botId, blocks, onSaved }: { botId: string; blocks: Block[]; onSaved: () => void }) {
+  const { t } = useTranslation();
+  const form = useForm({
+    initialValues: { label: '', step_type: 'message', block_id: '' },
+    validate: { label: (v) => (v.trim() ? null : t('flow.labelRequired')) },
+  });
+  const create = useMutation({
+    mutationFn: (values: typeof form.values) =>
+      call(
+        api.POST('/api/bots/{id}/flow-steps', {
+          params: { path: { id: botId } },
+          body: {
+            label: values.label.trim(),
+            step_type: values.step_type as 'message',
+            block_id: values.step_type === 'block' && values.block_id ? values.block_id : null,
+          },
+        }),
+      ),
+    onSuccess: () => {
+      form.reset();
+      onSaved();
+    },
+  });
+  return (
+    <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+      <Group align="flex-end" gap="sm">
+        <TextInput label={t('flow.stepLabel')} required {...form.getInputProps('label')} />
+        <Select
+          label={t('flow.stepType')}
+          allowDeselect={false}
+          w={150}
+          data={['message', 'block', 'input', 'handover'].map((s) => ({
+            value: s,
+            label: t(`flow.stepTypes.${s}`),
+          }))}
+          {...form.getInputProps('step_type')}
+        />
+        {form.values.step_type === 'block' && (
+          <Select
+            label={t('flow.block')}
+            w={180}
+            data={blocks.map((b) => ({ value: b.id, label: b.name }))}
+            {...form.getInputProps('block_id')}
+          />
+        )}
+        <Button type="submit" loading={create.isPending}>
+          {t('flow.addStep')}
+        </Button>
+      </Group>
+      {create.error && <ErrorAlert error={create.error} />}
+    </form>
+  );
+}
+
+export function FlowTab() {
+  const { t } = useTranslation();
+  const botId = useBotId();
+  const canEdit = useCan('bot:edit');
+  const queryClient = useQueryClient();
+  const preflight = usePreflight(botId);
+  const blocks = useQuery({
+    queryKey: ['blocks', botId],
+    queryFn: () => call(api.GET('/api/bots/{id}/blocks', { params: { path: { id: botId } } })),
+  });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ['blocks', botId] });
+    void queryClient.invalidateQueries({ queryKey: ['preflight', botId] });
+    void queryClient.invalidateQueries({ queryKey: ['flow-steps', botId] });
+  };
+  const inject = useMutation({
+    mutationFn: (prompt: string) =>
+      call(
+        api.POST('/api/bots/{id}/preflight/inject', {
+          params: { path: { id: botId } },
+          body: { injectedPrompt: prompt },
+        }),
+      ),
+    onSuccess: () => notify(t('flow.injected')),
+  });
+  const graph = useMemo(
+    () => (preflight.data ? flowGraph(preflight.data.flowAnalysis, preflight.data.blocks) : null),
+    [preflight.data],
+  );
+  if (preflight.isPending || blocks.isPending) return <Loading />;
+  if (preflight.error || blocks.error) return <ErrorAlert error={preflight.error ?? blocks.error} />;
+  const result = preflight.data;
+  const statusOf = new Map(result.blocks.map((b) => [b.blockId, b.status]));
+
+  return (
+    <Stack>
+      <Card withBorder data-testid="preflight">
+        <Group justify="space-between" mb="xs">
+          <Title order={2} size="h4">
+            {t('flow.preflight')}
+          </Title>
+          <Group gap={6}>
+            <Badge color="green">{t('flow.count.green', { count: result.summary.green })}</Badge>
+            <Badge color="orange">{t('flow.count.orange', { count: result.summary.orange })}</Badge>
+            <Badge color="red">{t('flow.count.red', { count: result.summary.red })}</Badge>
+          </Group>
+        </Group>
+        <Alert color={result.canActivate ? 'green' : 'red'} role="status" mb="sm">
+          {result.canActivate ? t('flow.canActivate') : t('flow.cannotActivate')}
+        </Alert>
+        {result.blocks.some((b) => b.status !== 'green') && (
+          <List size="sm" spacing={4}>
+            {result.blocks
+              .filter((b) => b.status !== 'green')
+              .map((b) => (
+                <List.Item key={b.blockId}>
+                  <Text span fw={600}>
+                    {b.blockName}
+                  </Text>
+                  : {b.detail}
+                  {b.recommendation && (
+                    <Text size="xs" c="dimmed">
+                      {b.recommendation}
+                    </Text>
+                  )}
+                </List.Item>
+              ))}
+          </List>
+        )}
+        {canEdit && result.promptInjection.blockCount > 0 && (
+          <Group mt="sm">
+            <Button
+              variant="light"
+              loading={inject.isPending}
+              onClick={() => inject.mutate(result.promptInjection.combinedPrompt)}
+            >
+              {t('flow.inject')}
+            </Button>
+            {inject.error && <ErrorAlert error={inject.error} />}
+          </Group>
+        )}
+      </Card>
+      <SimpleGrid cols={{ base: 1, md: 2 }}>
+        <Card withBorder>
+          <Title order={2} size="h4" mb="xs">
+            {t('flow.blocks')}
+          </Title>
+          {blocks.data.blocks.length === 0 ? (
+            <EmptyState title={t('flow.noBlocksTitle')} text={t('flow.noBlocksText')} />
+          ) : (
+            <Table.ScrollContainer minWidth={420}>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('flow.blockName')}</Table.Th>
+                    <Table.Th>{t('flow.check')}</Table.Th>
+                    <Table.Th>{t('flow.trigger')}</Table.Th>
+                    <Table.Th>{t('common.actions')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {blocks.data.blocks.map((block) => (
+                    <BlockRow
+                      key={block.id}
+                      block={block}
+                      botId={botId}
+                      status={statusOf.get(block.id)}
+                      canEdit={canEdit}
+                      onChanged={refresh}
+                    />
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+          {canEdit && (
+            <Card withBorder mt="md">
+              <BlockForm botId={botId} onSaved={refresh} />
+            </Card>
+          )}
+        </Card>
+        <Card withBorder>
+          <Title order={2} size="h4" mb="xs">
+            {t('flow.graph')}
+          </Title>
+          {result.flowAnalysis.steps.length === 0 ? (
+            <EmptyState title={t('flow.noStepsTitle')} text={t('flow.noStepsText')} />
+          ) : (
+            <>
+              <div style={{ height: 360 }} data-testid="flow-graph">
+                {graph && (
+                  <ReactFlow
+                    nodes={graph.nodes}
+                    edges={graph.edges}
+                    fitView
+                    nodesDraggable={false}
+                    proOptions={{ hideAttribution: true }}
+                  >
+                    <Background />
+                    <Controls showInteractive={false} />
+                  </ReactFlow>
+                )}
+              </div>
+              {(result.flowAnalysis.unreachableSteps.length > 0 ||
+                result.flowAnalysis.deadEnds.length > 0) && (
+                <Text size="sm" c="red.9" mt="xs">
+                  {t('flow.problems', {
+                    unreachable: result.flowAnalysis.unreachableSteps.join(', ') || '—',
+                    deadEnds: result.flowAnalysis.deadEnds.join(', ') || '—',
+                  })}
+                </Text>
+              )}
+            </>
+          )}
+          {canEdit && (
+            <Card withBorder mt="md">
+              <StepForm botId={botId} blocks={blocks.data.blocks} onSaved={refresh} />
+            </Card>
+          )}
+        </Card>
+      </SimpleGrid>
+    </Stack>
+  );
+}

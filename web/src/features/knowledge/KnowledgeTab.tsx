@@ -1,0 +1,297 @@
+import {
+  Badge,
+  Box,
+  Button,
+  Card,
+  Group,
+  Progress,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { Dropzone } from '@mantine/dropzone';
+import { useForm } from '@mantine/form';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatScore } from '../../format';
+import { useBotId } from '../bots/BotPage';
+import { notify } from '../../components/notify';
+
+/** Rows of the hit test with the threshold line placed before the first result below it. */
+export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
+  return {
+    above: results.filter((r) => r.score >= minScore),
+    below: results.filter((r) => r.score < minScore),
+  };
+}
+
+function HitTest({ botId }: { botId: string }) {
+  const { t, i18n } = useTranslation();
+  const [question, setQuestion] = useState('');
+  const search = useMutation({
+    mutationFn: (q: string) =>
+      call(api.GET('/api/bots/{id}/knowledge/search', { params: { path: { id: botId }, query: { q } } })),
+  });
+  const data = search.data;
+  const parts = data ? splitAtThreshold(data.results, data.min_score) : null;
+  const row = (r: NonNullable<typeof data>['results'][number]) => (
+    <Table.Tr key={r.chunk_id} data-testid="hit">
+      <Table.Td>
+        {r.title}
+        <Text size="xs" c="dimmed" lineClamp={2}>
+          {r.content}
+        </Text>
+      </Table.Td>
+      <Table.Td ta="right">{formatScore(r.score, i18n.language)}</Table.Td>
+      <Table.Td>
+        {r.used_in_chat ? (
+          <Badge color="green" variant="light">
+            {t('knowledge.used')}
+          </Badge>
+        ) : (
+          <Badge color="gray" variant="light">
+            {t('knowledge.notUsed')}
+          </Badge>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="xs">
+        {t('knowledge.hitTest')}
+      </Title>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (question.trim()) search.mutate(question.trim());
+        }}
+      >
+        <Group align="flex-end">
+          <TextInput
+            label={t('knowledge.question')}
+            value={question}
+            onChange={(e) => setQuestion(e.currentTarget.value)}
+            style={{ flex: 1, minWidth: 200 }}
+          />
+          <Button type="submit" loading={search.isPending}>
+            {t('knowledge.test')}
+          </Button>
+        </Group>
+      </form>
+      {search.error && <ErrorAlert error={search.error} />}
+      {data && parts && (
+        <Box mt="md" data-testid="hit-results">
+          {data.results.length === 0 ? (
+            <Text c="dimmed">{t('knowledge.noHits')}</Text>
+          ) : (
+            <Table.ScrollContainer minWidth={420}>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('knowledge.entry')}</Table.Th>
+                    <Table.Th ta="right">{t('knowledge.score')}</Table.Th>
+                    <Table.Th>{t('knowledge.inChat')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {parts.above.map(row)}
+                  <Table.Tr data-testid="threshold">
+                    <Table.Td colSpan={3} style={{ borderTop: '2px dashed var(--mantine-color-red-8)' }}>
+                      <Text size="xs" c="red.9" fw={600}>
+                        {t('knowledge.threshold', { score: formatScore(data.min_score, i18n.language) })}
+                      </Text>
+                    </Table.Td>
+                  </Table.Tr>
+                  {parts.below.map(row)}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+        </Box>
+      )}
+    </Card>
+  );
+}
+
+function Import({ botId, onDone }: { botId: string; onDone: () => void }) {
+  const { t } = useTranslation();
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const importFiles = async (files: File[]) => {
+    setError(null);
+    setProgress({ done: 0, total: files.length });
+    try {
+      // One request per file, so progress is real and one bad file does not stop the others.
+      for (const [index, file] of files.entries()) {
+        const content = await file.text();
+        await call(
+          api.POST('/api/bots/{id}/knowledge/import', {
+            params: { path: { id: botId } },
+            body: { files: [{ filename: file.name, content }] },
+          }),
+        );
+        setProgress({ done: index + 1, total: files.length });
+      }
+      notify(t('knowledge.imported', { count: files.length }));
+    } catch (e) {
+      setError(e);
+    } finally {
+      onDone();
+    }
+  };
+  return (
+    <Stack gap="xs">
+      <Dropzone
+        onDrop={(files) => void importFiles(files)}
+        accept={['text/plain', 'text/markdown', '.md', '.txt']}
+        multiple
+        aria-label={t('knowledge.dropzone')}
+      >
+        <Text ta="center" size="sm" py="md">
+          {t('knowledge.dropzone')}
+        </Text>
+      </Dropzone>
+      {progress && (
+        <Progress
+          value={(progress.done / progress.total) * 100}
+          aria-label={t('knowledge.importProgress', { done: progress.done, total: progress.total })}
+        />
+      )}
+      {error !== null && <ErrorAlert error={error} />}
+    </Stack>
+  );
+}
+
+export function KnowledgeTab() {
+  const { t } = useTranslation();
+  const botId = useBotId();
+  const canEdit = useCan('knowledge:edit');
+  const queryClient = useQueryClient();
+  const key = ['knowledge', botId];
+  const entries = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
+  });
+  const form = useForm({
+    initialValues: { title: '', content: '' },
+    validate: {
+      title: (v) => (v.trim() ? null : t('knowledge.titleRequired')),
+      content: (v) => (v.trim() ? null : t('knowledge.contentRequired')),
+    },
+  });
+  const create = useMutation({
+    mutationFn: (values: { title: string; content: string }) =>
+      call(api.POST('/api/bots/{id}/knowledge', { params: { path: { id: botId } }, body: values })),
+    onSuccess: () => {
+      form.reset();
+      void queryClient.invalidateQueries({ queryKey: key });
+      notify(t('knowledge.added'));
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (entryId: string) =>
+      call(api.DELETE('/api/bots/{id}/knowledge/{entryId}', { params: { path: { id: botId, entryId } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
+  });
+
+  return (
+    <Stack>
+      <HitTest botId={botId} />
+      {canEdit && (
+        <Card withBorder>
+          <Title order={2} size="h4" mb="xs">
+            {t('knowledge.add')}
+          </Title>
+          <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+            <Stack>
+              {create.error && <ErrorAlert error={create.error} />}
+              <TextInput label={t('knowledge.title')} required {...form.getInputProps('title')} />
+              <Textarea
+                label={t('knowledge.content')}
+                required
+                autosize
+                minRows={3}
+                {...form.getInputProps('content')}
+              />
+              <Group>
+                <Button type="submit" loading={create.isPending}>
+                  {t('knowledge.addSubmit')}
+                </Button>
+              </Group>
+              <Import botId={botId} onDone={() => void queryClient.invalidateQueries({ queryKey: key })} />
+            </Stack>
+          </form>
+        </Card>
+      )}
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('knowledge.entries')}
+        </Title>
+        {remove.error && <ErrorAlert error={remove.error} />}
+        {entries.isPending ? (
+          <Loading />
+        ) : entries.error ? (
+          <ErrorAlert error={entries.error} />
+        ) : entries.data.data.length === 0 ? (
+          <EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />
+        ) : (
+          <Table.ScrollContainer minWidth={420}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('knowledge.title')}</Table.Th>
+                  <Table.Th>{t('knowledge.scope')}</Table.Th>
+                  <Table.Th>{t('common.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {entries.data.data.map((entry) => (
+                  <Table.Tr key={entry.id}>
+                    <Table.Td>
+                      {entry.title}
+                      <Text size="xs" c="dimmed" lineClamp={1}>
+                        {entry.content_preview}
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      {canEdit && entry.scope === 'bot' && (
+                        <Button
+                          size="compact-xs"
+                          color="red"
+                          variant="subtle"
+                          onClick={() =>
+                            confirmAction({
+                              title: t('knowledge.delete'),
+                              text: t('knowledge.deleteConfirm', { title: entry.title }),
+                              confirm: t('common.delete'),
+                              onConfirm: () => remove.mutate(entry.id),
+                            })
+                          }
+                        >
+                          {t('common.delete')}
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Card>
+    </Stack>
+  );
+}

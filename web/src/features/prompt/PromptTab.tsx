@@ -1,0 +1,290 @@
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Card,
+  Checkbox,
+  Group,
+  ScrollArea,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+import { botQueryKey, useBotId } from '../bots/BotPage';
+import { sideBySide } from './side-by-side';
+import { notify } from '../../components/notify';
+
+function DiffView({ botId, from, to }: { botId: string; from: string; to: string }) {
+  const { t } = useTranslation();
+  const diff = useQuery({
+    queryKey: ['prompt-diff', botId, from, to],
+    queryFn: () =>
+      call(
+        api.GET('/api/bots/{id}/prompt-versions/{versionId}/diff', {
+          // The diff runs from `against` (the older version) to the version in the path.
+          params: { path: { id: botId, versionId: to }, query: { against: from } },
+        }),
+      ),
+  });
+  if (diff.isPending) return <Loading />;
+  if (diff.error) return <ErrorAlert error={diff.error} />;
+  const rows = sideBySide(diff.data.changes);
+  const cell = (side: { text: string; type: string } | null) => (
+    <Table.Td
+      style={{
+        background: side?.type === 'removed' ? '#ffe3e3' : side?.type === 'added' ? '#d3f9d8' : undefined,
+        whiteSpace: 'pre-wrap',
+        fontFamily: 'monospace',
+        fontSize: 13,
+        verticalAlign: 'top',
+        width: '50%',
+      }}
+    >
+      {side ? (side.type === 'removed' ? '− ' : side.type === 'added' ? '+ ' : '  ') + side.text : ''}
+    </Table.Td>
+  );
+  return (
+    <Card withBorder data-testid="prompt-diff">
+      <Title order={3} size="h5" mb="xs">
+        {t('prompt.diffTitle', { from: diff.data.from.version_number, to: diff.data.to.version_number })}
+      </Title>
+      <Text size="sm" mb="xs">
+        {t('prompt.diffStats', { added: diff.data.stats.added, removed: diff.data.stats.removed })}
+      </Text>
+      <Table.ScrollContainer minWidth={560}>
+        <Table withColumnBorders>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('prompt.version', { number: diff.data.from.version_number })}</Table.Th>
+              <Table.Th>{t('prompt.version', { number: diff.data.to.version_number })}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((row, index) => (
+              <Table.Tr key={index}>
+                {cell(row.left)}
+                {cell(row.right)}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Card>
+  );
+}
+
+export function PromptTab() {
+  const { t, i18n } = useTranslation();
+  const botId = useBotId();
+  const canEdit = useCan('bot:edit');
+  const queryClient = useQueryClient();
+  const [text, setText] = useState<string | null>(null);
+  const [label, setLabel] = useState('');
+  const [selected, setSelected] = useState<string[]>([]);
+  const versions = useQuery({
+    queryKey: ['prompt-versions', botId],
+    queryFn: () => call(api.GET('/api/bots/{id}/prompt-versions', { params: { path: { id: botId } } })),
+  });
+  useEffect(() => {
+    if (versions.data && text === null) setText(versions.data.current_prompt);
+  }, [versions.data, text]);
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: ['prompt-versions', botId] });
+    void queryClient.invalidateQueries({ queryKey: botQueryKey(botId) });
+  };
+  const save = useMutation({
+    mutationFn: () =>
+      call(
+        api.POST('/api/bots/{id}/prompt-versions', {
+          params: { path: { id: botId } },
+          body: { prompt_text: text ?? '', version_name: label.trim() || null },
+        }),
+      ),
+    onSuccess: async (result) => {
+      setLabel('');
+      await refresh();
+      notify(t('prompt.saved', { number: result.version.version_number }));
+    },
+  });
+  const restore = useMutation({
+    mutationFn: (versionId: string) =>
+      call(
+        api.POST('/api/bots/{id}/prompt-versions/{versionId}/restore', {
+          params: { path: { id: botId, versionId } },
+        }),
+      ),
+    onSuccess: async () => {
+      await refresh();
+      // The editor shows the restored text (taken from the refreshed list).
+      setText(null);
+      notify(t('prompt.restored'));
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (versionId: string) =>
+      call(
+        api.DELETE('/api/bots/{id}/prompt-versions/{versionId}', {
+          params: { path: { id: botId, versionId } },
+        }),
+      ),
+    onSuccess: async (_data, versionId) => {
+      setSelected((list) => list.filter((id) => id !== versionId));
+      await refresh();
+    },
+  });
+
+  if (versions.isPending) return <Loading />;
+  if (versions.error) return <ErrorAlert error={versions.error} />;
+  const list = versions.data.versions;
+  const toggle = (id: string) =>
+    setSelected((current) =>
+      current.includes(id) ? current.filter((x) => x !== id) : [...current.slice(-1), id],
+    );
+  const [a, b] = selected;
+  const ordered = a && b ? [a, b].sort((x, y) => num(x) - num(y)) : [];
+  function num(id: string) {
+    return list.find((v) => v.id === id)?.version_number ?? 0;
+  }
+
+  return (
+    <Stack>
+      <Card withBorder>
+        <Stack>
+          <Title order={2} size="h4">
+            {t('prompt.editor')}
+          </Title>
+          <Textarea
+            label={t('prompt.systemPrompt')}
+            autosize
+            minRows={6}
+            maxRows={20}
+            value={text ?? ''}
+            onChange={(e) => setText(e.currentTarget.value)}
+            readOnly={!canEdit}
+          />
+          <Alert color="gray" title={t('prompt.rulesTitle')}>
+            {t('prompt.rulesText')}
+          </Alert>
+          {save.error && <ErrorAlert error={save.error} />}
+          {canEdit && (
+            <Group align="flex-end">
+              <TextInput
+                label={t('prompt.versionName')}
+                value={label}
+                onChange={(e) => setLabel(e.currentTarget.value)}
+                maxLength={100}
+              />
+              <Button
+                onClick={() => save.mutate()}
+                loading={save.isPending}
+                disabled={!text?.trim() || text === versions.data.current_prompt}
+              >
+                {t('prompt.saveVersion')}
+              </Button>
+            </Group>
+          )}
+        </Stack>
+      </Card>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('prompt.history')}
+        </Title>
+        {(restore.error || remove.error) && <ErrorAlert error={restore.error ?? remove.error} />}
+        {list.length === 0 ? (
+          <EmptyState title={t('prompt.noVersionsTitle')} text={t('prompt.noVersionsText')} />
+        ) : (
+          <>
+            <Text size="sm" c="dimmed" mb="xs">
+              {t('prompt.pickTwo')}
+            </Text>
+            <ScrollArea>
+              <Table miw={560}>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('prompt.compare')}</Table.Th>
+                    <Table.Th>{t('prompt.number')}</Table.Th>
+                    <Table.Th>{t('prompt.label')}</Table.Th>
+                    <Table.Th>{t('common.created')}</Table.Th>
+                    <Table.Th>{t('common.actions')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.map((version) => (
+                    <Table.Tr key={version.id} data-testid={`version-${version.version_number}`}>
+                      <Table.Td>
+                        <Checkbox
+                          aria-label={t('prompt.compareVersion', { number: version.version_number })}
+                          checked={selected.includes(version.id)}
+                          onChange={() => toggle(version.id)}
+                        />
+                      </Table.Td>
+                      <Table.Td>
+                        <Group gap={6}>
+                          {version.version_number}
+                          {version.is_current && (
+                            <Badge size="sm" color="green">
+                              {t('prompt.current')}
+                            </Badge>
+                          )}
+                        </Group>
+                      </Table.Td>
+                      <Table.Td>{version.version_name ?? '—'}</Table.Td>
+                      <Table.Td>{formatDateTime(version.created_at, i18n.language)}</Table.Td>
+                      <Table.Td>
+                        {canEdit && !version.is_current && (
+                          <Group gap={4} wrap="nowrap">
+                            <Button
+                              size="compact-xs"
+                              variant="light"
+                              onClick={() => restore.mutate(version.id)}
+                              aria-label={t('prompt.restoreVersion', { number: version.version_number })}
+                            >
+                              {t('prompt.restore')}
+                            </Button>
+                            <Button
+                              size="compact-xs"
+                              variant="subtle"
+                              color="red"
+                              aria-label={t('prompt.deleteVersion', { number: version.version_number })}
+                              onClick={() =>
+                                confirmAction({
+                                  title: t('prompt.deleteVersion', { number: version.version_number }),
+                                  text: t('prompt.deleteConfirm'),
+                                  confirm: t('common.delete'),
+                                  onConfirm: () => remove.mutate(version.id),
+                                })
+                              }
+                            >
+                              {t('common.delete')}
+                            </Button>
+                          </Group>
+                        )}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </ScrollArea>
+          </>
+        )}
+      </Card>
+      {ordered.length === 2 && (
+        <Box>
+          <DiffView botId={botId} from={ordered[0]!} to={ordered[1]!} />
+        </Box>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,131 @@
+import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { SecretOnce } from '../../components/SecretOnce';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+
+export function ApiKeysPage() {
+  const { t, i18n } = useTranslation();
+  const canManage = useCan('api_key:manage');
+  const queryClient = useQueryClient();
+  const [secret, setSecret] = useState<string | null>(null);
+  const keys = useQuery({
+    queryKey: ['api-keys'],
+    queryFn: () => call(api.GET('/api/api-keys')),
+    enabled: canManage,
+  });
+  const generate = useMutation({
+    mutationFn: () => call(api.POST('/api/api-keys', { body: { name: 'Dashboard' } })),
+    onSuccess: (result) => {
+      setSecret(result.key);
+      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => call(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  if (!canManage) return <EmptyState title={t('settings.tabs.api')} text={t('errors.noPermission')} />;
+  if (keys.isPending) return <Loading />;
+  if (keys.error) return <ErrorAlert error={keys.error} />;
+  const active = keys.data.data.find((k) => k.is_active);
+
+  return (
+    <Stack>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('apiKeys.title')}
+        </Title>
+        <Text size="sm" mb="sm">
+          {t('apiKeys.intro')}
+        </Text>
+        {secret ? (
+          <SecretOnce label={t('apiKeys.newKey')} secret={secret} onDone={() => setSecret(null)} />
+        ) : (
+          <Button
+            loading={generate.isPending}
+            onClick={() =>
+              active
+                ? confirmAction({
+                    title: t('apiKeys.generate'),
+                    text: t('apiKeys.replaceConfirm'),
+                    confirm: t('apiKeys.generate'),
+                    onConfirm: () => generate.mutate(),
+                  })
+                : generate.mutate()
+            }
+          >
+            {t('apiKeys.generate')}
+          </Button>
+        )}
+        {(generate.error || revoke.error) && <ErrorAlert error={generate.error ?? revoke.error} />}
+      </Card>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('apiKeys.list')}
+        </Title>
+        {keys.data.data.length === 0 ? (
+          <Text c="dimmed">{t('apiKeys.none')}</Text>
+        ) : (
+          <Table.ScrollContainer minWidth={600}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('apiKeys.prefix')}</Table.Th>
+                  <Table.Th>{t('apiKeys.state')}</Table.Th>
+                  <Table.Th>{t('common.created')}</Table.Th>
+                  <Table.Th>{t('apiKeys.lastUsed')}</Table.Th>
+                  <Table.Th>{t('apiKeys.expires')}</Table.Th>
+                  <Table.Th>{t('common.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {keys.data.data.map((key) => (
+                  <Table.Tr key={key.id}>
+                    <Table.Td>
+                      <code>{key.key_prefix}…</code>
+                    </Table.Td>
+                    <Table.Td>
+                      <Badge color={key.is_active ? 'green' : 'gray'} variant="light">
+                        {key.is_active ? t('apiKeys.active') : t('apiKeys.inactive')}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>{formatDateTime(key.created_at, i18n.language)}</Table.Td>
+                    <Table.Td>{formatDateTime(key.last_used_at, i18n.language)}</Table.Td>
+                    <Table.Td>
+                      {key.expires_at ? formatDateTime(key.expires_at, i18n.language) : t('apiKeys.never')}
+                    </Table.Td>
+                    <Table.Td>
+                      {key.is_active && (
+                        <Button
+                          size="compact-xs"
+                          color="red"
+                          variant="subtle"
+                          onClick={() =>
+                            confirmAction({
+                              title: t('apiKeys.revoke'),
+                              text: t('apiKeys.revokeConfirm'),
+                              confirm: t('apiKeys.revoke'),
+                              onConfirm: () => revoke.mutate(key.id),
+                            })
+                          }
+                        >
+                          {t('apiKeys.revoke')}
+                        </Button>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Card>
+    </Stack>
+  );
+}

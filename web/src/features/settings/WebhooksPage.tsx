@@ -1,0 +1,149 @@
+import { Badge, Button, Card, Group, MultiSelect, Stack, Table, TextInput, Title, Text } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import type { WebhookBody } from '../../api/types';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { SecretOnce } from '../../components/SecretOnce';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+
+export function WebhooksPage() {
+  const { t } = useTranslation();
+  const canManage = useCan('webhook:manage');
+  const queryClient = useQueryClient();
+  const [secret, setSecret] = useState<string | null>(null);
+  const hooks = useQuery({
+    queryKey: ['webhooks'],
+    queryFn: () => call(api.GET('/api/webhooks')),
+    enabled: canManage,
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+  const form = useForm({
+    initialValues: { url: '', event_types: [] as string[] },
+    validate: {
+      url: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? null : t('webhooks.urlInvalid')),
+      event_types: (v) => (v.length > 0 ? null : t('webhooks.typesRequired')),
+    },
+  });
+  const create = useMutation({
+    mutationFn: (values: typeof form.values) =>
+      call(
+        api.POST('/api/webhooks', {
+          body: { url: values.url.trim(), event_types: values.event_types as WebhookBody['event_types'] },
+        }),
+      ),
+    onSuccess: (result) => {
+      setSecret(result.secret);
+      form.reset();
+      refresh();
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: (id: string) =>
+      call(api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id } } })),
+    onSuccess: (result) => setSecret(result.secret),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
+    onSuccess: refresh,
+  });
+  if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
+  if (hooks.isPending) return <Loading />;
+  if (hooks.error) return <ErrorAlert error={hooks.error} />;
+
+  return (
+    <Stack>
+      {secret && <SecretOnce label={t('webhooks.secret')} secret={secret} onDone={() => setSecret(null)} />}
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('webhooks.add')}
+        </Title>
+        <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+          <Stack>
+            {create.error && <ErrorAlert error={create.error} />}
+            <TextInput
+              label={t('webhooks.url')}
+              required
+              placeholder="https://"
+              {...form.getInputProps('url')}
+            />
+            <MultiSelect
+              label={t('webhooks.types')}
+              required
+              data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: type }))}
+              {...form.getInputProps('event_types')}
+            />
+            <Group>
+              <Button type="submit" loading={create.isPending}>
+                {t('webhooks.addSubmit')}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Card>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('webhooks.list')}
+        </Title>
+        {(rotate.error || remove.error) && <ErrorAlert error={rotate.error ?? remove.error} />}
+        {hooks.data.data.length === 0 ? (
+          <Text c="dimmed">{t('webhooks.none')}</Text>
+        ) : (
+          <Table.ScrollContainer minWidth={560}>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>{t('webhooks.url')}</Table.Th>
+                  <Table.Th>{t('webhooks.types')}</Table.Th>
+                  <Table.Th>{t('common.actions')}</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {hooks.data.data.map((hook) => (
+                  <Table.Tr key={hook.id}>
+                    <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
+                    <Table.Td>
+                      <Group gap={4}>
+                        {hook.event_types.map((type) => (
+                          <Badge key={type} size="xs" variant="light">
+                            {type}
+                          </Badge>
+                        ))}
+                      </Group>
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <Button size="compact-xs" variant="light" onClick={() => rotate.mutate(hook.id)}>
+                          {t('webhooks.rotate')}
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          color="red"
+                          variant="subtle"
+                          onClick={() =>
+                            confirmAction({
+                              title: t('webhooks.delete'),
+                              text: t('webhooks.deleteConfirm', { url: hook.url }),
+                              confirm: t('common.delete'),
+                              onConfirm: () => remove.mutate(hook.id),
+                            })
+                          }
+                        >
+                          {t('common.delete')}
+                        </Button>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        )}
+      </Card>
+    </Stack>
+  );
+}
