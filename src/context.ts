@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Config } from './config.js';
 import { memoryCoordination, redisCoordination, type Coordination } from './coordination/index.js';
+import { postgresCoordination } from './coordination/postgres.js';
 import type { Database } from './db/database.js';
 import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
@@ -70,7 +71,9 @@ export async function createContext(
           commandTimeoutMs: config.redisCommandTimeoutMs,
           availability: health.trackRedis(),
         })
-      : memoryCoordination());
+      : config.databaseUrl
+        ? postgresCoordination(config.databaseUrl, { notify: (sql, params) => db.query(sql, params) })
+        : memoryCoordination());
   const apiKeys = new ApiKeyService(db, coordination, {
     bcryptCost: config.auth.bcryptCost,
     cacheTtlSeconds: config.auth.apiKeyCacheTtlSeconds,

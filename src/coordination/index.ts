@@ -14,8 +14,19 @@ export interface Coordination {
   /** Sends a message to every instance, this one included. */
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;
+  /**
+   * Whether broadcasts from other processes arrive right now. Absent where that cannot be told
+   * (process memory, Redis); false while a listening connection is down.
+   */
+  broadcastsArrive?(): boolean;
   close(): Promise<void>;
 }
+
+/**
+ * Delivered locally when a listening connection is back after a gap: broadcasts may have been
+ * missed, so caches they keep fresh must be dropped.
+ */
+export const RESYNC_CHANNEL = 'coordination-resync';
 
 const PREFIX = 'parley:';
 

@@ -208,4 +208,48 @@ describeApp('bookings made by bots', (get) => {
     expect(body.actions).toEqual([]);
     expect(systemPromptOf(0)).not.toContain('Buchbare Veranstaltungen');
   });
+
+  it('offers from a cache that any change to an event ends, and skips the events statement in between', async () => {
+    const { app, ctx, db } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const reads: string[] = [];
+    const query = db.query.bind(db);
+    db.query = ((sql: string, params?: readonly unknown[]) => {
+      if (sql.includes('FROM events') && sql.includes('booking_deadline IS NULL')) reads.push(sql);
+      return query(sql, params);
+    }) as typeof db.query;
+    try {
+      replyWith('Eins.');
+      await chat(tenant, bot.id, 'k');
+      replyWith('Zwei.');
+      await chat(tenant, bot.id, 'k');
+      expect(reads).toHaveLength(1);
+      expect(systemPromptOf(1)).not.toContain('Buchbare Veranstaltungen');
+
+      // Written directly, as another instance would: only the version read with the bot tells.
+      const event = await createEvent(app, tenant, { title: 'Neuer Kurs', capacity_total: 1 }, 'selling');
+      replyWith('Drei.');
+      await chat(tenant, bot.id, 'k');
+      expect(systemPromptOf(2)).toContain(`[BOOK:${event.id}]`);
+      await query('UPDATE events SET capacity_booked = 1, waitlist_max = 0 WHERE id = $1', [event.id]);
+      replyWith('Vier.');
+      await chat(tenant, bot.id, 'k');
+      expect(systemPromptOf(3)).not.toContain('Neuer Kurs');
+      expect(reads).toHaveLength(3);
+
+      // An offer whose booking deadline passes is not served from the cache past it.
+      const soon = new Date(Date.now() + 1500).toISOString();
+      await createEvent(app, tenant, { title: 'Gleich vorbei', booking_deadline: soon }, 'selling');
+      replyWith('Fünf.');
+      await chat(tenant, bot.id, 'k');
+      expect(systemPromptOf(4)).toContain('Gleich vorbei');
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      replyWith('Sechs.');
+      await chat(tenant, bot.id, 'k');
+      expect(systemPromptOf(5)).not.toContain('Gleich vorbei');
+    } finally {
+      db.query = query;
+    }
+  });
 });

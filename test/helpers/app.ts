@@ -5,6 +5,7 @@ import { testConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { memoryCoordination, redisCoordination, type Coordination } from '../../src/coordination/index.js';
 import type { Database } from '../../src/db/database.js';
+import { postgresCoordination } from '../../src/coordination/postgres.js';
 import { BACKENDS, openTestDatabase, type Backend, type TestDatabase } from './db.js';
 import { collectingLogs, testLogStream } from './log-sink.js';
 
@@ -21,6 +22,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Share counters and broadcasts through the Redis of REDIS_URL instead of process memory. */
   redis?: boolean;
+  /** Broadcasts over LISTEN/NOTIFY of the PostgreSQL test database (as without Redis in production). */
+  postgresBroadcast?: boolean;
   /** Where the app logs; by default the test-wide log sink when it is enabled. */
   logStream?: { write(line: string): void };
 }
@@ -36,6 +39,14 @@ export async function startApp(database: TestDatabase, options: TestAppOptions =
     const url = process.env.REDIS_URL;
     if (!url) throw new Error('REDIS_URL is not set');
     coordination = await redisCoordination(url);
+  }
+  if (options.postgresBroadcast) {
+    if (!database.url) throw new Error('postgresBroadcast needs the PostgreSQL backend');
+    coordination = postgresCoordination(database.url, {
+      notify: (sql, params) => database.db.query(sql, params),
+    });
+    const listening = coordination;
+    await waitUntil(() => listening.broadcastsArrive?.() === true, 10_000);
   }
   const ctx = await createContext(config, { db: database.db, coordination });
   const app = await buildApp(ctx, { logStream });
@@ -74,5 +85,13 @@ export function describeApp(
         return current;
       });
     });
+  }
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import { cacheLookups } from '../../observability/metrics.js';
 import { LRUCache } from 'lru-cache';
-import type { Coordination } from '../../coordination/index.js';
+import { RESYNC_CHANNEL, type Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
 import { AppError, CHAT_TEXT } from '../../http/errors.js';
 import { randomToken, sha256Hex } from './secrets.js';
@@ -43,12 +43,17 @@ export class ApiKeyService {
   private readonly revoked: LRUCache<string, true>;
   private readonly now: () => number;
   /**
-   * Without Redis, a key rotated or revoked by another process on the same PostgreSQL database
-   * (the CLI, a second instance) sends no broadcast. Then every cache hit confirms the key row
-   * with one primary-key read, so the change holds on the next request. With Redis the broadcast
-   * evicts it; with PGlite no other process can open the database while the server runs.
+   * A key rotated or revoked by another process on the same PostgreSQL database (the CLI, a
+   * second instance, an operator's SQL) is announced by a trigger over LISTEN/NOTIFY, or through
+   * Redis when configured, and evicted at once. Where no such broadcast arrives (the listening
+   * connection is down, or a coordination that cannot listen), every cache hit confirms the key
+   * row with one primary-key read, so the change still holds on the next request. With PGlite no
+   * other process can open the database while the server runs.
    */
-  readonly revalidatesCachedKeys: boolean;
+  get revalidatesCachedKeys(): boolean {
+    if (this.coordination.broadcastsArrive) return !this.coordination.broadcastsArrive();
+    return !this.coordination.redis && this.db.kind === 'postgres';
+  }
 
   constructor(
     private readonly db: Database,
@@ -56,7 +61,6 @@ export class ApiKeyService {
     private readonly options: ApiKeyServiceOptions,
   ) {
     this.now = options.now ?? Date.now;
-    this.revalidatesCachedKeys = !coordination.redis && db.kind === 'postgres';
     const ttl = Math.max(1, options.cacheTtlSeconds) * 1000;
     this.cache = new LRUCache({ max: options.cacheMax, ttl, ttlAutopurge: false });
     this.revoked = new LRUCache({ max: 100_000, ttl: ttl * 2 });
@@ -64,6 +68,8 @@ export class ApiKeyService {
 
   async start(): Promise<void> {
     await this.coordination.subscribe(REVOKED_CHANNEL, (keyId) => this.forget(keyId));
+    // Revocations may have been missed while the listening connection was away.
+    await this.coordination.subscribe(RESYNC_CHANNEL, () => this.cache.clear());
   }
 
   /** Creates a key for the tenant and deactivates its previous one in the same transaction. */

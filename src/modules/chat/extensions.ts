@@ -1,11 +1,12 @@
 import type { Database } from '../../db/database.js';
-import type { BotRow } from '../bots/repository.js';
+import type { ChatBot } from './repository.js';
 import type { ChatChannel } from './request.js';
 
 /** One request of the chat pipeline, as extensions see it. */
 export interface ChatTurn {
   tenantId: string;
-  bot: BotRow;
+  /** The bot, with the tenant's state versions the admission read along with it. */
+  bot: ChatBot;
   conversationId: string;
   /** True when this request opens the conversation (it is stored only after the reply). */
   isNewConversation: boolean;

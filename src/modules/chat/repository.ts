@@ -12,6 +12,8 @@ export interface ChatBot extends BotRow {
   monthly_message_quota: number | null;
   /** Version of the tenant's typo vocabulary: keys the knowledge search's word cache. */
   knowledge_vocabulary_version: number;
+  /** Version of the tenant's events: keys the cached list of events the chat offers. */
+  events_version: number;
 }
 
 /** What the checks before the model found, in the specification's order. */
@@ -50,7 +52,7 @@ interface AdmissionRow extends ChatBot {
  * database crashes can vanish, and those requests were never answered.
  */
 const ADMIT = `WITH bot AS (
-    SELECT b.*, t.industry_code AS tenant_industry_code, t.knowledge_vocabulary_version,
+    SELECT b.*, t.industry_code AS tenant_industry_code, t.knowledge_vocabulary_version, t.events_version,
            coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
     FROM bots b
     JOIN tenants t ON t.id = b.tenant_id

@@ -57,6 +57,8 @@ export interface OfferedEvent {
   capacity_total: number;
   capacity_booked: number;
   status: string;
+  /** When the offer ends by itself (the list is cached until the first of them). */
+  booking_deadline?: Date | null;
 }
 
 function describeEvent(event: OfferedEvent): string {

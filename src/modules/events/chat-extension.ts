@@ -3,7 +3,9 @@
  * bot's bookable events in the system prompt and turns booking tags in the reply into
  * bookings for the contact of the chat's sender_id.
  */
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/database.js';
+import { cacheLookups } from '../../observability/metrics.js';
 import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
 import { findOrCreateContactBySender } from '../contacts/repository.js';
 import { bookInTransaction, type BookingOutcome } from './booking-service.js';
@@ -19,6 +21,40 @@ import { serializeBooking } from './serialize.js';
 
 /** How many events the prompt lists at most (soonest first); keeps the prompt small. */
 const MAX_OFFERED_EVENTS = 20;
+/** Longest life of a cached offer list (it is also dropped at its first booking deadline). */
+const OFFER_CACHE_TTL_MS = 60_000;
+
+/**
+ * The prompt section of a bot's bookable events, cached per tenant events version (read with
+ * the bot by the chat's admission, grown by a trigger on every change to an event): a change
+ * to any event of the tenant, on any instance, makes the next chat read the list afresh. Time
+ * alone only ends offers, at their booking deadline, so an entry lives until the first
+ * deadline among its events. Most bots offer no events: their empty list is cached too, and
+ * their chats skip the statement altogether.
+ */
+function offerCache() {
+  const cache = new LRUCache<string, { text: string | null }>({
+    maxSize: 4 * 1024 * 1024,
+    sizeCalculation: (value, key) => 2 * (key.length + (value.text?.length ?? 0)) + 64,
+    ttl: OFFER_CACHE_TTL_MS,
+  });
+  return async (db: Database, turn: ChatTurn): Promise<string | null> => {
+    const key = `${turn.tenantId}:${turn.bot.id}:${turn.bot.events_version}`;
+    const cached = cache.get(key);
+    cacheLookups.inc({ cache: 'offered_events', result: cached ? 'hit' : 'miss' });
+    if (cached) return cached.text;
+    const events = await listBookableEvents(db, turn.tenantId, turn.bot.id, MAX_OFFERED_EVENTS);
+    const text = events.length === 0 ? null : bookableEventsSection(events);
+    const firstDeadline = Math.min(
+      ...events.map((event) =>
+        event.booking_deadline ? new Date(event.booking_deadline).getTime() : Infinity,
+      ),
+    );
+    const ttl = Math.min(OFFER_CACHE_TTL_MS, firstDeadline - Date.now());
+    if (ttl > 0) cache.set(key, { text }, { ttl });
+    return text;
+  };
+}
 
 export interface BookingAction {
   type: 'booking';
@@ -125,11 +161,12 @@ async function bookFromTag(
 }
 
 export function eventBookingExtension(): ChatExtension {
+  const offeredEvents = offerCache();
   return {
     name: 'events',
     async promptSections(turn, db) {
-      const events = await listBookableEvents(db, turn.tenantId, turn.bot.id, MAX_OFFERED_EVENTS);
-      return events.length === 0 ? [] : [{ name: 'bookable_events', text: bookableEventsSection(events) }];
+      const text = await offeredEvents(db, turn);
+      return text === null ? [] : [{ name: 'bookable_events', text }];
     },
     async processReply(turn, db) {
       const tags = parseBookingTags(turn.reply);

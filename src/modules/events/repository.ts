@@ -275,7 +275,7 @@ export function listBookableEvents(
 ): Promise<OfferedEvent[]> {
   return db.query<OfferedEvent>(
     `SELECT id, title, event_date, event_time_start, location, price, currency, payment_model,
-            capacity_total, capacity_booked, status
+            capacity_total, capacity_booked, status, booking_deadline
      FROM events
      WHERE tenant_id = $1 AND (bot_id = $2 OR bot_id IS NULL)
        AND status IN ('selling', 'waitlist')
