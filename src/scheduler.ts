@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
+import { maintainTables } from './db/maintenance.js';
 import { sweepExpiredReservations } from './modules/chat/repository.js';
 import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
 import { createWebhookWorker } from './modules/webhooks/worker.js';
@@ -66,8 +67,9 @@ export class Scheduler {
 }
 
 /**
- * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep and
- * the return of quota reservations whose lease ran out.
+ * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep,
+ * the return of quota reservations whose lease ran out, and on PGlite the table maintenance
+ * that PostgreSQL's autovacuum does elsewhere.
  */
 export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
   const worker = createWebhookWorker(ctx, { log });
@@ -92,8 +94,23 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
         return false;
       },
     },
+    ...(ctx.db.kind === 'pglite'
+      ? [
+          {
+            name: 'table-maintenance',
+            intervalMs: TABLE_MAINTENANCE_INTERVAL_MS,
+            run: async () => {
+              await maintainTables(ctx.db);
+              return false;
+            },
+          },
+        ]
+      : []),
   ];
 }
+
+/** How often the embedded database's tables are checked for VACUUM and ANALYZE. */
+const TABLE_MAINTENANCE_INTERVAL_MS = 30_000;
 
 /** Starts the background jobs when the app is ready and stops them when it closes. */
 export function startScheduler(app: FastifyInstance, ctx: AppContext): Scheduler {

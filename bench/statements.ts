@@ -1,0 +1,243 @@
+/**
+ * What each SQL statement of one chat request costs on PostgreSQL.
+ *
+ *   npm run bench:statements [-- --chats=300]
+ *
+ * A scratch database (created and dropped here, on BENCH_DATABASE_URL or the local server)
+ * gets one tenant with a bot whose knowledge base is the German development set's paragraphs
+ * (eval/knowledge/dev-de.json). The chat endpoint is called in-process with the offline model,
+ * once per question of that set, one after another:
+ *
+ * - statements per chat, and CPU milliseconds per chat of the service (this process) and of
+ *   PostgreSQL (the backends of the scratch database, from /proc);
+ * - for each distinct statement of the last chats: how often it ran, and the median of
+ *   `EXPLAIN (ANALYZE, BUFFERS)` over repeated runs with the parameters it was last called
+ *   with (planning and execution time, shared buffers hit and read, rows). Writing
+ *   statements are explained inside a transaction that is rolled back.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createContext } from '../src/context.js';
+import { migrate } from '../src/db/migrate.js';
+import { createBot } from '../src/modules/bots/service.js';
+import { importEntries, MAX_IMPORT_ENTRIES } from '../src/modules/knowledge/service.js';
+import { createTenant } from '../src/modules/tenants/service.js';
+
+const argument = (name: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
+  process.env[`BENCH_${name.toUpperCase()}`];
+const CHATS = Number(argument('chats') ?? 300);
+const REPEATS = 15;
+const POSTGRES_URL = argument('database_url') ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CLOCK_TICKS_PER_MS = 100 / 1000;
+
+interface DevSet {
+  paragraphs: { title: string; content: string }[];
+  questions: { question: string }[];
+}
+
+interface Recorded {
+  sql: string;
+  params: readonly unknown[];
+  count: number;
+}
+
+/** A short name for a statement: its first words, whitespace collapsed. */
+const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 60);
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+function backendCpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // a backend that ended in between
+    }
+  }
+  return ticks / CLOCK_TICKS_PER_MS;
+}
+
+async function main(): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  const name = `parley_bench_statements_${randomBytes(4).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  try {
+    await run(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function run(databaseUrl: string): Promise<void> {
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: '',
+    LOG_LEVEL: 'silent',
+    MODEL_PROVIDER: 'offline',
+    PARLEY_SEED_DEMO: 'false',
+    WEBHOOK_WORKER: 'false',
+    CHAT_RATE_LIMIT_MAX: '10000000',
+    BCRYPT_COST: '4',
+  });
+  const ctx = await createContext(config);
+  await migrate(ctx.db);
+  const set = JSON.parse(readFileSync('eval/knowledge/dev-de.json', 'utf8')) as DevSet;
+  const { tenant } = await ctx.db.transaction((tx) =>
+    createTenant(tx, { name: 'Statements', plan: 'enterprise' }),
+  );
+  const bot = await createBot(ctx.db, tenant.id, { name: 'Bot', system_prompt: 'Du hilfst Besuchern.' });
+  const entries = set.paragraphs.map((p) => ({ title: p.title, content: p.content }));
+  for (let i = 0; i < entries.length; i += MAX_IMPORT_ENTRIES) {
+    await importEntries(
+      {
+        db: ctx.db,
+        embeddings: null,
+        maxEntryBytes: config.knowledge.maxEntryBytes,
+        minScore: config.knowledge.minScore,
+      },
+      tenant.id,
+      { botId: bot.id },
+      entries.slice(i, i + MAX_IMPORT_ENTRIES),
+      null,
+    );
+  }
+  // As autovacuum would have done by now in a database that has run for a while.
+  await ctx.db.exec('ANALYZE');
+  const { key } = await ctx.apiKeys.issue({ tenantId: tenant.id });
+  const app = await buildApp(ctx);
+  await app.ready();
+
+  const recorded = new Map<string, Recorded>();
+  let recording = false;
+  let statements = 0;
+  const query = ctx.db.query.bind(ctx.db);
+  ctx.db.query = ((sql: string, params?: readonly unknown[]) => {
+    if (recording) {
+      statements += 1;
+      const entry = recorded.get(sql) ?? { sql, params: params ?? [], count: 0 };
+      entry.count += 1;
+      entry.params = params ?? [];
+      recorded.set(sql, entry);
+    }
+    return query(sql, params);
+  }) as typeof ctx.db.query;
+
+  const questions = set.questions.map((q) => q.question);
+  const ask = (i: number) =>
+    app.inject({
+      method: 'POST',
+      url: `/api/bot-chat/${bot.id}/chat`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: { message: `${questions[i % questions.length]} (${i})` },
+    });
+  for (let i = 0; i < 20; i++) await ask(i);
+
+  const backends = (
+    await ctx.db.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+      [],
+    )
+  ).map((r) => r.pid);
+  recording = true;
+  const cpuBefore = process.cpuUsage();
+  const pgBefore = backendCpuMs(backends);
+  for (let i = 20; i < 20 + CHATS; i++) {
+    const res = await ask(i);
+    if (res.statusCode !== 200) throw new Error(`chat answered ${res.statusCode}: ${res.body}`);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const pgMs = backendCpuMs(backends) - pgBefore;
+  recording = false;
+
+  console.log(
+    `${CHATS} chats one after another (distinct questions, ${set.paragraphs.length} entries): ` +
+      `${(statements / CHATS).toFixed(2)} statements per chat; CPU ms per chat: service ` +
+      `${((cpu.user + cpu.system) / 1000 / CHATS).toFixed(2)}, PostgreSQL ${(pgMs / CHATS).toFixed(2)}`,
+  );
+
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  // Statements whose text varies (a term or a word more) are one row: the commonest variant is explained.
+  const byLabel = new Map<string, Recorded & { total: number }>();
+  for (const entry of recorded.values()) {
+    const seen = byLabel.get(label(entry.sql));
+    const total = (seen?.total ?? 0) + entry.count;
+    byLabel.set(
+      label(entry.sql),
+      !seen || entry.count > seen.count ? { ...entry, total } : { ...seen, total },
+    );
+  }
+  const rows = [];
+  for (const [name, { sql, params, total: count }] of byLabel) {
+    const planning: number[] = [];
+    const execution: number[] = [];
+    let hit = 0;
+    let read = 0;
+    let outRows = 0;
+    for (let r = 0; r < REPEATS; r++) {
+      await client.query('BEGIN');
+      try {
+        // The exchange was stored already: in this rolled-back transaction it is stored anew.
+        for (const value of params) {
+          if (typeof value === 'string' && /^[0-9a-f-]{36}$/.test(value)) {
+            await client.query('DELETE FROM conversations WHERE id = $1', [value]);
+          }
+        }
+        const result = await client.query<{ 'QUERY PLAN': [Record<string, unknown>] }>(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+          params as unknown[],
+        );
+        const plan = result.rows[0]!['QUERY PLAN'][0]!;
+        const top = plan.Plan as Record<string, number>;
+        planning.push(Number(plan['Planning Time']));
+        execution.push(Number(plan['Execution Time']));
+        hit = top['Shared Hit Blocks'] ?? 0;
+        read = top['Shared Read Blocks'] ?? 0;
+        outRows = top['Actual Rows'] ?? 0;
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    }
+    rows.push({
+      statement: name,
+      'per chat': +(count / CHATS).toFixed(2),
+      'planning ms': +median(planning).toFixed(3),
+      'execution ms': +median(execution).toFixed(3),
+      'shared hit': hit,
+      'shared read': read,
+      rows: outRows,
+    });
+  }
+  console.table(rows);
+  // --plan=<start of a statement>: its plan as text, with the timings of each node.
+  const wanted = argument('plan');
+  const chosen = wanted && [...byLabel.values()].find((entry) => label(entry.sql).startsWith(wanted));
+  if (chosen) {
+    await client.query('BEGIN');
+    const plan = await client.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) ${chosen.sql}`,
+      chosen.params as unknown[],
+    );
+    await client.query('ROLLBACK');
+    console.log(plan.rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+  await client.end();
+  await app.close();
+  await ctx.close();
+}
+
+await main();
