@@ -222,7 +222,8 @@ async function serveParley(): Promise<Ready> {
     LOG_LEVEL: 'silent',
     MODEL_PROVIDER: 'offline',
     PARLEY_SEED_DEMO: 'false',
-    WEBHOOK_WORKER: 'false',
+    // Background jobs run as in production (on PGlite they include the table maintenance).
+    WEBHOOK_WORKER: 'true',
     CHAT_RATE_LIMIT_MAX: '10000000',
     BCRYPT_COST: '4',
   });
