@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Database, Queryable } from './database.js';
 
@@ -168,9 +170,22 @@ async function start(workerData: WorkerData) {
   return { db };
 }
 
-/** Opens PGlite in dataDir (persistent) or in memory when dataDir is undefined. */
-export function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<{ db: Database }> {
-  return start({ dataDir, postgresqlconf: settings(options) });
+/**
+ * Opens PGlite in dataDir (persistent) or in memory when dataDir is undefined.
+ *
+ * A new data directory is created by a thread of its own that ends right after: initdb grows
+ * the WebAssembly memory of the thread that runs it to about 600 MB, which it never gives back,
+ * while a thread that opens an existing data directory needs about 60 MB.
+ */
+export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<{ db: Database }> {
+  const postgresqlconf = settings(options);
+  if (dataDir !== undefined && !existsSync(join(dataDir, 'PG_VERSION'))) {
+    const creator = new PgliteWorker({ dataDir, postgresqlconf });
+    await creator.ready;
+    await creator.terminate();
+    return start({ dataDir, postgresqlconf, modules: creator.modules });
+  }
+  return start({ dataDir, postgresqlconf });
 }
 
 function settings(options: PgliteOptions): string[] {
