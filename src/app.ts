@@ -86,6 +86,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     reply.header('x-request-id', request.id);
   });
   ctx.health.attachLog(app.log);
+  ctx.tracing?.attachLog(app.log);
   app.addHook('onRequest', availabilityGate(ctx.health));
   app.addHook('onRequest', shedWhenBusy(ctx));
   registerErrorHandler(app);

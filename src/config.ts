@@ -169,7 +169,30 @@ export function loadConfig(env: Env = process.env) {
     reminders: {
       timeZone: str(env, 'REMINDER_TIME_ZONE', 'Europe/Berlin'),
     },
+
+    tracing: tracingConfig(env),
   };
+}
+
+/**
+ * OpenTelemetry tracing of the chat, off unless an OTLP endpoint is set (the standard
+ * variables). The signal-specific endpoint is used as given; the general one gets `/v1/traces`.
+ * Headers, timeout, compression and certificates of the exporter and the sampler are read by
+ * the OpenTelemetry SDK itself from their standard variables.
+ */
+function tracingConfig(env: Env): { endpoint: string | undefined; serviceName: string } {
+  const serviceName = str(env, 'OTEL_SERVICE_NAME', 'parley');
+  const traces = url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  const base = url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const endpoint = traces ?? (base && `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (!endpoint || bool(env, 'OTEL_SDK_DISABLED', false)) return { endpoint: undefined, serviceName };
+  const protocol = str(env, 'OTEL_EXPORTER_OTLP_PROTOCOL', 'http/json');
+  if (protocol !== 'http/json') {
+    throw new ConfigError(
+      `OTEL_EXPORTER_OTLP_PROTOCOL must be http/json (traces are sent as OTLP/HTTP JSON), got "${protocol}"`,
+    );
+  }
+  return { endpoint, serviceName };
 }
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -11,6 +11,7 @@ import { SessionService } from './modules/auth/sessions.js';
 import type { ChatExtension } from './modules/chat/extensions.js';
 import { eventBookingExtension } from './modules/events/chat-extension.js';
 import { createModelProvider, type ModelProvider } from './modules/models/index.js';
+import { tracingFor, type TracingHandle } from './observability/tracing.js';
 
 /**
  * Everything a module needs, built once per process and handed to every module plugin.
@@ -28,6 +29,8 @@ export interface AppContext {
   chatExtensions: ChatExtension[];
   /** Whether the database and Redis answer (for /ready, 503 answers and outage logs). */
   health: Health;
+  /** OpenTelemetry tracing of the chat; null unless an OTLP endpoint is configured. */
+  tracing: TracingHandle | null;
   /** Closes what the context opened, in reverse order. */
   close(): Promise<void>;
 }
@@ -81,6 +84,7 @@ export async function createContext(
   });
   await apiKeys.start();
   const sessions = new SessionService(db, coordination, config.auth);
+  const tracing = tracingFor(config);
   return {
     config,
     db,
@@ -90,7 +94,10 @@ export async function createContext(
     model: createModelProvider(config.model),
     chatExtensions: [eventBookingExtension()],
     health,
+    tracing,
     async close() {
+      // Spans of the requests that finished are sent before anything else stops.
+      await tracing?.shutdown();
       health.stop();
       await coordination.close();
       await db.close();

@@ -47,8 +47,8 @@ async function prepareDatabase(ctx: AppContext, app: FastifyInstance): Promise<b
  * Shutdown: the listener closes, new requests on open connections get 503 and
  * `Connection: close`, requests in flight finish, and every connection that falls idle is
  * closed at once instead of after the keep-alive timeout. Past the grace period the remaining
- * connections are cut. Then the workers stop, the database and Redis are closed, and the
- * process exits.
+ * connections are cut. Then the workers stop, the trace spans still buffered are sent
+ * (ctx.close, bounded), the database and Redis are closed, and the process exits.
  */
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);

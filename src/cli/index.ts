@@ -11,8 +11,11 @@ import { DataDirLockedError } from '../db/lock.js';
 import { migrate } from '../db/migrate.js';
 import { describeDemo, seedDemo } from '../demo.js';
 import { AppError } from '../http/errors.js';
+import type { TimeCursor } from '../http/pagination.js';
 import { findUserByEmail, insertUser } from '../modules/auth/repository.js';
 import { ROLES, type Role } from '../modules/auth/permissions.js';
+import { listTeamUsers } from '../modules/auth/users-repository.js';
+import { listBots } from '../modules/bots/repository.js';
 import { createTenant } from '../modules/tenants/service.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import {
@@ -57,6 +60,28 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
       .join('  ')
       .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+/** Rows per repository page while a list command collects every row. */
+const LIST_PAGE_SIZE = 100;
+
+/**
+ * Every row of a repository list that pages newest first by (created_at, id), returned oldest
+ * first. A page shorter than asked for is the last one.
+ */
+async function everyRow<T extends { id: string; cursor_at: string }>(
+  fetchPage: (page: { limit: number; after?: TimeCursor }) => Promise<T[]>,
+): Promise<Omit<T, 'cursor_at'>[]> {
+  const rows: T[] = [];
+  let after: TimeCursor | undefined;
+  for (;;) {
+    const page = await fetchPage({ limit: LIST_PAGE_SIZE, after });
+    rows.push(...page);
+    const last = page.at(-1);
+    if (!last || page.length < LIST_PAGE_SIZE) break;
+    after = { at: last.cursor_at, id: last.id };
+  }
+  return rows.reverse().map(({ cursor_at: _cursor, ...row }) => row);
 }
 
 function tenantCommands(program: Command): void {
@@ -156,13 +181,13 @@ function userCommands(program: Command): void {
     .action(async (opts) => {
       const rows = await withContext(async (ctx) => {
         const tenant = await resolveTenant(ctx.db, opts.tenant);
-        return ctx.db.query<Record<string, unknown>>(
-          `SELECT id, email, role, first_name, last_name, created_at FROM users
-           WHERE tenant_id = $1 ORDER BY created_at, id`,
-          [tenant.id],
-        );
+        return everyRow((page) => listTeamUsers(ctx.db, tenant.id, page));
       });
-      print(Boolean(opts.json), rows, table(rows, ['id', 'email', 'role', 'first_name', 'last_name']));
+      print(
+        Boolean(opts.json),
+        rows,
+        table(rows, ['id', 'email', 'role', 'first_name', 'last_name', 'is_active', 'last_login_at']),
+      );
     });
 }
 
@@ -219,11 +244,15 @@ function botCommands(program: Command): void {
     .action(async (opts) => {
       const rows = await withContext(async (ctx) => {
         const tenant = await resolveTenant(ctx.db, opts.tenant);
-        return ctx.db.query<Record<string, unknown>>(
-          `SELECT id, name, status, is_active, model, created_at FROM bots
-           WHERE tenant_id = $1 ORDER BY created_at, id`,
-          [tenant.id],
-        );
+        const bots = await everyRow((page) => listBots(ctx.db, tenant.id, page));
+        return bots.map(({ id, name, status, is_active, model, created_at }) => ({
+          id,
+          name,
+          status,
+          is_active,
+          model,
+          created_at,
+        }));
       });
       print(Boolean(opts.json), rows, table(rows, ['id', 'name', 'status', 'is_active', 'model']));
     });

@@ -216,6 +216,8 @@ export async function observeKnowledgeSearch<T>(search: Promise<T[]>): Promise<T
 }
 
 const CHAT_ROUTE = '/api/bot-chat/:botId/chat';
+/** Routes that answer with the chat's error texts: the chat endpoint and the dashboard's test chat. */
+const CHAT_TEXT_ROUTES = new Set([CHAT_ROUTE, '/api/bots/:id/test-chat']);
 const chatErrorText = new WeakMap<FastifyRequest, string>();
 
 /** The outcome of an answered chat request (after its body was sent). */
@@ -244,7 +246,8 @@ export function registerRequestMetrics(app: FastifyInstance, db: Database): void
   const unwatch = watchDatabase(db);
   app.addHook('onClose', async () => unwatch());
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.url === CHAT_ROUTE && reply.statusCode >= 400 && typeof payload === 'string') {
+    const route = request.routeOptions.url;
+    if (route && CHAT_TEXT_ROUTES.has(route) && reply.statusCode >= 400 && typeof payload === 'string') {
       try {
         const error = (JSON.parse(payload) as { error?: unknown }).error;
         if (typeof error === 'string') chatErrorText.set(request, error);

@@ -81,12 +81,52 @@ describeEachBackend('parley CLI', (get) => {
     expect(new Date(key.expires_at).getTime()).toBeGreaterThan(Date.now() + 29 * 86400_000);
 
     const db = get().backend === 'postgres' ? get().db : (await openPglite(dataDir)).db;
+    const lastLogin = new Date('2030-01-02T03:04:05.000Z');
     try {
       const ctx = await createContext(testConfig(), { db, coordination: memoryCoordination() });
       expect((await ctx.apiKeys.verify(key.key)).tenantId).toBe(tenant.id);
+      // A signed-in user and more bots than one page of the repository, all created at once.
+      await db.query('UPDATE users SET last_login_at = $2 WHERE tenant_id = $1', [tenant.id, lastLogin]);
+      await db.query(
+        `INSERT INTO bots (tenant_id, name) SELECT $1, 'Bot ' || lpad(n::text, 3, '0') FROM generate_series(1, 101) n`,
+        [tenant.id],
+      );
     } finally {
       if (db !== get().db) await db.close();
     }
+
+    const users = JSON.parse(await parley(['user', 'list', '--tenant', tenant.id, '--json'], env));
+    expect(users).toEqual([
+      {
+        id: user.id,
+        email: 'cli@example.test',
+        role: 'admin',
+        first_name: 'Ada',
+        last_name: null,
+        is_active: true,
+        created_at: expect.any(String),
+        last_login_at: lastLogin.toISOString(),
+      },
+    ]);
+    const userTable = (await parley(['user', 'list', '--tenant', 'CLI GmbH'], env)).split('\n');
+    expect(userTable[0]).toMatch(/^id\s+email\s+role\s+first_name\s+last_name\s+is_active\s+last_login_at$/);
+    expect(userTable[1]).toContain('true');
+    expect(userTable[1]).toContain('2030-01-02T03:04:05.000Z');
+
+    const bots = JSON.parse(await parley(['bot', 'list', '--tenant', tenant.id, '--json'], env)) as {
+      id: string;
+      name: string;
+    }[];
+    expect(bots).toHaveLength(101);
+    expect(new Set(bots.map((b) => b.id)).size).toBe(101);
+    expect(Object.keys(bots[0]!).sort()).toEqual([
+      'created_at',
+      'id',
+      'is_active',
+      'model',
+      'name',
+      'status',
+    ]);
   });
 
   it('refuses bad arguments with a clear message and a non-zero exit', async () => {

@@ -3,8 +3,7 @@ import type { AppContext } from '../../context.js';
 import { requireApiKey, tenantOfKey } from '../../http/auth.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
 import { API_KEY_SECURITY } from '../../http/schemas.js';
-import { chatLogFields, chatTraceOf } from '../../observability/chat-trace.js';
-import { chatOutcomeFor } from '../../observability/metrics.js';
+import { chatTraceOf, observeChatResponse } from '../../observability/chat-trace.js';
 import { CHAT_INVALID_TEXT, parseChatRequest, parseIdempotencyKey } from './request.js';
 import { ChatBody, ChatParams, ChatResponseSchema, chatErrorResponses } from './schema.js';
 import { chat } from './service.js';
@@ -17,6 +16,8 @@ export const CHAT_BODY_LIMIT = 256 * 1024;
 export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const max = ctx.config.chat.rateLimitMax;
   const verifyKey = requireApiKey(ctx, { allowHeader: true });
+  const rateLimit = rateLimitFor('chat', { max });
+  const countRequest = rateLimit.keyGenerator;
   app.post(
     '/api/bot-chat/:botId/chat',
     {
@@ -29,16 +30,22 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         },
         rateLimitPolicyHeader(max),
       ],
-      // The request's log line carries tenant, bot, outcome, stage latencies and tokens.
-      onResponse: async (request, reply) => {
-        (request.log as unknown as { setBindings(b: object): void }).setBindings(
-          chatLogFields(request, chatOutcomeFor(request, reply)),
-        );
-      },
+      // The request's log line carries tenant, bot, outcome, stage latencies and tokens; with
+      // tracing on, the request becomes one trace.
+      onResponse: observeChatResponse(ctx.tracing),
       config: {
         errorStyle: 'chat',
         invalidText: CHAT_INVALID_TEXT,
-        rateLimit: rateLimitFor('chat', { max }),
+        // The rate limit is the first part of the admission stage: from its key to its verdict.
+        rateLimit: {
+          ...rateLimit,
+          keyGenerator: (request) => {
+            chatTraceOf(request).begin('admission', 'rate_limit');
+            return countRequest ? countRequest(request) : request.ip;
+          },
+          onExceeding: (request) => chatTraceOf(request).end('admission', 'rate_limit'),
+          onExceeded: (request) => chatTraceOf(request).end('admission', 'rate_limit'),
+        },
       },
       bodyLimit: CHAT_BODY_LIMIT,
       // The body is checked by parseChatRequest, which knows the specification's texts and order.

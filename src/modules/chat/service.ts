@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { staged, type ChatTrace } from '../../observability/chat-trace.js';
+import { nowMs, staged, type ChatTrace } from '../../observability/chat-trace.js';
 import { observeKnowledgeSearch } from '../../observability/metrics.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -117,13 +117,18 @@ export async function startChat(ctx: AppContext, call: ChatCall, signal?: AbortS
   const leaseEndsAt = Date.now() + seconds * 1000;
   if (idempotencyKey) {
     const requestHash = requestFingerprint(call.botId, call.input);
-    const claim = await claimIdempotencyKey(ctx.db, tenantId, {
-      key: idempotencyKey,
-      requestHash,
-      leaseSeconds: seconds,
-      claimId,
-      validUntil: statementDeadline(ctx),
-    });
+    const claim = await staged(
+      call.trace,
+      'admission',
+      claimIdempotencyKey(ctx.db, tenantId, {
+        key: idempotencyKey,
+        requestHash,
+        leaseSeconds: seconds,
+        claimId,
+        validUntil: statementDeadline(ctx),
+      }),
+      'idempotency',
+    );
     if (claim.kind === 'replay')
       return { kind: 'replay', response: claim.response as unknown as ChatResponse };
     if (claim.kind === 'mismatch') {
@@ -177,6 +182,7 @@ async function prepare(
       lease.leaseSeconds,
       statementDeadline(ctx),
     ),
+    'quota',
   );
   switch (admission.kind) {
     case 'bot_not_found':
@@ -227,7 +233,7 @@ async function prepare(
       ),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),
     ]);
-    const promptStarted = performance.now();
+    const promptStarted = nowMs();
     const systemPrompt = assembleSystemPrompt(bot, { industry_code: bot.tenant_industry_code }, hits, {
       securityLayer: ctx.config.prompt.securityLayer,
       extraSections,
@@ -238,7 +244,7 @@ async function prepare(
       userMessage: input.message,
       bot,
     });
-    call.trace?.record('prompt', performance.now() - promptStarted);
+    call.trace?.record('prompt', promptStarted, nowMs());
     const modelRequest: ModelRequest = {
       model: bot.model,
       system: forModel.system,
@@ -288,7 +294,7 @@ export async function finishChat(
 ): Promise<ChatResponse> {
   const { call, turn, hits } = prepared;
   const { tenantId } = call;
-  call.trace?.tokens(reply.promptTokens, reply.completionTokens);
+  call.trace?.tokens(reply.promptTokens, reply.completionTokens, reply.model);
   const processed = await staged(
     call.trace,
     'reply',
@@ -372,14 +378,30 @@ export async function chat(
   const started = await startChat(ctx, call, signal);
   if (started.kind === 'replay') return { response: started.response, replayed: true };
   const { prepared } = started;
+  noteModelChoice(ctx, prepared);
   try {
-    const reply = await staged(call.trace, 'model', ctx.model.generate(prepared.modelRequest));
+    const reply = await staged(call.trace, 'model', generate(ctx, prepared.modelRequest));
     // A client that went away gets nothing stored and nothing charged.
     signal?.throwIfAborted();
     return { response: await finishChat(ctx, prepared, reply), replayed: false };
   } catch (error) {
     return failChat(ctx, prepared, error);
   }
+}
+
+/** A provider may throw before it returns its promise (e.g. not configured): one failure path. */
+async function generate(ctx: AppContext, request: ModelRequest): Promise<ModelReply> {
+  return ctx.model.generate(request);
+}
+
+/** Notes the provider and model the request goes to, for the trace and the log line. */
+export function noteModelChoice(ctx: AppContext, prepared: PreparedChat): void {
+  const trace = prepared.call.trace;
+  if (!trace) return;
+  trace.modelChoice = ctx.model.describe?.(prepared.modelRequest) ?? {
+    provider: ctx.model.name,
+    model: prepared.modelRequest.model || 'default',
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   failChat,
   finishChat,
   modelFailure,
+  noteModelChoice,
   pastDeadline,
   startChat,
   type ChatCall,
@@ -96,14 +97,19 @@ async function streamStarted(
   const started = await startChat(ctx, call, disconnected);
   if (started.kind === 'replay') return replayStream(reply, started.response);
   const { prepared } = started;
+  const trace = call.trace;
+  noteModelChoice(ctx, prepared);
 
   let finished = false;
   let iterator: AsyncIterator<ModelStreamEvent>;
   let next: IteratorResult<ModelStreamEvent>;
+  // The model stage runs from the call to the stream's final event.
+  trace?.begin('model');
   try {
     iterator = ctx.model.stream(prepared.modelRequest)[Symbol.asyncIterator]();
     next = await iterator.next();
   } catch (error) {
+    trace?.end('model', undefined, error);
     return failChat(ctx, prepared, error);
   }
 
@@ -114,6 +120,7 @@ async function streamStarted(
       if (event.type === 'delta') {
         write(sseEvent('delta', { text: event.text }));
       } else {
+        trace?.end('model');
         // The client left (or the deadline passed) while the model finished: nothing is stored.
         prepared.modelRequest.signal?.throwIfAborted();
         const response = await finishChat(ctx, prepared, event.reply);
@@ -125,6 +132,7 @@ async function streamStarted(
     }
     if (!finished) throw new Error('model stream ended without a final event');
   } catch (caught) {
+    trace?.end('model', undefined, caught);
     if (!finished) await abandonChat(ctx, prepared);
     const error = pastDeadline(ctx, prepared) ?? caught;
     if (error instanceof ModelUnavailableError) {

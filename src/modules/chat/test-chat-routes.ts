@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { SESSION_SECURITY } from '../../http/schemas.js';
+import { chatTraceOf, observeChatResponse } from '../../observability/chat-trace.js';
 import { parseChatRequest } from './request.js';
 import { ChatBody, ChatResponseSchema, chatErrorResponses } from './schema.js';
 import { chat } from './service.js';
@@ -17,10 +18,17 @@ export const TEST_CHAT_SENDER = 'dashboard-test';
  * instead of the tenant API key, so staff can talk to a bot without handling the key.
  */
 export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const checkUser = requireUser(ctx, 'bot:edit');
   app.post(
     '/api/bots/:id/test-chat',
     {
-      onRequest: requireUser(ctx, 'bot:edit'),
+      onRequest: async (request, reply) => {
+        await chatTraceOf(request).stage('auth', async () =>
+          checkUser.call(app, request, reply, () => undefined),
+        );
+      },
+      // The same log fields and trace as the chat endpoint.
+      onResponse: observeChatResponse(ctx.tracing),
       config: { errorStyle: 'chat' },
       attachValidation: true,
       schema: {
@@ -47,6 +55,7 @@ export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         input: { ...input, senderId: input.senderId ?? TEST_CHAT_SENDER },
         idempotencyKey: null,
         log: request.log,
+        trace: chatTraceOf(request),
       };
       if (wantsEventStream(request.headers.accept)) return streamChat(ctx, call, reply);
       return (await chat(ctx, call)).response;

@@ -1,6 +1,6 @@
 import type { Config, ModelProviderName } from '../../config.js';
 import { anthropicProvider } from './anthropic.js';
-import { offlineProvider } from './offline.js';
+import { OFFLINE_MODEL_NAME, offlineProvider } from './offline.js';
 import { openAiProvider } from './openai.js';
 import {
   ModelUnavailableError,
@@ -115,8 +115,18 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
     return { provider: choice.provider, model: choice.model ?? 'default' };
   };
 
+  const defaultModelOf = (provider: ModelProviderName): string => {
+    if (provider === 'offline') return OFFLINE_MODEL_NAME;
+    if (provider === config.provider && config.name) return config.name;
+    return provider === 'openai' ? DEFAULT_OPENAI_MODEL : DEFAULT_ANTHROPIC_MODEL;
+  };
+
   return {
     name: config.provider,
+    describe(request) {
+      const choice = chooseModel(request.model, deployment);
+      return { provider: choice.provider, model: choice.model ?? defaultModelOf(choice.provider) };
+    },
     generate(request) {
       try {
         const chosen = resolve(request);

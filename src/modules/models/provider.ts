@@ -45,6 +45,8 @@ export type ModelStreamEvent = { type: 'delta'; text: string } | { type: 'done';
 
 export interface ModelProvider {
   readonly name: string;
+  /** Which provider and model a request goes to (for traces and logs; no prompt content). */
+  describe?(request: Pick<ModelRequest, 'model'>): { provider: string; model: string };
   generate(request: ModelRequest): Promise<ModelReply>;
   /** Text deltas as they arrive, then exactly one `done` event with the whole reply. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
