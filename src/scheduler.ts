@@ -3,6 +3,8 @@ import type { AppContext } from './context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { sweepExpiredReservations } from './modules/chat/repository.js';
 import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
+import { ImportWorker } from './modules/knowledge/import-worker.js';
+import { importDeps } from './modules/knowledge/imports-service.js';
 import { createWebhookWorker } from './modules/webhooks/worker.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
@@ -66,12 +68,13 @@ export class Scheduler {
 }
 
 /**
- * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep and
- * the return of quota reservations whose lease ran out.
+ * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep,
+ * the return of quota reservations whose lease ran out and knowledge imports.
  */
 export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
   const worker = createWebhookWorker(ctx, { log });
   const pollIntervalMs = ctx.config.webhooks.pollIntervalMs;
+  const importer = new ImportWorker(importDeps(ctx));
   return [
     {
       name: 'webhook-delivery',
@@ -91,6 +94,11 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
         if (released > 0) log?.warn({ released }, 'expired quota reservations given back');
         return false;
       },
+    },
+    {
+      name: 'knowledge-imports',
+      intervalMs: pollIntervalMs,
+      run: () => importer.step(),
     },
   ];
 }
