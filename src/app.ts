@@ -27,6 +27,7 @@ import { conversationRoutes } from './modules/conversations/routes.js';
 import { conversationV1Routes } from './modules/conversations/v1-routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { flowRoutes } from './modules/flow/routes.js';
+import { knowledgeImportRoutes } from './modules/knowledge/imports-routes.js';
 import { knowledgeRoutes } from './modules/knowledge/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { preflightRoutes } from './modules/preflight/routes.js';
@@ -127,6 +128,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(webhookRoutes, { ctx });
   await app.register(reminderRoutes, { ctx });
   await app.register(knowledgeRoutes, { ctx });
+  await app.register(knowledgeImportRoutes, { ctx });
   await app.register(testChatRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);

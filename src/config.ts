@@ -136,6 +136,16 @@ export function loadConfig(env: Env = process.env) {
       embeddingsBreakerMs: int(env, 'EMBEDDINGS_BREAKER_MS', 30000, 0, 3600000),
     },
 
+    knowledgeImport: {
+      /** Largest document: an uploaded file or a fetched web page or sitemap. */
+      maxBytes: int(env, 'KNOWLEDGE_IMPORT_MAX_BYTES', 10 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+      /** Pages taken from one sitemap. */
+      maxPages: int(env, 'KNOWLEDGE_IMPORT_MAX_PAGES', 200, 1, 10_000),
+      /** One fetch of a web page, robots.txt or sitemap, redirects included. */
+      timeoutMs: int(env, 'KNOWLEDGE_IMPORT_TIMEOUT_MS', 15000, 100, 120000),
+      allowPrivateTargets: bool(env, 'KNOWLEDGE_IMPORT_ALLOW_PRIVATE_TARGETS', false),
+    },
+
     prompt: {
       securityLayer: bool(env, 'PROMPT_SECURITY_LAYER', true),
     },

@@ -4,6 +4,8 @@ import { isDatabaseUnavailable } from './db/errors.js';
 import { maintainTables } from './db/maintenance.js';
 import { sweepExpiredReservations } from './modules/chat/repository.js';
 import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
+import { ImportWorker } from './modules/knowledge/import-worker.js';
+import { importDeps } from './modules/knowledge/imports-service.js';
 import { createWebhookWorker } from './modules/webhooks/worker.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
@@ -68,12 +70,13 @@ export class Scheduler {
 
 /**
  * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep,
- * the return of quota reservations whose lease ran out, and on PGlite the table maintenance
- * that PostgreSQL's autovacuum does elsewhere.
+ * the return of quota reservations whose lease ran out, knowledge imports, and on PGlite the
+ * table maintenance that PostgreSQL's autovacuum does elsewhere.
  */
 export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
   const worker = createWebhookWorker(ctx, { log });
   const pollIntervalMs = ctx.config.webhooks.pollIntervalMs;
+  const importer = new ImportWorker(importDeps(ctx));
   return [
     {
       name: 'webhook-delivery',
@@ -93,6 +96,11 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
         if (released > 0) log?.warn({ released }, 'expired quota reservations given back');
         return false;
       },
+    },
+    {
+      name: 'knowledge-imports',
+      intervalMs: pollIntervalMs,
+      run: () => importer.step(),
     },
     ...(ctx.db.kind === 'pglite'
       ? [

@@ -42,6 +42,8 @@ export const ChatSourceSchema = Type.Object({
   title: Type.String(),
   score: Type.Number({ description: 'Search score 0..1' }),
   source_url: Type.Union([Type.String(), Type.Null()]),
+  source_name: Type.Optional(Type.String({ description: 'File name of an imported entry' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'PDF page of an imported entry' })),
 });
 
 export const ChatResponseSchema = Type.Object({

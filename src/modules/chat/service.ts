@@ -29,6 +29,9 @@ export interface ChatSource {
   title: string;
   score: number;
   source_url: string | null;
+  /** Imported entries: the file name and the PDF page the text is from. */
+  source_name?: string;
+  page?: number;
 }
 
 /** The response of the specification's table plus `sources` and `actions`. */
@@ -42,6 +45,18 @@ export interface ChatResponse {
   channel: string;
   sources: ChatSource[];
   actions: unknown[];
+}
+
+/** A knowledge hit as the chat cites it; file name and page only where the entry has them. */
+export function chatSource(hit: KnowledgeHit): ChatSource {
+  return {
+    entry_id: hit.entryId,
+    title: hit.title,
+    score: hit.score,
+    source_url: hit.sourceUrl,
+    ...(hit.sourceName ? { source_name: hit.sourceName } : {}),
+    ...(hit.sourcePage ? { page: hit.sourcePage } : {}),
+  };
 }
 
 export interface ChatCall {
@@ -310,12 +325,7 @@ export async function finishChat(
     knowledge_used: knowledgeUsed,
     quota_remaining: prepared.quotaRemaining,
     channel: turn.channel,
-    sources: hits.map((h) => ({
-      entry_id: h.entryId,
-      title: h.title,
-      score: h.score,
-      source_url: h.sourceUrl,
-    })),
+    sources: hits.map(chatSource),
     actions: processed.actions,
   };
   const stored = await staged(

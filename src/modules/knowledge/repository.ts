@@ -17,6 +17,11 @@ export interface EntryRow {
   chunk_count: number;
   /** Stored while the embeddings endpoint failed: its chunks wait for the backfill. */
   vectors_missing: boolean;
+  /** Imported entries: the document's idempotency key and SHA-256, file name, PDF page. */
+  source_key: string | null;
+  source_hash: string | null;
+  source_name: string | null;
+  source_page: number | null;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -33,6 +38,15 @@ export interface EntryWrite {
   language: Language;
   languageDetected: boolean;
   vectorsMissing: boolean;
+  /** Set for entries created by an import (see imports-service.ts). */
+  source?: EntrySource;
+}
+
+export interface EntrySource {
+  key: string;
+  hash: string;
+  name: string | null;
+  page: number | null;
 }
 
 /**
@@ -52,8 +66,9 @@ export async function insertEntry(
   return (await queryOne<EntryRow>(
     tx,
     `INSERT INTO knowledge_entries
-       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by, vectors_missing)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by, vectors_missing,
+        source_key, source_hash, source_name, source_page)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
     [
       tenantId,
       scope.botId,
@@ -65,6 +80,10 @@ export async function insertEntry(
       entry.languageDetected,
       entry.createdBy,
       entry.vectorsMissing,
+      entry.source?.key ?? null,
+      entry.source?.hash ?? null,
+      entry.source?.name ?? null,
+      entry.source?.page ?? null,
     ],
   ))!;
 }
@@ -139,7 +158,8 @@ export async function listEntries(
     // One row more than the page: its presence says that another page exists.
     db.query<EntrySummaryRow & { cursor_at: string }>(
       `SELECT id, tenant_id, bot_id, title, source_url, tags, language, language_detected, chunk_count,
-              vectors_missing, created_by, created_at, updated_at, left(content, 200) AS content_preview,
+              vectors_missing, source_key, source_hash, source_name, source_page, created_by, created_at,
+              updated_at, left(content, 200) AS content_preview,
               length(content) AS content_length, ${cursorTimestampSql('created_at')} AS cursor_at
        FROM knowledge_entries
        WHERE ${where} AND ($4::timestamptz IS NULL OR (created_at, id) < ($4::timestamptz, $5::uuid))
@@ -153,6 +173,36 @@ export async function listEntries(
     ),
   ]);
   return { entries, total: count?.n ?? 0 };
+}
+
+/** The SHA-256 of what an earlier import of this source stored in the scope, if any. */
+export async function findSourceHash(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  sourceKey: string,
+): Promise<string | null | undefined> {
+  const row = await queryOne<{ source_hash: string | null }>(
+    db,
+    `SELECT source_hash FROM knowledge_entries
+     WHERE tenant_id = $1 AND ${SCOPE} $2 AND source_key = $3 LIMIT 1`,
+    [tenantId, scope.botId, sourceKey],
+  );
+  return row ? row.source_hash : undefined;
+}
+
+/** Deletes the entries (and through the cascade their chunks) an earlier import of a source made. */
+export async function deleteSourceEntries(
+  tx: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  sourceKey: string,
+): Promise<number> {
+  const rows = await tx.query(
+    `DELETE FROM knowledge_entries WHERE tenant_id = $1 AND ${SCOPE} $2 AND source_key = $3 RETURNING id`,
+    [tenantId, scope.botId, sourceKey],
+  );
+  return rows.length;
 }
 
 export interface ChunkWrite {

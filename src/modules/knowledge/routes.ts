@@ -333,6 +333,8 @@ function serializeEntry(entry: EntryRow) {
     language_detected: entry.language_detected,
     chunk_count: entry.chunk_count,
     vectors_missing: entry.vectors_missing,
+    source_name: entry.source_name,
+    source_page: entry.source_page,
     created_by: entry.created_by,
     created_at: entry.created_at.toISOString(),
     updated_at: entry.updated_at.toISOString(),

@@ -80,6 +80,10 @@ export const EntrySchema = Type.Object({
     description:
       'true while the chunks lack vectors because the embeddings endpoint failed; filled in the background',
   }),
+  source_name: Nullable(Type.String({ description: 'File name of an imported entry' })),
+  source_page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description: 'PDF page an imported entry is from',
+  }),
   created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   created_at: DateTime,
   updated_at: DateTime,

@@ -15,6 +15,9 @@ export interface KnowledgeHit {
   /** 0..1, see docs/knowledge.md "Scores". */
   score: number;
   sourceUrl: string | null;
+  /** File name and PDF page of an imported entry (null otherwise). */
+  sourceName?: string | null;
+  sourcePage?: number | null;
   /** null for a tenant-wide entry. */
   botId: string | null;
 }
@@ -227,6 +230,8 @@ interface HitRow {
   title: string;
   content: string;
   source_url: string | null;
+  source_name: string | null;
+  source_page: number | null;
   bot_id: string | null;
   score: number;
   lexical: number;
@@ -383,7 +388,7 @@ function searchSql(terms: number, withVector: boolean): string {
     top AS (
       SELECT * FROM best b WHERE b.score > 0 ORDER BY b.score DESC, b.bm25 DESC, b.id LIMIT $3
     )
-    SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, b.bot_id,
+    SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, e.source_name, e.source_page, b.bot_id,
            b.score::float8 AS score, b.lexical::float8 AS lexical
     FROM top b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1
     ORDER BY b.score DESC, b.bm25 DESC, b.id`;
@@ -438,6 +443,8 @@ export async function searchKnowledge(
       content: row.content,
       score: Math.round(Math.min(Math.max(row.score, 0), 1) * 10_000) / 10_000,
       sourceUrl: row.source_url,
+      sourceName: row.source_name,
+      sourcePage: row.source_page,
       botId: row.bot_id,
     }))
     .filter((hit) => hit.score >= minScore);

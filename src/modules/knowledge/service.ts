@@ -28,7 +28,7 @@ export interface EntryInput {
 
 export const MAX_IMPORT_ENTRIES = 100;
 
-interface PreparedEntry {
+export interface PreparedEntry {
   write: EntryWrite;
   chunks: string[];
   words: string[];
@@ -78,7 +78,7 @@ export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = '
  * search and flagged `vectors_missing`; the background backfill adds the vectors once the
  * endpoint answers again.
  */
-async function embedChunks(
+export async function embedChunks(
   deps: KnowledgeDeps,
   title: string,
   chunks: string[],
@@ -101,7 +101,7 @@ async function embedChunks(
 }
 
 /** Holds the bot for the transaction so it cannot be deleted under a new entry. */
-async function holdScope(tx: Queryable, tenantId: string, scope: EntryScope): Promise<void> {
+export async function holdScope(tx: Queryable, tenantId: string, scope: EntryScope): Promise<void> {
   if (scope.botId === null) return;
   const bot = isUuid(scope.botId)
     ? await queryOne(tx, 'SELECT id FROM bots WHERE tenant_id = $1 AND id = $2 FOR KEY SHARE', [
@@ -112,7 +112,7 @@ async function holdScope(tx: Queryable, tenantId: string, scope: EntryScope): Pr
   if (!bot) throw notFound('Bot');
 }
 
-async function writeIndex(
+export async function writeIndex(
   tx: Queryable,
   tenantId: string,
   entry: EntryRow,
@@ -177,7 +177,7 @@ async function storeEntries(
 }
 
 /** After vectors were computed successfully, entries left without them earlier get theirs. */
-function afterEmbedding(deps: KnowledgeDeps, embedded: { vectorsMissing: boolean }[]): void {
+export function afterEmbedding(deps: KnowledgeDeps, embedded: { vectorsMissing: boolean }[]): void {
   if (deps.embeddings && embedded.some((e) => !e.vectorsMissing)) scheduleBackfill(deps.db, deps.embeddings);
 }
 

@@ -19,7 +19,7 @@ const RESPONSE_BODY_LIMIT = 1000;
  * Resolves and checks the host at connection time and connects to exactly the checked
  * addresses, so a DNS answer that changes between check and connect cannot slip through.
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     resolveAllowedAddresses(hostname, allowPrivate).then(
       (addresses) => {

@@ -1147,6 +1147,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/knowledge/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent imports into the bot's knowledge, newest first */
+        get: operations["listBotKnowledgeImports"];
+        put?: never;
+        /**
+         * Import documents into the bot's knowledge as a background job (files, a web page, a sitemap)
+         * @description multipart/form-data with up to 10 `files` (PDF, DOCX, HTML, text, Markdown) and optionally `url` / `sitemap_url`, or JSON `{url}` / `{sitemap_url}`. Answers 202 with the job; poll GET …/imports/{importId} for progress.
+         */
+        post: operations["startBotKnowledgeImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/knowledge/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status and progress of an import into the bot's knowledge, with its documents */
+        get: operations["getBotKnowledgeImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent imports into tenant-wide knowledge, newest first */
+        get: operations["listKnowledgeImports"];
+        put?: never;
+        /**
+         * Import documents into tenant-wide knowledge as a background job (files, a web page, a sitemap)
+         * @description multipart/form-data with up to 10 `files` (PDF, DOCX, HTML, text, Markdown) and optionally `url` / `sitemap_url`, or JSON `{url}` / `{sitemap_url}`. Answers 202 with the job; poll GET …/imports/{importId} for progress.
+         */
+        post: operations["startKnowledgeImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/knowledge/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Status and progress of an import into tenant-wide knowledge, with its documents */
+        get: operations["getKnowledgeImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bots/{id}/test-chat": {
         parameters: {
             query?: never;
@@ -1285,6 +1361,10 @@ export interface components {
             /** @description Search score 0..1 */
             score: number;
             source_url: string | null;
+            /** @description File name of an imported entry */
+            source_name?: string;
+            /** @description PDF page of an imported entry */
+            page?: number;
         };
         /** ChatResponse */
         ChatResponse: {
@@ -1763,6 +1843,9 @@ export interface components {
             chunk_count: number;
             /** @description true while the chunks lack vectors because the embeddings endpoint failed; filled in the background */
             vectors_missing: boolean;
+            source_name: string | null;
+            /** @description PDF page an imported entry is from */
+            source_page: number | null;
             created_by: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1792,6 +1875,9 @@ export interface components {
             chunk_count: number;
             /** @description true while the chunks lack vectors because the embeddings endpoint failed; filled in the background */
             vectors_missing: boolean;
+            source_name: string | null;
+            /** @description PDF page an imported entry is from */
+            source_page: number | null;
             created_by: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1811,6 +1897,86 @@ export interface components {
                 done: boolean;
                 done_at: string | null;
             }[];
+        };
+        /** KnowledgeImportError */
+        KnowledgeImportError: {
+            /** @description File name or URL the error is about */
+            document: string;
+            /** @description unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit */
+            code: string;
+            /** @description What went wrong, in German words */
+            message: string;
+        };
+        /** KnowledgeImportDocument */
+        KnowledgeImportDocument: {
+            /** Format: uuid */
+            id: string;
+            /** @description An uploaded file, or a web page (the url given or a page of the sitemap) */
+            kind: "file" | "page";
+            /** @description File name or URL */
+            name: string;
+            status: "pending" | "done" | "skipped" | "failed";
+            /** @description Pages of a PDF */
+            pages: number | null;
+            entries_created: number;
+            error_code: string | null;
+            /** @description Why the document failed, in German words */
+            error: string | null;
+        };
+        /** KnowledgeImport */
+        KnowledgeImport: {
+            /** Format: uuid */
+            id: string;
+            /** @description null: tenant-wide */
+            bot_id: string | null;
+            scope: "bot" | "tenant";
+            /** @description done: every document processed (some may have failed); failed: none could be imported */
+            status: "queued" | "running" | "done" | "failed";
+            sitemap_url: string | null;
+            /** @description Files and web pages (known once the sitemap is read) */
+            documents_total: number;
+            /** @description Documents processed, whatever the outcome */
+            documents_done: number;
+            /** @description Web pages (the url and the pages of the sitemap) */
+            pages_total: number;
+            pages_done: number;
+            entries_created: number;
+            errors: components["schemas"]["KnowledgeImportError"][];
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            /** Format: date-time */
+            updated_at: string;
+            documents: components["schemas"]["KnowledgeImportDocument"][];
+        };
+        /** KnowledgeImportSummary */
+        KnowledgeImportSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @description null: tenant-wide */
+            bot_id: string | null;
+            scope: "bot" | "tenant";
+            /** @description done: every document processed (some may have failed); failed: none could be imported */
+            status: "queued" | "running" | "done" | "failed";
+            sitemap_url: string | null;
+            /** @description Files and web pages (known once the sitemap is read) */
+            documents_total: number;
+            /** @description Documents processed, whatever the outcome */
+            documents_done: number;
+            /** @description Web pages (the url and the pages of the sitemap) */
+            pages_total: number;
+            pages_done: number;
+            entries_created: number;
+            errors: components["schemas"]["KnowledgeImportError"][];
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+            /** Format: date-time */
+            updated_at: string;
         };
         /**
          * StripeEvent
@@ -8198,6 +8364,426 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listBotKnowledgeImports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeImportSummary"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startBotKnowledgeImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A web page to import (http or https); robots.txt is honoured */
+                    url?: string;
+                    /** @description An XML sitemap (or sitemap index): its pages on the same origin are imported */
+                    sitemap_url?: string;
+                };
+                "multipart/form-data": {
+                    /** @description PDF, DOCX, HTML, text or Markdown files, each at most KNOWLEDGE_IMPORT_MAX_BYTES */
+                    files?: string[];
+                    /** @description A web page to import */
+                    url?: string;
+                    /** @description An XML sitemap to import */
+                    sitemap_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeImport"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBotKnowledgeImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Import id (UUID) */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeImport"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listKnowledgeImports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KnowledgeImportSummary"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    startKnowledgeImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A web page to import (http or https); robots.txt is honoured */
+                    url?: string;
+                    /** @description An XML sitemap (or sitemap index): its pages on the same origin are imported */
+                    sitemap_url?: string;
+                };
+                "multipart/form-data": {
+                    /** @description PDF, DOCX, HTML, text or Markdown files, each at most KNOWLEDGE_IMPORT_MAX_BYTES */
+                    files?: string[];
+                    /** @description A web page to import */
+                    url?: string;
+                    /** @description An XML sitemap to import */
+                    sitemap_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeImport"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getKnowledgeImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Import id (UUID) */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KnowledgeImport"];
                 };
             };
             /** @description Default Response */

@@ -24,6 +24,7 @@ import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
 import { notify } from '../../components/notify';
+import { ImportPanel } from './ImportPanel';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
 export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
@@ -207,6 +208,9 @@ export function KnowledgeTab() {
   return (
     <Stack>
       <HitTest botId={botId} />
+      {canEdit && (
+        <ImportPanel botId={botId} onDone={() => void queryClient.invalidateQueries({ queryKey: key })} />
+      )}
       {canEdit && (
         <Card withBorder>
           <Title order={2} size="h4" mb="xs">

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Queryable } from '../../db/database.js';
+import { AppError } from '../../http/errors.js';
+import { detectFormat, extractDocument, type DocumentText } from './document-text.js';
+import { ImportDocumentError, importErrors } from './import-errors.js';
+import { RobotsCache, guardedGet, importUrl, readSitemap, type FetchLimits } from './import-fetch.js';
+import * as imports from './imports-repository.js';
+import type { DocumentRow, ImportRow } from './imports-repository.js';
+import { fileName, sha256Hex, type ImportDeps } from './imports-service.js';
+import * as repo from './repository.js';
+import type { EntryRow, EntryScope, EntrySource } from './repository.js';
+import { splitSections } from './sections.js';
+import {
+  afterEmbedding,
+  embedChunks,
+  holdScope,
+  prepareEntry,
+  writeIndex,
+  type PreparedEntry,
+} from './service.js';
+
+/**
+ * The import worker: each step claims one open import and does one piece of it — read its
+ * sitemap, import one document, or close it — in one transaction that also gives the import
+ * back. A document's entries are all written or none; a worker that stops mid-step leaves the
+ * import to the next worker once its lease runs out.
+ */
+
+/** Entries one document may create. */
+export const MAX_DOCUMENT_ENTRIES = 500;
+/** Nested sitemaps a sitemap step may read, plus robots.txt and the sitemap itself. */
+const LEASE_FETCHES = 24;
+
+interface ImportedEntry {
+  prepared: PreparedEntry;
+  embedded: Awaited<ReturnType<typeof embedChunks>>;
+}
+
+type Outcome =
+  | {
+      status: 'entries';
+      source: Omit<EntrySource, 'page' | 'name'>;
+      pages: number | null;
+      entries: ImportedEntry[];
+    }
+  | { status: 'skipped'; pages: number | null }
+  | { status: 'failed'; pages: number | null; error: ImportDocumentError };
+
+export class ImportWorker {
+  /** robots.txt rules per import, so the pages of one sitemap do not fetch it again each. */
+  private readonly robots = new LRUCache<string, RobotsCache>({ max: 50, ttl: 10 * 60_000 });
+
+  constructor(private readonly deps: ImportDeps) {}
+
+  private get limits(): FetchLimits {
+    const { timeoutMs, maxBytes, allowPrivateTargets } = this.deps.limits;
+    return { timeoutMs, maxBytes, allowPrivate: allowPrivateTargets };
+  }
+
+  /** One step of one import; true when a step was done (more work may be waiting). */
+  async step(): Promise<boolean> {
+    const token = randomUUID();
+    const leaseMs = LEASE_FETCHES * this.deps.limits.timeoutMs + 60_000;
+    const job = await imports.claimImport(this.deps.db, token, leaseMs);
+    if (!job) return false;
+    if (job.sitemap_url && job.sitemap_read === null) {
+      await this.readSitemapOf(job, token);
+      return true;
+    }
+    const document = await imports.nextDocument(this.deps.db, job.id);
+    if (!document) {
+      await this.underClaim(job, token, (tx) => imports.finishImport(tx, job.id));
+      this.robots.delete(job.id);
+      return true;
+    }
+    const outcome = await this.importDocument(job, document);
+    await this.store(job, token, document, outcome);
+    return true;
+  }
+
+  private robotsOf(job: ImportRow): RobotsCache {
+    let robots = this.robots.get(job.id);
+    if (!robots) {
+      robots = new RobotsCache(this.limits);
+      this.robots.set(job.id, robots);
+    }
+    return robots;
+  }
+
+  /** Runs fn in a transaction while this worker's claim holds, then gives the import back. */
+  private async underClaim(
+    job: ImportRow,
+    token: string,
+    fn: (tx: Queryable) => Promise<void>,
+  ): Promise<void> {
+    await this.deps.db.transaction(async (tx) => {
+      // Taken over by another worker after the lease ran out: that worker redoes the step.
+      if (!(await imports.holdClaim(tx, job.id, token))) return;
+      await fn(tx);
+      await imports.releaseClaim(tx, job.id);
+    });
+  }
+
+  private async readSitemapOf(job: ImportRow, token: string): Promise<void> {
+    const maxPages = this.deps.limits.maxPages;
+    let urls: string[] = [];
+    let note: ImportDocumentError | null = null;
+    try {
+      const read = await readSitemap(job.sitemap_url!, this.limits, this.robotsOf(job), maxPages);
+      urls = read.urls;
+      if (read.listed > maxPages) note = importErrors.pageLimit(read.listed, maxPages);
+    } catch (error) {
+      if (!(error instanceof ImportDocumentError)) throw error;
+      note = error;
+    }
+    await this.underClaim(job, token, async (tx) => {
+      await imports.insertDocuments(
+        tx,
+        job.tenant_id,
+        job.id,
+        urls.map((url) => ({ kind: 'page', name: url, mediaType: null, content: null, sha256: null })),
+      );
+      await imports.recordSitemap(tx, job.id, {
+        errorCode: note?.code ?? null,
+        error: note?.message ?? null,
+      });
+    });
+  }
+
+  /** Reads, converts and splits one document; nothing is written yet. */
+  private async importDocument(
+    job: ImportRow,
+    document: DocumentRow & { content: string | null },
+  ): Promise<Outcome> {
+    const scope: EntryScope = { botId: job.bot_id };
+    let pages: number | null = null;
+    try {
+      let bytes: Buffer;
+      let mediaType = document.media_type;
+      let sourceKey: string;
+      let sourceUrl: string | null = null;
+      let name: string | null = null;
+      if (document.kind === 'file') {
+        bytes = Buffer.from(document.content ?? '', 'base64');
+        sourceKey = `sha256:${document.sha256}`;
+        name = document.name;
+        // The same file again: nothing to do, before any parsing.
+        const stored = await repo.findSourceHash(this.deps.db, job.tenant_id, scope, sourceKey);
+        if (stored === document.sha256) return { status: 'skipped', pages: null };
+      } else {
+        sourceUrl = importUrl(document.name).toString();
+        sourceKey = sourceUrl;
+        await this.robotsOf(job).check(sourceUrl);
+        const fetched = await guardedGet(sourceUrl, this.limits);
+        bytes = fetched.body;
+        mediaType = fetched.mediaType;
+      }
+      if (bytes.length > this.deps.limits.maxBytes) throw importErrors.tooLarge(this.deps.limits.maxBytes);
+      const hash = document.sha256 ?? sha256Hex(bytes);
+      const format = detectFormat(bytes, document.name, mediaType);
+      if (!format) throw importErrors.unsupportedFormat();
+      const text = await extractDocument(bytes, format).catch((error: unknown) => {
+        if (error instanceof ImportDocumentError) throw error;
+        throw importErrors.damaged(format.toUpperCase());
+      });
+      pages = text.pages;
+      const source = { key: sourceKey, hash };
+      const entries = this.entriesOf(
+        text,
+        { ...source, name, page: null },
+        sourceUrl,
+        documentTitle(text, document),
+      );
+      return { status: 'entries', source, pages, entries: await this.embedded(entries) };
+    } catch (error) {
+      if (error instanceof ImportDocumentError) return { status: 'failed', pages, error };
+      throw error;
+    }
+  }
+
+  private entriesOf(
+    text: DocumentText,
+    source: EntrySource,
+    sourceUrl: string | null,
+    title: string,
+  ): PreparedEntry[] {
+    const sections = text.parts.flatMap((part) =>
+      splitSections(part.text, part.page ? `${title}, Seite ${part.page}` : title).map((section) => ({
+        ...section,
+        page: part.page,
+      })),
+    );
+    if (sections.length === 0) throw importErrors.noText();
+    if (sections.length > MAX_DOCUMENT_ENTRIES) {
+      throw importErrors.tooManyEntries(sections.length, MAX_DOCUMENT_ENTRIES);
+    }
+    return sections.map((section) => {
+      try {
+        const prepared = prepareEntry(
+          { title: section.title, content: section.content, source_url: sourceUrl },
+          this.deps.maxEntryBytes,
+        );
+        prepared.write.source = { ...source, page: section.page };
+        return prepared;
+      } catch (error) {
+        if (error instanceof AppError) throw importErrors.invalidEntry(section.title, error.message);
+        throw error;
+      }
+    });
+  }
+
+  /** Chunk vectors, before the transaction (no lock waits on the embeddings endpoint). */
+  private async embedded(entries: PreparedEntry[]): Promise<ImportedEntry[]> {
+    const result: ImportedEntry[] = [];
+    for (const prepared of entries) {
+      result.push({
+        prepared,
+        embedded: await embedChunks(this.deps, prepared.write.title, prepared.chunks),
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Writes a document's outcome in one transaction: its entries (replacing those of an earlier
+   * import of the same source, or nothing when that import had the same bytes), its status,
+   * and the release of the import.
+   */
+  private async store(job: ImportRow, token: string, document: DocumentRow, outcome: Outcome): Promise<void> {
+    const scope: EntryScope = { botId: job.bot_id };
+    const finish = (tx: Queryable, status: 'done' | 'skipped' | 'failed', entriesCreated = 0) =>
+      imports.finishDocument(tx, document.id, {
+        status,
+        entriesCreated,
+        pages: outcome.pages,
+        errorCode: outcome.status === 'failed' ? outcome.error.code : null,
+        error: outcome.status === 'failed' ? outcome.error.message : null,
+      });
+    await this.underClaim(job, token, async (tx) => {
+      if (outcome.status !== 'entries') return finish(tx, outcome.status);
+      await holdScope(tx, job.tenant_id, scope);
+      // Imports of the same source into one scope wait for each other instead of both writing.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `knowledge-source:${job.tenant_id}:${job.bot_id ?? 'tenant'}:${outcome.source.key}`,
+      ]);
+      const stored = await repo.findSourceHash(tx, job.tenant_id, scope, outcome.source.key);
+      if (stored === outcome.source.hash) return finish(tx, 'skipped');
+      await repo.deleteSourceEntries(tx, job.tenant_id, scope, outcome.source.key);
+      const rows: EntryRow[] = [];
+      for (const { prepared, embedded } of outcome.entries) {
+        const entry = await repo.insertEntry(tx, job.tenant_id, scope, {
+          ...prepared.write,
+          vectorsMissing: embedded.vectorsMissing,
+          createdBy: job.created_by,
+        });
+        rows.push(await writeIndex(tx, job.tenant_id, entry, prepared, embedded.chunks));
+      }
+      await repo.setOnboardingStep(tx, job.tenant_id, 'entry_created', true);
+      await finish(tx, 'done', rows.length);
+    });
+    if (outcome.status === 'entries') {
+      afterEmbedding(
+        this.deps,
+        outcome.entries.map((e) => e.embedded),
+      );
+    }
+  }
+}
+
+/** Title of entries outside any heading: the page's own title, else the file or URL name. */
+function documentTitle(text: DocumentText, document: DocumentRow): string {
+  if (text.title) return text.title.slice(0, 200);
+  if (document.kind === 'file') return fileName(document.name).replace(/\.[a-z0-9]{1,8}$/i, '');
+  const url = new URL(document.name);
+  const last = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? '');
+  return (last.replace(/\.[a-z0-9]{1,8}$/i, '') || url.hostname).slice(0, 200);
+}

@@ -1,0 +1,265 @@
+import multipart from '@fastify/multipart';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { currentUser, requireUser } from '../../http/auth.js';
+import { AppError, ErrorCode, badRequest } from '../../http/errors.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
+import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import { validatorCompiler } from '../../http/validation.js';
+import type { DocumentRow, ImportProgressRow } from './imports-repository.js';
+import { listDocuments, listImports } from './imports-repository.js';
+import {
+  BotImportParams,
+  ImportJsonBody,
+  ImportListQuery,
+  ImportListResponse,
+  ImportMultipartBody,
+  ImportParams,
+  ImportSchema,
+} from './imports-schema.js';
+import {
+  createImport,
+  getImport,
+  importDeps,
+  MAX_IMPORT_FILES,
+  type ImportRequest,
+  type UploadedFile,
+} from './imports-service.js';
+import type { EntryScope } from './repository.js';
+import { requireBot } from './service.js';
+
+const IMPORT_LIST = 'knowledge_imports';
+
+/** Import jobs of a bot's and of the tenant-wide knowledge (docs/knowledge.md, "Imports"). */
+export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const deps = importDeps(ctx);
+  await app.register(multipart, {
+    limits: {
+      fileSize: deps.limits.maxBytes,
+      files: MAX_IMPORT_FILES,
+      fields: 2,
+      fieldSize: 4096,
+      parts: MAX_IMPORT_FILES + 2,
+    },
+  });
+  // Multipart parts are read and checked in the handler; JSON bodies by the schema.
+  const jsonValidator = validatorCompiler();
+  const bodyValidator: FastifySchemaCompiler<unknown> = (route) =>
+    route.httpPart === 'body' && route.contentType === 'multipart/form-data'
+      ? () => true
+      : jsonValidator(route);
+
+  const tenantOf = (request: FastifyRequest) => currentUser(request).tenantId;
+  const scopes: {
+    prefix: string;
+    params: TObject;
+    itemParams: TObject;
+    what: string;
+    resolve: typeof botScope;
+  }[] = [
+    {
+      prefix: '/api/bots/:id/knowledge/imports',
+      params: Type.Object({ id: Type.String({ description: 'Bot id (UUID)' }) }),
+      itemParams: BotImportParams,
+      what: "the bot's",
+      resolve: botScope,
+    },
+    {
+      prefix: '/api/knowledge/imports',
+      params: Type.Object({}),
+      itemParams: ImportParams,
+      what: 'tenant-wide',
+      resolve: async () => ({ botId: null }),
+    },
+  ];
+  async function botScope(request: FastifyRequest): Promise<EntryScope> {
+    const { id } = request.params as { id?: string };
+    return { botId: (await requireBot(ctx.db, tenantOf(request), id ?? '')).id };
+  }
+
+  for (const scope of scopes) {
+    app.post(
+      scope.prefix,
+      {
+        onRequest: requireUser(ctx, 'knowledge:edit'),
+        validatorCompiler: bodyValidator,
+        schema: {
+          tags: ['knowledge'],
+          summary: `Import documents into ${scope.what} knowledge as a background job (files, a web page, a sitemap)`,
+          description:
+            'multipart/form-data with up to 10 `files` (PDF, DOCX, HTML, text, Markdown) and optionally `url` / `sitemap_url`, or JSON `{url}` / `{sitemap_url}`. Answers 202 with the job; poll GET …/imports/{importId} for progress.',
+          security: SESSION_SECURITY,
+          params: scope.params,
+          body: {
+            content: {
+              'application/json': { schema: ImportJsonBody },
+              'multipart/form-data': { schema: ImportMultipartBody },
+            },
+          },
+          response: { 202: ImportSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
+        },
+      },
+      async (request, reply) => {
+        const where = await scope.resolve(request);
+        const user = currentUser(request);
+        const input = request.isMultipart()
+          ? await multipartInput(request, deps.limits.maxBytes)
+          : jsonInput(request.body as Static<typeof ImportJsonBody>);
+        const view = await createImport(deps, user.tenantId, where, input, user.id);
+        return reply.status(202).send(serializeImport(view.job, view.documents));
+      },
+    );
+
+    app.get(
+      scope.prefix,
+      {
+        onRequest: requireUser(ctx, 'knowledge:view'),
+        schema: {
+          tags: ['knowledge'],
+          summary: `Recent imports into ${scope.what} knowledge, newest first`,
+          security: SESSION_SECURITY,
+          params: scope.params,
+          querystring: ImportListQuery,
+          response: { 200: ImportListResponse, ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const where = await scope.resolve(request);
+        const tenantId = tenantOf(request);
+        const query = request.query as Static<typeof ImportListQuery>;
+        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+        const rows = await listImports(ctx.db, tenantId, where, {
+          limit,
+          after: decodeTimeCursor(IMPORT_LIST, query.cursor),
+        });
+        const page = splitPage(rows, limit, (last) =>
+          encodeTimeCursor(IMPORT_LIST, { at: last.cursor_at, id: last.id }),
+        );
+        const documents = await listDocuments(
+          ctx.db,
+          tenantId,
+          page.data.map((job) => job.id),
+        );
+        return {
+          data: page.data.map((job) => {
+            const { documents: _documents, ...summary } = serializeImport(
+              job,
+              documents.filter((d) => d.import_id === job.id),
+            );
+            return summary;
+          }),
+          next_cursor: page.next_cursor,
+        };
+      },
+    );
+
+    app.get(
+      `${scope.prefix}/:importId`,
+      {
+        onRequest: requireUser(ctx, 'knowledge:view'),
+        schema: {
+          tags: ['knowledge'],
+          summary: `Status and progress of an import into ${scope.what} knowledge, with its documents`,
+          security: SESSION_SECURITY,
+          params: scope.itemParams,
+          response: { 200: ImportSchema, ...errorResponses(401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const where = await scope.resolve(request);
+        const { importId } = request.params as { importId: string };
+        const view = await getImport(ctx.db, tenantOf(request), where, importId);
+        return serializeImport(view.job, view.documents);
+      },
+    );
+  }
+};
+
+function jsonInput(body: Static<typeof ImportJsonBody> | null | undefined): ImportRequest {
+  return { files: [], url: body?.url, sitemapUrl: body?.sitemap_url };
+}
+
+const FILE_FIELDS = new Set(['files', 'file']);
+
+/** Files and fields of a multipart request; a file over the size limit refuses the request. */
+async function multipartInput(request: FastifyRequest, maxBytes: number): Promise<ImportRequest> {
+  const input: ImportRequest = { files: [] };
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (!FILE_FIELDS.has(part.fieldname))
+          throw badRequest(`Unknown file field '${part.fieldname}'; use 'files'`);
+        const file: UploadedFile = {
+          name: part.filename,
+          mediaType: part.mimetype || null,
+          bytes: await part.toBuffer(),
+        };
+        input.files.push(file);
+      } else if (part.fieldname === 'url' || part.fieldname === 'sitemap_url') {
+        const value = String(part.value ?? '').trim();
+        if (value.length > 2000) throw badRequest(`Field '${part.fieldname}' is longer than 2000 characters`);
+        if (value) input[part.fieldname === 'url' ? 'url' : 'sitemapUrl'] = value;
+      } else {
+        throw badRequest(`Unknown field '${part.fieldname}' in body`);
+      }
+    }
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') {
+      throw new AppError(413, ErrorCode.payloadTooLarge, 'A file is larger than the import size limit', {
+        details: { max_bytes: maxBytes },
+      });
+    }
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+      throw badRequest(
+        `An import holds at most ${MAX_IMPORT_FILES} files plus the fields url and sitemap_url`,
+      );
+    }
+    throw error;
+  }
+  return input;
+}
+
+/** The job as the API shows it; errors name the document (or the sitemap) in words. */
+export function serializeImport(job: ImportProgressRow, documents: DocumentRow[]) {
+  const errors = documents
+    .filter((d) => d.status === 'failed')
+    .map((d) => ({ document: d.name, code: d.error_code ?? 'failed', message: d.error ?? '' }));
+  if (job.sitemap_error && job.sitemap_url) {
+    errors.unshift({
+      document: job.sitemap_url,
+      code: job.sitemap_error_code ?? 'failed',
+      message: job.sitemap_error,
+    });
+  }
+  return {
+    id: job.id,
+    bot_id: job.bot_id,
+    scope: job.bot_id === null ? ('tenant' as const) : ('bot' as const),
+    status: job.status,
+    sitemap_url: job.sitemap_url,
+    documents_total: job.documents_total,
+    documents_done: job.documents_done,
+    pages_total: job.pages_total,
+    pages_done: job.pages_done,
+    entries_created: job.entries_created,
+    errors,
+    documents: documents.map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      name: d.name,
+      status: d.status,
+      pages: d.pages,
+      entries_created: d.entries_created,
+      error_code: d.error_code,
+      error: d.error,
+    })),
+    created_by: job.created_by,
+    created_at: job.created_at.toISOString(),
+    started_at: job.started_at?.toISOString() ?? null,
+    finished_at: job.finished_at?.toISOString() ?? null,
+    updated_at: job.updated_at.toISOString(),
+  };
+}

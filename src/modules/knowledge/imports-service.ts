@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/database.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { TargetRefusedError, hostOf, resolveAllowedAddresses } from '../webhooks/ssrf.js';
+import { embeddingsFor } from './embeddings.js';
+import { importUrl } from './import-fetch.js';
+import * as repo from './imports-repository.js';
+import type { DocumentRow, DocumentWrite, ImportProgressRow } from './imports-repository.js';
+import type { EntryScope } from './repository.js';
+import { holdScope, type KnowledgeDeps } from './service.js';
+
+/**
+ * Knowledge imports: a request stores a job with its documents (uploaded files, a web page, a
+ * sitemap) and is answered at once; the background worker (import-worker.ts) imports one
+ * document per step, so jobs survive restarts and several instances share the work.
+ */
+
+export interface ImportDeps extends KnowledgeDeps {
+  limits: Config['knowledgeImport'];
+}
+
+export function importDeps(ctx: AppContext): ImportDeps {
+  return {
+    db: ctx.db,
+    embeddings: embeddingsFor(ctx.config),
+    maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
+    minScore: ctx.config.knowledge.minScore,
+    limits: ctx.config.knowledgeImport,
+  };
+}
+
+/** Files in one import request. */
+export const MAX_IMPORT_FILES = 10;
+const MAX_FILE_NAME = 255;
+
+export interface UploadedFile {
+  name: string;
+  mediaType: string | null;
+  bytes: Buffer;
+}
+
+export interface ImportRequest {
+  files: UploadedFile[];
+  url?: string;
+  sitemapUrl?: string;
+}
+
+export interface ImportView {
+  job: ImportProgressRow;
+  documents: DocumentRow[];
+}
+
+export const sha256Hex = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/** A file's name without folders, at most 255 characters. */
+export function fileName(raw: string): string {
+  const base = raw.replace(/^.*[\\/]/, '').trim() || 'upload';
+  return base.length > MAX_FILE_NAME ? base.slice(base.length - MAX_FILE_NAME) : base;
+}
+
+/**
+ * Shape and address of a URL to import: refused at once when it cannot be fetched (the worker
+ * checks again at every connection, so a later DNS change is refused there).
+ */
+async function checkedUrl(field: string, raw: string, allowPrivate: boolean): Promise<string> {
+  try {
+    const url = importUrl(raw);
+    await resolveAllowedAddresses(hostOf(url), allowPrivate);
+    return url.toString();
+  } catch (error) {
+    if (error instanceof TargetRefusedError) throw badRequest(`Field '${field}' refused: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Stores an import job with its documents; the worker picks it up. */
+export async function createImport(
+  deps: ImportDeps,
+  tenantId: string,
+  scope: EntryScope,
+  request: ImportRequest,
+  createdBy: string | null,
+): Promise<ImportView> {
+  const { files } = request;
+  if (files.length === 0 && !request.url && !request.sitemapUrl) {
+    throw badRequest('Nothing to import: send files, a url or a sitemap_url');
+  }
+  if (files.length > MAX_IMPORT_FILES) {
+    throw badRequest(`An import holds at most ${MAX_IMPORT_FILES} files, got ${files.length}`);
+  }
+  for (const file of files) {
+    if (file.bytes.length === 0) throw badRequest(`File '${fileName(file.name)}' is empty`);
+  }
+  const url = request.url ? await checkedUrl('url', request.url, deps.limits.allowPrivateTargets) : null;
+  const sitemapUrl = request.sitemapUrl
+    ? await checkedUrl('sitemap_url', request.sitemapUrl, deps.limits.allowPrivateTargets)
+    : null;
+  const documents: DocumentWrite[] = files.map((file) => ({
+    kind: 'file',
+    name: fileName(file.name),
+    mediaType: file.mediaType?.slice(0, 200) ?? null,
+    content: file.bytes,
+    sha256: sha256Hex(file.bytes),
+  }));
+  if (url) documents.push({ kind: 'page', name: url, mediaType: null, content: null, sha256: null });
+  const importId = await deps.db.transaction(async (tx) => {
+    await holdScope(tx, tenantId, scope);
+    const job = await repo.insertImport(tx, tenantId, scope, { sitemapUrl, createdBy });
+    await repo.insertDocuments(tx, tenantId, job.id, documents);
+    return job.id;
+  });
+  return getImport(deps.db, tenantId, scope, importId);
+}
+
+export async function getImport(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  importId: string,
+): Promise<ImportView> {
+  const job = await repo.findImport(db, tenantId, scope, importId);
+  if (!job) throw notFound('Knowledge import');
+  return { job, documents: await repo.listDocuments(db, tenantId, [job.id]) };
+}

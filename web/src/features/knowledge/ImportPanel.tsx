@@ -1,0 +1,234 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  List,
+  Progress,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { Dropzone } from '@mantine/dropzone';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { ErrorAlert, Loading } from '../../components/states';
+import {
+  errorText,
+  isActive,
+  isImportUrl,
+  progressPercent,
+  selectFiles,
+  type KnowledgeImportSummary,
+} from './import-progress';
+
+const POLL_MS = 1000;
+const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
+
+/** One import: progress polled from GET …/imports/{importId} while it runs, errors in words. */
+function ImportJob({
+  botId,
+  job,
+  onFinished,
+}: {
+  botId: string;
+  job: KnowledgeImportSummary;
+  onFinished: () => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const detail = useQuery({
+    queryKey: ['knowledge-import', botId, job.id],
+    queryFn: () =>
+      call(
+        api.GET('/api/bots/{id}/knowledge/imports/{importId}', {
+          params: { path: { id: botId, importId: job.id } },
+        }),
+      ),
+    enabled: isActive(job),
+    refetchInterval: (query) => (query.state.data && !isActive(query.state.data) ? false : POLL_MS),
+  });
+  const current = detail.data ?? job;
+  const wasActive = useRef(isActive(job));
+  useEffect(() => {
+    if (wasActive.current && !isActive(current)) {
+      wasActive.current = false;
+      onFinished();
+    }
+  }, [current, onFinished]);
+  const translate = (key: string) => (i18n.exists(key) ? t(key) : null);
+  return (
+    <Stack gap={4} data-testid="import-job">
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm" truncate>
+          {new Date(current.created_at).toLocaleString(i18n.language)}
+          {current.sitemap_url ? ` · ${current.sitemap_url}` : ''}
+        </Text>
+        <Badge color={STATUS_COLOR[current.status]} variant="light">
+          {t(`knowledgeImport.status.${current.status}`)}
+        </Badge>
+      </Group>
+      <Progress
+        value={progressPercent(current)}
+        animated={isActive(current)}
+        aria-label={t('knowledgeImport.progress')}
+      />
+      <Text size="xs" c="dimmed">
+        {t('knowledgeImport.counts', {
+          done: current.documents_done,
+          total: current.documents_total,
+          entries: current.entries_created,
+        })}
+        {current.pages_total > 0 &&
+          ` · ${t('knowledgeImport.pages', { done: current.pages_done, total: current.pages_total })}`}
+      </Text>
+      {current.errors.length > 0 && (
+        <List size="xs" c="red">
+          {current.errors.map((error) => (
+            <List.Item key={`${error.document}-${error.code}`}>
+              <Text span size="xs" fw={600}>
+                {error.document}
+              </Text>
+              : {errorText(error, i18n.language, translate)}
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </Stack>
+  );
+}
+
+/** Import of documents into a bot's knowledge: files (several at once), a web page or a sitemap. */
+export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => void }) {
+  const { t } = useTranslation();
+  const queryClient = useQueryClient();
+  const key = ['knowledge-imports', botId];
+  const [files, setFiles] = useState<File[]>([]);
+  const [dropped, setDropped] = useState(0);
+  const [url, setUrl] = useState('');
+  const [urlKind, setUrlKind] = useState<'url' | 'sitemap_url'>('url');
+  const jobs = useQuery({
+    queryKey: key,
+    queryFn: () =>
+      call(
+        api.GET('/api/bots/{id}/knowledge/imports', { params: { path: { id: botId }, query: { limit: 5 } } }),
+      ),
+  });
+  const started = () => void queryClient.invalidateQueries({ queryKey: key });
+  const upload = useMutation({
+    mutationFn: (chosen: File[]) => {
+      const form = new FormData();
+      for (const file of chosen) form.append('files', file, file.name);
+      return call(
+        api.POST('/api/bots/{id}/knowledge/imports', {
+          params: { path: { id: botId } },
+          body: form as never,
+          bodySerializer: (body: unknown) => body as FormData,
+        }),
+      );
+    },
+    onSuccess: () => {
+      setFiles([]);
+      setDropped(0);
+      started();
+    },
+  });
+  const fetchUrl = useMutation({
+    mutationFn: (body: { url: string } | { sitemap_url: string }) =>
+      call(api.POST('/api/bots/{id}/knowledge/imports', { params: { path: { id: botId } }, body })),
+    onSuccess: () => {
+      setUrl('');
+      started();
+    },
+  });
+  const urlValid = isImportUrl(url);
+
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="xs">
+        {t('knowledgeImport.title')}
+      </Title>
+      <Stack>
+        <Text size="sm" c="dimmed">
+          {t('knowledgeImport.intro')}
+        </Text>
+        <Dropzone
+          onDrop={(chosen) => {
+            const selection = selectFiles(chosen);
+            setFiles(selection.accepted);
+            setDropped(selection.dropped);
+          }}
+          multiple
+          aria-label={t('knowledgeImport.dropzone')}
+        >
+          <Text ta="center" py="md">
+            {t('knowledgeImport.dropzone')}
+          </Text>
+        </Dropzone>
+        {files.length > 0 && (
+          <Group justify="space-between">
+            <Text size="sm">{files.map((f) => f.name).join(', ')}</Text>
+            <Button onClick={() => upload.mutate(files)} loading={upload.isPending}>
+              {t('knowledgeImport.upload', { count: files.length })}
+            </Button>
+          </Group>
+        )}
+        {dropped > 0 && (
+          <Text size="sm" c="orange">
+            {t('knowledgeImport.dropped', { count: dropped })}
+          </Text>
+        )}
+        {upload.error && <ErrorAlert error={upload.error} />}
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!urlValid) return;
+            fetchUrl.mutate(urlKind === 'url' ? { url: url.trim() } : { sitemap_url: url.trim() });
+          }}
+        >
+          <Group align="flex-end">
+            <SegmentedControl
+              value={urlKind}
+              onChange={(value) => setUrlKind(value as 'url' | 'sitemap_url')}
+              data={[
+                { value: 'url', label: t('knowledgeImport.page') },
+                { value: 'sitemap_url', label: t('knowledgeImport.sitemap') },
+              ]}
+            />
+            <TextInput
+              label={t('knowledgeImport.url')}
+              placeholder="https://"
+              value={url}
+              onChange={(e) => setUrl(e.currentTarget.value)}
+              error={url && !urlValid ? t('knowledgeImport.urlInvalid') : null}
+              style={{ flex: 1 }}
+            />
+            <Button type="submit" disabled={!urlValid} loading={fetchUrl.isPending}>
+              {t('knowledgeImport.fetch')}
+            </Button>
+          </Group>
+        </form>
+        {fetchUrl.error && <ErrorAlert error={fetchUrl.error} />}
+        {jobs.isPending ? (
+          <Loading />
+        ) : jobs.error ? (
+          <ErrorAlert error={jobs.error} />
+        ) : (
+          jobs.data.data.length > 0 && (
+            <Stack gap="sm" aria-live="polite">
+              <Title order={3} size="h5">
+                {t('knowledgeImport.recent')}
+              </Title>
+              {jobs.data.data.map((job) => (
+                <ImportJob key={job.id} botId={botId} job={job} onFinished={onDone} />
+              ))}
+            </Stack>
+          )
+        )}
+      </Stack>
+    </Card>
+  );
+}
