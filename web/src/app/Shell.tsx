@@ -15,7 +15,8 @@ const NAV = [
   { to: '/conversations', key: 'nav.conversations', permission: 'conversation:view' },
   { to: '/events', key: 'nav.events', permission: 'event:view' },
   { to: '/contacts', key: 'nav.contacts', permission: 'contact:view' },
-  { to: '/settings', key: 'nav.settings', permission: 'api_key:manage' },
+  // Everyone reaches Settings: the team tab holds each user's own password.
+  { to: '/settings', key: 'nav.settings', permission: null },
 ] as const;
 
 export function LanguageSwitch() {
@@ -103,6 +104,9 @@ export function Shell() {
                   <Menu.Label>
                     {user.user.email} · {t(`roles.${user.user.role}`)}
                   </Menu.Label>
+                  <Menu.Item component={Link} to="/settings/team">
+                    {t('nav.password')}
+                  </Menu.Item>
                   <Menu.Item onClick={() => void signOut()}>{t('nav.signOut')}</Menu.Item>
                 </Menu.Dropdown>
               </Menu>
