@@ -155,6 +155,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-1280.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
+  // The shell moves its content with a 200 ms transition when the layout changes width.
+  await page.waitForTimeout(400);
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(400);
 }

@@ -11,8 +11,12 @@ const theme = createTheme({
   // Filled components use shade 9: white text on it stays above the WCAG AA contrast ratio.
   primaryShade: 9,
   components: {
-    // Light badges (dark text, see LIGHT_TEXT) read well in every colour.
-    Badge: Badge.extend({ defaultProps: { variant: 'light' } }),
+    // Light badges (dark text, see LIGHT_TEXT) read well in every colour. A badge keeps its
+    // whole text: in a narrow table column it would otherwise shrink to an ellipsis ("BE…").
+    Badge: Badge.extend({
+      defaultProps: { variant: 'light' },
+      styles: { root: { minWidth: 'max-content', flexShrink: 0 } },
+    }),
   },
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
 });

@@ -1,5 +1,5 @@
 import { AppShell, Burger, Button, Group, Menu, NavLink, SegmentedControl, Text } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -48,6 +48,10 @@ export function Shell() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const me = useMeQuery();
+  // Below the sm breakpoint the navigation is a drawer; while closed it is hidden outright, so no
+  // strip of it (with the active link's highlight) can show at the left edge, not even while the
+  // window is resized or the drawer slides shut.
+  const mobile = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -113,7 +117,11 @@ export function Shell() {
             </Group>
           </Group>
         </AppShell.Header>
-        <AppShell.Navbar p="xs" aria-label={t('nav.main')}>
+        <AppShell.Navbar
+          p="xs"
+          aria-label={t('nav.main')}
+          style={mobile && !opened ? { visibility: 'hidden' } : undefined}
+        >
           {NAV.filter((item) => !item.permission || user.permissions.includes(item.permission)).map(
             (item) => (
               <NavLink
