@@ -35,7 +35,10 @@ describe('field errors', () => {
     expect(placeFieldError(refusal, ['event_time_end'], set)).toBe(true);
     expect(placed).toEqual([['event_time_end', "Field 'event_time_end' must be after 'event_time_start'"]]);
     expect(placeFieldError(refusal, ['title'], set)).toBe(false);
-    expect(placeFieldError(new ApiError(409, 'conflict', "Field 'title' x", {}), ['title'], set)).toBe(false);
+    expect(placeFieldError(new ApiError(409, 'conflict', "Field 'title' x", {}), ['title'], set)).toBe(true);
+    expect(placeFieldError(new ApiError(404, 'not_found', "Field 'title' x", {}), ['title'], set)).toBe(
+      false,
+    );
     expect(placeFieldError(new Error('x'), ['title'], set)).toBe(false);
   });
 });

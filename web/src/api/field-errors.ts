@@ -11,15 +11,16 @@ export function fieldOfMessage(message: string): string | null {
 }
 
 /**
- * Places a 400 refusal at its field when the form has that field; returns true when it did,
- * so the caller shows other errors above the form instead.
+ * Places a refusal that names a field (400 validation, 409 rule such as a capacity below the
+ * places booked) at that field when the form has it; returns true when it did, so the caller
+ * shows other errors above the form instead.
  */
 export function placeFieldError(
   error: unknown,
   fields: readonly string[],
   setFieldError: (field: string, message: string) => void,
 ): boolean {
-  if (!(error instanceof ApiError) || error.status !== 400) return false;
+  if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) return false;
   const field = fieldOfMessage(error.message);
   if (!field || !fields.includes(field)) return false;
   setFieldError(field, error.message);

@@ -61,6 +61,7 @@ export function EventNotifications({ eventId }: { eventId: string }) {
                 <Button
                   size="compact-xs"
                   variant="subtle"
+                  style={{ flexShrink: 0 }}
                   loading={read.isPending && read.variables === n.id}
                   onClick={() => read.mutate(n.id)}
                 >

@@ -179,7 +179,7 @@ function BlockRow({
       </Table.Td>
       <Table.Td>
         {canEdit && (
-          <Group gap={4} wrap="nowrap">
+          <Group gap={4}>
             <Button
               size="compact-xs"
               variant="light"

@@ -179,10 +179,16 @@ export function KnowledgeTab() {
   const canEdit = useCan('knowledge:edit');
   const queryClient = useQueryClient();
   const key = ['knowledge', botId];
+  // The bot answers from its own entries and from the tenant-wide ones: the list shows both.
   const entries = useQuery({
     queryKey: key,
-    queryFn: () =>
-      call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
+    queryFn: async () => {
+      const [own, shared] = await Promise.all([
+        call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
+        call(api.GET('/api/knowledge', { params: { query: { limit: 100 } } })),
+      ]);
+      return { data: [...own.data, ...shared.data] };
+    },
   });
   const [editing, setEditing] = useState<EntryRef | null>(null);
   const refreshEntries = () => void queryClient.invalidateQueries({ queryKey: key });
