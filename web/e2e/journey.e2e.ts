@@ -347,7 +347,7 @@ describe('dashboard journey', () => {
 
   it('logs webhook deliveries with their attempts and sends one again', async () => {
     await page.getByLabel(field('Adresse')).fill(receiverUrl);
-    await page.getByLabel(field('Ereignisse')).click();
+    await page.getByRole('combobox', { name: 'Ereignisse' }).click({ force: true });
     await page.getByRole('option', { name: 'event.status_changed' }).click();
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();

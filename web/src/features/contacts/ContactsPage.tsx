@@ -43,7 +43,7 @@ function ContactBookings({ contactId }: { contactId: string }) {
           {t('contacts.noBookings')}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={520}>
+        <Table.ScrollContainer minWidth={320}>
           <Table>
             <Table.Thead>
               <Table.Tr>
@@ -112,7 +112,7 @@ function ContactLeads({ contactId }: { contactId: string }) {
           {t('contacts.noLeads')}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={520}>
+        <Table.ScrollContainer minWidth={320}>
           <Table>
             <Table.Thead>
               <Table.Tr>
@@ -217,7 +217,10 @@ export function ContactPage() {
     [t('contacts.email'), c.email],
     [t('contacts.phone'), c.phone],
     [t('contacts.sender'), c.sender_id],
-    [t('contacts.channel'), c.channel],
+    [
+      t('contacts.channel'),
+      c.channel ? t(`contacts.channels.${c.channel}`, { defaultValue: c.channel }) : null,
+    ],
     [t('common.created'), formatDateTime(c.created_at, i18n.language)],
   ];
   return (

@@ -191,7 +191,7 @@ export function OverviewPage() {
               action={<Link to="/bots">{t('overview.toBots')}</Link>}
             />
           ) : (
-            <Table.ScrollContainer minWidth={360}>
+            <Table.ScrollContainer minWidth={300}>
               <Table>
                 <Table.Thead>
                   <Table.Tr>
