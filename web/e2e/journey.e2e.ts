@@ -406,7 +406,7 @@ describe('dashboard journey', () => {
 
     const me = page.getByTestId('team-row').filter({ hasText: '(Sie)' });
     await choose(me.getByLabel(/^Rolle von/), 'Administrator');
-    await me.getByRole('alert').getByText('mindestens einen aktiven Inhaber').waitFor();
+    await page.getByRole('alert').getByText('mindestens einen aktiven Inhaber').waitFor();
     await checkPage('settings-team-refused');
   });
 

@@ -144,6 +144,7 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
             size="xs"
             w={160}
             clearable
+            placeholder={t('deliveries.allStates')}
             value={status}
             onChange={(value) => setStatus(value as DeliveryStatus | null)}
             data={(['pending', 'delivering', 'succeeded', 'failed'] as const).map((s) => ({

@@ -16,6 +16,7 @@ import {
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import type { Ok } from '../../api/types';
@@ -76,7 +77,6 @@ function OwnPassword() {
       </Text>
       <form onSubmit={form.onSubmit((values) => change.mutate(values))} noValidate>
         <Stack maw={420}>
-          {change.error && <TeamError error={change.error} />}
           <PasswordInput
             label={t('team.password.current')}
             autoComplete="current-password"
@@ -183,7 +183,15 @@ function AddUser({ opened, onClose, actorRole }: { opened: boolean; onClose: () 
   );
 }
 
-function MemberRow({ member, actor }: { member: TeamUser; actor: { id: string; role: Role } }) {
+function MemberRow({
+  member,
+  actor,
+  onRefused,
+}: {
+  member: TeamUser;
+  actor: { id: string; role: Role };
+  onRefused: (error: unknown) => void;
+}) {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
   const name = [member.first_name, member.last_name].filter(Boolean).join(' ');
@@ -191,6 +199,8 @@ function MemberRow({ member, actor }: { member: TeamUser; actor: { id: string; r
   const change = useMutation({
     mutationFn: (body: { role?: Role; is_active?: boolean }) =>
       call(api.PATCH('/api/users/{id}', { params: { path: { id: member.id } }, body })),
+    onMutate: () => onRefused(null),
+    onError: onRefused,
     onSuccess: (updated, body) => {
       void queryClient.invalidateQueries({ queryKey: TEAM_KEY });
       if (updated.id === actor.id) void queryClient.invalidateQueries({ queryKey: ['me'] });
@@ -217,7 +227,6 @@ function MemberRow({ member, actor }: { member: TeamUser; actor: { id: string; r
             {member.email}
           </Text>
         )}
-        {change.error && <TeamError error={change.error} />}
       </Table.Td>
       <Table.Td>
         {editable ? (
@@ -320,26 +329,31 @@ function TeamList() {
 
 function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id: string; role: Role } }) {
   const { t } = useTranslation();
+  // A refused change is shown above the table, where it has the room to be read.
+  const [refusal, setRefusal] = useState<unknown>(null);
   if (users.length === 0) return null;
   return (
-    <Table.ScrollContainer minWidth={640} mt="sm">
-      <Table>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{t('team.member')}</Table.Th>
-            <Table.Th>{t('team.role')}</Table.Th>
-            <Table.Th>{t('team.state')}</Table.Th>
-            <Table.Th>{t('team.lastLogin')}</Table.Th>
-            <Table.Th>{t('common.actions')}</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {users.map((member) => (
-            <MemberRow key={member.id} member={member} actor={actor} />
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <>
+      {refusal !== null && <TeamError error={refusal} />}
+      <Table.ScrollContainer minWidth={640} mt="sm">
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('team.member')}</Table.Th>
+              <Table.Th>{t('team.role')}</Table.Th>
+              <Table.Th>{t('team.state')}</Table.Th>
+              <Table.Th>{t('team.lastLogin')}</Table.Th>
+              <Table.Th>{t('common.actions')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {users.map((member) => (
+              <MemberRow key={member.id} member={member} actor={actor} onRefused={setRefusal} />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </>
   );
 }
 
