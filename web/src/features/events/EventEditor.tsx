@@ -1,4 +1,15 @@
-import { Alert, Button, Group, Modal, NumberInput, Select, Stack, TextInput, Textarea } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -140,7 +151,8 @@ export function EventEditor({
             data-autofocus
             {...form.getInputProps('title')}
           />
-          <Group grow align="flex-start">
+          {/* Date and times side by side from 576 px, one below the other on a phone. */}
+          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
             <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
             <TextInput
               type="time"
@@ -148,7 +160,7 @@ export function EventEditor({
               {...form.getInputProps('event_time_start')}
             />
             <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
-          </Group>
+          </SimpleGrid>
           <TextInput label={t('events.location')} {...form.getInputProps('location')} />
           <Textarea
             label={t('events.description')}
