@@ -67,6 +67,8 @@ export const OPERATION_IDS: Record<string, string> = {
   'GET /api/contacts': 'listContacts',
   'POST /api/contacts': 'createContact',
   'GET /api/contacts/:id': 'getContact',
+  'GET /api/contacts/:id/bookings': 'listContactBookings',
+  'GET /api/contacts/:id/leads': 'listContactLeads',
   'PUT /api/contacts/:id': 'updateContact',
   'DELETE /api/contacts/:id': 'deleteContact',
   'GET /api/notifications': 'listNotifications',

@@ -96,6 +96,24 @@ describeApp('/api/usage', (get) => {
     });
   });
 
+  it('names the subscription state and the trial end (null without a trial)', async () => {
+    const trialEnd = new Date(Date.now() + 5 * 86400_000);
+    const trial = await buildTenant(get().ctx, { plan: 'sandbox', trialEndsAt: trialEnd });
+    const res = await fetch('/api/usage', trial.owner.headers);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      plan_id: 'sandbox',
+      subscription_status: 'trial',
+      trial_ends_at: trialEnd.toISOString(),
+    });
+    const paying = await buildTenant(get().ctx, { plan: 'starter' });
+    expect((await fetch('/api/usage', paying.owner.headers)).json()).toMatchObject({
+      plan_id: 'starter',
+      subscription_status: 'active',
+      trial_ends_at: null,
+    });
+  });
+
   it('uses the tenant quota override and never reports a negative remainder', async () => {
     const tenant = await buildTenant(get().ctx, { plan: 'starter', quota: 10 });
     const { firstDay } = thisMonth();

@@ -17,6 +17,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { migrate } from '../../src/db/migrate.js';
 import { seedDemo } from '../../src/demo.js';
 import { insertUser } from '../../src/modules/auth/repository.js';
+import { createWebhookWorker } from '../../src/modules/webhooks/worker.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 export const WEB_DIR = join(ROOT, 'web/dist');
@@ -57,6 +58,8 @@ export interface Harness {
   owner: Login;
   viewer: Login;
   botId: string;
+  /** One pass of the webhook delivery worker (it does not run on its own here). */
+  deliverWebhooks(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,9 @@ export async function startHarness(): Promise<Harness> {
     PARLEY_WEB_DIR: WEB_DIR,
     BCRYPT_COST: '4',
     WEBHOOK_WORKER: 'false',
+    // The journey's webhook receiver listens on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
   });
   const ctx: AppContext = await createContext(config);
   await migrate(ctx.db);
@@ -93,6 +99,9 @@ export async function startHarness(): Promise<Harness> {
     owner: { email: seed.email, password: seed.password },
     viewer,
     botId: seed.botId,
+    async deliverWebhooks() {
+      await createWebhookWorker(ctx).deliverDue();
+    },
     async close() {
       await browser.close();
       await app.close();
@@ -155,6 +164,9 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-1280.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
+  // The shell moves its content with a 200 ms transition when the layout changes width.
+  await page.waitForTimeout(400);
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForTimeout(400);
 }

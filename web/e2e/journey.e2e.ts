@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import {
@@ -20,6 +22,10 @@ describe('dashboard journey', () => {
   let page: Page;
   let botUrl = '';
   let apiKey = '';
+  // A webhook receiver that refuses every delivery, so the log shows attempts and retries.
+  let receiver: Server;
+  let receiverUrl = '';
+  let received = 0;
 
   async function checkPage(name: string) {
     expect(await seriousViolations(page), name).toEqual([]);
@@ -47,10 +53,23 @@ describe('dashboard journey', () => {
   beforeAll(async () => {
     harness = await startHarness();
     page = await newPage(harness, 'de');
+    receiver = createServer((request, response) => {
+      received += 1;
+      request.resume();
+      response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver down');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   });
   afterAll(async () => {
     await harness?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
+  /** A Mantine select: open it, pick the option. */
+  async function choose(select: ReturnType<Page['getByLabel']>, option: string) {
+    await select.click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  }
 
   it('signs in with the demo login and shows the overview', async () => {
     await page.goto('/');
@@ -59,6 +78,7 @@ describe('dashboard journey', () => {
     await signIn(page, harness.owner);
     await page.getByRole('heading', { name: 'Übersicht', level: 1 }).waitFor();
     await page.getByTestId('messages-used').waitFor();
+    await page.getByTestId('plan').getByText('Business').waitFor();
     await checkPage('overview');
   });
 
@@ -93,6 +113,28 @@ describe('dashboard journey', () => {
     await expect(rows.nth(1).getAttribute('data-testid')).resolves.toBe('threshold');
     await expect(rows.nth(1).textContent()).resolves.toContain('0,40');
     await checkPage('bot-knowledge');
+  });
+
+  it('edits a knowledge entry and adds one for all bots', async () => {
+    await page.getByRole('button', { name: '„Öffnungszeiten“ bearbeiten' }).click();
+    const dialog = page.getByRole('dialog');
+    const content = dialog.getByLabel(field('Inhalt'));
+    await expect.poll(() => content.inputValue()).toContain('9 bis 18 Uhr');
+    await content.fill(
+      'Der Salon ist Montag bis Freitag von 9 bis 18 Uhr geöffnet, samstags von 10 bis 14 Uhr.',
+    );
+    await dialog.getByLabel('Schlagwörter').fill('Zeiten');
+    await dialog.getByLabel('Schlagwörter').press('Enter');
+    await checkPage('bot-knowledge-edit');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: /samstags von 10 bis 14 Uhr/ }).waitFor();
+
+    await page.getByText('Alle Bots', { exact: true }).click();
+    await page.getByLabel(field('Titel')).fill('Parken');
+    await page.getByLabel(field('Inhalt')).fill('Parkplätze gibt es im Hof hinter dem Salon.');
+    await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await page.getByRole('row').filter({ hasText: 'Parken' }).getByText('alle Bots').waitFor();
   });
 
   it('the test chat answers from that knowledge and names its source', async () => {
@@ -146,6 +188,8 @@ describe('dashboard journey', () => {
     const refused = page.getByRole('alert').filter({ hasText: 'Aktivierung abgelehnt' });
     await refused.waitFor();
     await expect(refused.textContent()).resolves.toContain('Termine');
+    // The reason in the user's language, from the pre-flight result (the API's message is English).
+    await refused.getByText(/^Kein Routing: weder ein Auslöser/).waitFor();
     await checkPage('bot-activation-refused');
     await refused.getByRole('link', { name: 'Zum Ablauf und Pre-Flight-Check' }).click();
     await page.waitForURL(/\/flow$/);
@@ -160,6 +204,27 @@ describe('dashboard journey', () => {
     await page.getByRole('button', { name: 'Aktivieren' }).click();
     await page.getByText('Der Bot ist aktiv und beantwortet Nachrichten.').waitFor();
     await page.getByRole('button', { name: 'Deaktivieren' }).waitFor();
+  });
+
+  it('edits a block: an action per option, a condition and the default exit', async () => {
+    await tab('Ablauf').click();
+    await page.getByRole('button', { name: 'Termine bearbeiten' }).click();
+    const dialog = page.getByRole('dialog');
+    const monday = dialog.getByTestId('option-item-1');
+    await choose(monday.getByLabel('Aktion'), 'Gehe zu Schritt');
+    await choose(monday.getByLabel('Zielschritt'), '1. Begrüßung');
+    await dialog.getByRole('button', { name: 'Bedingung hinzufügen' }).click();
+    const condition = dialog.getByTestId('condition-row');
+    await condition.getByLabel('Feld').fill('wunschtag');
+    await condition.getByLabel('Wert').fill('Montag');
+    await dialog.getByRole('button', { name: 'Ausgang hinzufügen' }).click();
+    await choose(dialog.getByTestId('exit-row').getByLabel('Ziel'), 'Ende des Gesprächs');
+    await checkPage('bot-flow-block-edit');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('block-Termine').getByText('grün', { exact: true }).waitFor();
+    await page.getByTestId('step-list').getByText('Begrüßung').waitFor();
+    await checkPage('bot-flow-edited');
   });
 
   it('generates an API key that is shown once', async () => {
@@ -244,10 +309,32 @@ describe('dashboard journey', () => {
     await checkPage('events');
   });
 
+  it('edits the event; a refusal of the API shows at its field', async () => {
+    await page.getByRole('link', { name: 'Yoga am Morgen' }).click();
+    await page.getByRole('button', { name: 'Bearbeiten' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(field('Plätze')).fill('1');
+    await dialog.getByLabel(field('Ort')).fill('Studio 2');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.getByText('cannot be lower than the 2 places already booked').waitFor();
+    await expect(dialog.getByLabel(field('Plätze')).getAttribute('aria-invalid')).resolves.toBe('true');
+    await checkPage('event-edit-refused');
+    await dialog.getByLabel(field('Plätze')).fill('3');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByText('Ort: Studio 2').waitFor();
+    await page.getByTestId('capacity-free').getByText('1 Platz frei').waitFor();
+    await page.getByTestId('notifications').getByText('Buchung storniert').waitFor();
+    await checkPage('event-edited');
+  });
+
   it('shows contacts and the webhook settings', async () => {
     await nav('Kontakte').click();
     await page.getByRole('link', { name: 'Clara' }).click();
     await page.getByRole('heading', { name: 'Clara', level: 1 }).waitFor();
+    await page.getByTestId('contact-bookings').getByRole('link', { name: 'Yoga am Morgen' }).waitFor();
+    await page.getByTestId('contact-bookings').getByText('bestätigt').waitFor();
+    await page.getByTestId('contact-leads').getByText('Keine Anfragen').waitFor();
     await checkPage('contact');
     await nav('Kontakte').click();
     await page.getByRole('link', { name: 'Anna' }).waitFor();
@@ -256,6 +343,71 @@ describe('dashboard journey', () => {
     await tab('Webhooks').click();
     await page.getByText('Noch keine Endpunkte.').waitFor();
     await checkPage('settings-webhooks');
+  });
+
+  it('logs webhook deliveries with their attempts and sends one again', async () => {
+    await page.getByLabel(field('Adresse')).fill(receiverUrl);
+    await page.getByRole('combobox', { name: 'Ereignisse' }).click({ force: true });
+    await page.getByRole('option', { name: 'event.status_changed' }).click();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await page.getByTestId('secret-value').waitFor();
+    await page.getByRole('button', { name: 'Ich habe ihn gespeichert' }).click();
+
+    // A status change of an event is delivered; the receiver refuses it.
+    const headers = { 'x-requested-with': 'parley' };
+    const created = await page.request.post('/api/events', {
+      headers,
+      data: { title: 'Pilates', event_date: '2027-04-01', capacity_total: 5 },
+    });
+    expect(created.status()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const selling = await page.request.patch(`/api/events/${id}/status`, {
+      headers,
+      data: { status: 'selling' },
+    });
+    expect(selling.status()).toBe(200);
+    await harness.deliverWebhooks();
+    expect(received).toBe(1);
+
+    await page.getByRole('button', { name: 'Zustellungen' }).click();
+    const log = page.getByTestId('delivery-log');
+    const row = log.getByTestId('delivery-row').first();
+    await row.getByText('event.status_changed').waitFor();
+    await row.getByRole('cell', { name: '500', exact: true }).waitFor();
+    await row.getByText('wartet').waitFor();
+    await checkPage('settings-webhook-deliveries');
+    await row.getByRole('button', { name: 'Versuche' }).click();
+    await page.getByTestId('delivery-attempts').getByRole('cell', { name: '500', exact: true }).waitFor();
+    await checkPage('settings-webhook-attempts');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('delivery-attempts').waitFor({ state: 'detached' });
+    await row.getByRole('button', { name: 'event.status_changed erneut senden' }).click();
+    await page.getByText('Das Ereignis wird erneut zugestellt.').waitFor();
+    await log.getByTestId('delivery-row').nth(1).waitFor();
+  });
+
+  it('the owner adds a team member, changes the role, and cannot demote the last owner', async () => {
+    await tab('Team').click();
+    await page.waitForURL(/\/settings\/team$/);
+    await page.getByRole('button', { name: 'Person hinzufügen' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(field('E-Mail')).fill('tom@parley.local');
+    await dialog.getByLabel('Vorname').fill('Tom');
+    await choose(dialog.getByLabel('Rolle'), 'Betrachter');
+    await dialog.getByLabel(field('Erstes Passwort')).fill('tom-password-1');
+    await dialog.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const tom = page.getByTestId('team-row').filter({ hasText: 'tom@parley.local' });
+    await tom.getByText('noch nie').waitFor();
+    await choose(tom.getByLabel('Rolle von Tom'), 'Bearbeiter');
+    await page.getByText('Tom ist jetzt Bearbeiter.').waitFor();
+    await checkPage('settings-team');
+
+    const me = page.getByTestId('team-row').filter({ hasText: '(Sie)' });
+    await choose(me.getByLabel(/^Rolle von/), 'Administrator');
+    await page.getByRole('alert').getByText('mindestens einen aktiven Inhaber').waitFor();
+    await checkPage('settings-team-refused');
   });
 
   it('a viewer finds no edit controls', async () => {
@@ -281,19 +433,28 @@ describe('dashboard journey', () => {
     await tab('Wissen').click();
     await page.getByRole('cell', { name: /^Öffnungszeiten/ }).waitFor();
     await expect(page.getByRole('button', { name: 'Hinzufügen', exact: true }).count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: 'Löschen' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: /löschen|bearbeiten/i }).count()).resolves.toBe(0);
     await tab('Ablauf').click();
     await page.getByTestId('block-Termine').waitFor();
     await expect(page.getByRole('button', { name: 'Block hinzufügen' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: /bearbeiten/ }).count()).resolves.toBe(0);
 
     await nav('Veranstaltungen').click();
     await page.getByRole('link', { name: 'Yoga am Morgen' }).click();
     await page.getByTestId('booking-row').first().waitFor();
-    for (const name of ['Buchen', 'Abschließen', 'Absagen', /stornieren/]) {
+    for (const name of ['Buchen', 'Abschließen', 'Absagen', 'Bearbeiten', /stornieren/]) {
       await expect(page.getByRole('button', { name }).count(), String(name)).resolves.toBe(0);
     }
     await checkPage('viewer-event');
-    await expect(nav('Einstellungen').count()).resolves.toBe(0);
+
+    // Settings hold only the own password for a viewer: no API key, webhooks or team list.
+    await nav('Einstellungen').click();
+    await page.waitForURL(/\/settings\/team$/);
+    await page.getByRole('heading', { name: 'Eigenes Passwort' }).waitFor();
+    await expect(page.getByRole('tab').count()).resolves.toBe(1);
+    await expect(page.getByRole('button', { name: 'Person hinzufügen' }).count()).resolves.toBe(0);
+    await expect(page.getByTestId('team-row').count()).resolves.toBe(0);
+    await checkPage('viewer-settings');
   });
 
   it('an ended session leads to sign-in and back to the page', async () => {

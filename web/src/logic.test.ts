@@ -29,7 +29,7 @@ describe('refusedActivation', () => {
     const error = new ApiError(409, 'conflict', 'cannot activate', {
       details: { red_blocks: [{ blockId: 'b1', blockName: 'Termine', detail: 'no routing' }] },
     });
-    expect(refusedActivation(error)).toEqual([{ blockId: 'b1', blockName: 'Termine', detail: 'no routing' }]);
+    expect(refusedActivation(error)).toEqual([{ blockId: 'b1', blockName: 'Termine', check: null }]);
   });
   it('is null for other errors', () => {
     expect(refusedActivation(new ApiError(400, 'validation_error', 'x', {}))).toBeNull();

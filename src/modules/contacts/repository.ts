@@ -172,3 +172,86 @@ export async function deleteContactRow(db: Queryable, tenantId: string, contactI
   ]);
   return rows.length > 0;
 }
+
+export interface ContactBookingRow {
+  id: string;
+  event_id: string;
+  event_title: string;
+  event_date: string;
+  event_status: string;
+  status: string;
+  waitlist_position: number | null;
+  payment_status: string;
+  payment_amount: number | null;
+  currency: string;
+  booking_channel: string;
+  booked_at: Date | null;
+  cancelled_at: Date | null;
+  created_at: Date;
+  cursor_at: string;
+}
+
+/** The contact's bookings with their events, newest first. */
+export function listBookingsOfContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+  filter: { limit: number; after?: TimeCursor },
+): Promise<ContactBookingRow[]> {
+  const params: unknown[] = [tenantId, contactId];
+  let after = '';
+  if (filter.after) {
+    params.push(filter.after.at, filter.after.id);
+    after = 'AND (b.created_at, b.id) < ($3::timestamptz, $4::uuid)';
+  }
+  params.push(filter.limit + 1);
+  return db.query<ContactBookingRow>(
+    `SELECT b.id, b.event_id, e.title AS event_title, e.event_date, e.status AS event_status, b.status,
+            b.waitlist_position, b.payment_status, b.payment_amount, e.currency, b.booking_channel,
+            b.booked_at, b.cancelled_at, b.created_at, ${cursorTimestampSql('b.created_at')} AS cursor_at
+     FROM event_bookings b JOIN events e ON e.tenant_id = b.tenant_id AND e.id = b.event_id
+     WHERE b.tenant_id = $1 AND b.contact_id = $2 ${after}
+     ORDER BY b.created_at DESC, b.id DESC LIMIT $${params.length}`,
+    params,
+  );
+}
+
+export interface ContactLeadRow {
+  conversation_id: string;
+  bot_id: string;
+  bot_name: string;
+  channel: string;
+  sender_id: string | null;
+  status: string;
+  message_count: number;
+  last_message_at: Date | null;
+  created_at: Date;
+  cursor_at: string;
+}
+
+/**
+ * Conversations linked to the contact: a lead recorded for a conversation links it
+ * (`conversations.contact_id`), newest first.
+ */
+export function listLeadsOfContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+  filter: { limit: number; after?: TimeCursor },
+): Promise<ContactLeadRow[]> {
+  const params: unknown[] = [tenantId, contactId];
+  let after = '';
+  if (filter.after) {
+    params.push(filter.after.at, filter.after.id);
+    after = 'AND (c.created_at, c.id) < ($3::timestamptz, $4::uuid)';
+  }
+  params.push(filter.limit + 1);
+  return db.query<ContactLeadRow>(
+    `SELECT c.id AS conversation_id, c.bot_id, b.name AS bot_name, c.channel, c.sender_id, c.status,
+            c.message_count, c.last_message_at, c.created_at, ${cursorTimestampSql('c.created_at')} AS cursor_at
+     FROM conversations c JOIN bots b ON b.tenant_id = c.tenant_id AND b.id = c.bot_id
+     WHERE c.tenant_id = $1 AND c.contact_id = $2 ${after}
+     ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
+    params,
+  );
+}

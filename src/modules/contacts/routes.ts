@@ -4,12 +4,22 @@ import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { Page } from '../../http/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { ContactListQuery, ContactSchema, CreateContactBody, UpdateContactBody } from './schema.js';
+import {
+  ContactBookingSchema,
+  ContactLeadSchema,
+  ContactListQuery,
+  ContactSchema,
+  ContactSubListQuery,
+  CreateContactBody,
+  UpdateContactBody,
+} from './schema.js';
 import {
   createContact,
   deleteContact,
   editContact,
   getContact,
+  listContactBookingsPage,
+  listContactLeadsPage,
   listContactsPage,
   serializeContact,
 } from './service.js';
@@ -66,6 +76,40 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     },
     async (request) =>
       serializeContact(await getContact(ctx.db, currentUser(request).tenantId, request.params.id)),
+  );
+
+  app.get(
+    '/api/contacts/:id/bookings',
+    {
+      onRequest: requireUser(ctx, 'contact:view'),
+      schema: {
+        tags,
+        summary: "The contact's event bookings with their events, newest first (cursor pagination)",
+        security,
+        params: IdParams,
+        querystring: ContactSubListQuery,
+        response: { 200: Page(ContactBookingSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      listContactBookingsPage(ctx.db, currentUser(request).tenantId, request.params.id, request.query),
+  );
+
+  app.get(
+    '/api/contacts/:id/leads',
+    {
+      onRequest: requireUser(ctx, 'contact:view'),
+      schema: {
+        tags,
+        summary: 'Conversations linked to the contact by a recorded lead, newest first (cursor pagination)',
+        security,
+        params: IdParams,
+        querystring: ContactSubListQuery,
+        response: { 200: Page(ContactLeadSchema), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      listContactLeadsPage(ctx.db, currentUser(request).tenantId, request.params.id, request.query),
   );
 
   app.put(

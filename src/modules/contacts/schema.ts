@@ -67,3 +67,42 @@ export const ContactSchema = Type.Object(
 
 // Named component schemas of the OpenAPI document.
 nameSchemas({ Contact: ContactSchema });
+
+export const ContactBookingSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Booking id' }),
+    event_id: Type.String({ format: 'uuid' }),
+    event_title: Type.String(),
+    event_date: Type.String({ format: 'date' }),
+    event_status: Type.String({ description: 'Status of the event' }),
+    status: Type.String({ description: 'confirmed, waitlist, cancelled, attended or no_show' }),
+    waitlist_position: Type.Union([Type.Integer(), Type.Null()]),
+    payment_status: Type.String({ description: 'not_required, pending, paid or refunded' }),
+    payment_amount: Type.Union([Type.Number(), Type.Null()]),
+    currency: Type.String({ description: 'Currency of the event' }),
+    booking_channel: Type.String(),
+    booked_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    cancelled_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'ContactBooking' },
+);
+
+export const ContactLeadSchema = Type.Object(
+  {
+    conversation_id: Type.String({ format: 'uuid' }),
+    bot_id: Type.String({ format: 'uuid' }),
+    bot_name: Type.String(),
+    channel: Type.String(),
+    sender_id: Type.Union([Type.String(), Type.Null()]),
+    status: Type.String({ description: 'Conversation status: active, ended or handed_over' }),
+    message_count: Type.Integer({ minimum: 0 }),
+    last_message_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'ContactLead', description: 'A conversation linked to the contact by a recorded lead' },
+);
+
+export const ContactSubListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+nameSchemas({ ContactBooking: ContactBookingSchema, ContactLead: ContactLeadSchema });

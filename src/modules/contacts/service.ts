@@ -8,7 +8,9 @@ import {
   eventsOfContact,
   findContact,
   insertContact,
+  listBookingsOfContact,
   listContacts,
+  listLeadsOfContact,
   lockContact,
   updateContact,
   type ContactFields,
@@ -16,6 +18,8 @@ import {
 } from './repository.js';
 
 const CONTACT_LIST = 'contacts';
+const CONTACT_BOOKINGS = 'contact-bookings';
+const CONTACT_LEADS = 'contact-leads';
 
 export function serializeContact(contact: ContactRow) {
   return {
@@ -112,4 +116,59 @@ export async function deleteContact(db: Database, tenantId: string, contactId: s
     await deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) await recomputeEventCounts(tx, tenantId, eventId);
   });
+}
+
+type SubPageQuery = { limit?: number; cursor?: string };
+
+/** The contact's bookings with their events, newest first; another tenant's contact is 404. */
+export async function listContactBookingsPage(
+  db: Database,
+  tenantId: string,
+  contactId: string,
+  query: SubPageQuery,
+) {
+  await getContact(db, tenantId, contactId);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listBookingsOfContact(db, tenantId, contactId, {
+    limit,
+    after: decodeTimeCursor(CONTACT_BOOKINGS, query.cursor),
+  });
+  const page = splitPage(rows, limit, (last) =>
+    encodeTimeCursor(CONTACT_BOOKINGS, { at: last.cursor_at, id: last.id }),
+  );
+  return {
+    data: page.data.map(({ cursor_at: _cursor, ...row }) => ({
+      ...row,
+      booked_at: row.booked_at?.toISOString() ?? null,
+      cancelled_at: row.cancelled_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    })),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/** Conversations linked to the contact by a recorded lead, newest first. */
+export async function listContactLeadsPage(
+  db: Database,
+  tenantId: string,
+  contactId: string,
+  query: SubPageQuery,
+) {
+  await getContact(db, tenantId, contactId);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listLeadsOfContact(db, tenantId, contactId, {
+    limit,
+    after: decodeTimeCursor(CONTACT_LEADS, query.cursor),
+  });
+  const page = splitPage(rows, limit, (last) =>
+    encodeTimeCursor(CONTACT_LEADS, { at: last.cursor_at, id: last.conversation_id }),
+  );
+  return {
+    data: page.data.map(({ cursor_at: _cursor, ...row }) => ({
+      ...row,
+      last_message_at: row.last_message_at?.toISOString() ?? null,
+      created_at: row.created_at.toISOString(),
+    })),
+    next_cursor: page.next_cursor,
+  };
 }

@@ -71,12 +71,14 @@ export interface TenantPlan {
   /** Effective monthly quota: the tenant's override, else the plan's; null means unlimited. */
   monthly_message_quota: number | null;
   subscription_status: SubscriptionRow['status'];
+  /** End of the trial; null when the subscription never had one. */
+  trial_ends_at: Date | null;
 }
 
 export async function findTenantPlan(db: Queryable, tenantId: string): Promise<TenantPlan | undefined> {
   return queryOne<TenantPlan>(
     db,
-    `SELECT p.id AS plan_id, p.is_sandbox, p.api_access, s.status AS subscription_status,
+    `SELECT p.id AS plan_id, p.is_sandbox, p.api_access, s.status AS subscription_status, s.trial_ends_at,
             coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
      FROM tenants t JOIN subscriptions s ON s.tenant_id = t.id JOIN plans p ON p.id = s.plan_id
      WHERE t.id = $1`,

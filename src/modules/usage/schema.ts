@@ -24,6 +24,19 @@ export const UsageResponse = Type.Object(
     period_start: Type.String({ format: 'date' }),
     period_end: Type.String({ format: 'date', description: 'Last day of the month' }),
     plan_id: Type.String(),
+    subscription_status: Type.Optional(
+      Type.Union(
+        ['trial', 'active', 'past_due', 'cancelled'].map((s) => Type.Literal(s)),
+        {
+          description: 'State of the subscription: trial, active, past_due or cancelled',
+        },
+      ),
+    ),
+    trial_ends_at: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'End of the trial; null when the subscription has none',
+      }),
+    ),
     messages_used: Type.Integer({ minimum: 0, description: 'Messages counted against the monthly quota' }),
     messages_quota: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
       description: 'Monthly message quota; null means unlimited',

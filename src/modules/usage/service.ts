@@ -26,6 +26,8 @@ export async function usageReport(
     period_start: period.firstDay,
     period_end: period.lastDay,
     plan_id: plan.plan_id,
+    subscription_status: plan.subscription_status,
+    trial_ends_at: plan.trial_ends_at ? plan.trial_ends_at.toISOString() : null,
     messages_used: used,
     messages_quota: plan.monthly_message_quota,
     messages_remaining: messagesRemaining(plan.monthly_message_quota, used),

@@ -730,6 +730,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/{id}/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contact's event bookings with their events, newest first (cursor pagination) */
+        get: operations["listContactBookings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{id}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations linked to the contact by a recorded lead, newest first (cursor pagination) */
+        get: operations["listContactLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/notifications": {
         parameters: {
             query?: never;
@@ -1808,6 +1842,53 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** ContactBooking */
+        ContactBooking: {
+            /**
+             * Format: uuid
+             * @description Booking id
+             */
+            id: string;
+            /** Format: uuid */
+            event_id: string;
+            event_title: string;
+            /** Format: date */
+            event_date: string;
+            /** @description Status of the event */
+            event_status: string;
+            /** @description confirmed, waitlist, cancelled, attended or no_show */
+            status: string;
+            waitlist_position: number | null;
+            /** @description not_required, pending, paid or refunded */
+            payment_status: string;
+            payment_amount: number | null;
+            /** @description Currency of the event */
+            currency: string;
+            booking_channel: string;
+            booked_at: string | null;
+            cancelled_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * ContactLead
+         * @description A conversation linked to the contact by a recorded lead
+         */
+        ContactLead: {
+            /** Format: uuid */
+            conversation_id: string;
+            /** Format: uuid */
+            bot_id: string;
+            bot_name: string;
+            channel: string;
+            sender_id: string | null;
+            /** @description Conversation status: active, ended or handed_over */
+            status: string;
+            message_count: number;
+            last_message_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         /** Notification */
         Notification: {
@@ -3686,6 +3767,10 @@ export interface operations {
                          */
                         period_end: string;
                         plan_id: string;
+                        /** @description State of the subscription: trial, active, past_due or cancelled */
+                        subscription_status?: "trial" | "active" | "past_due" | "cancelled";
+                        /** @description End of the trial; null when the subscription has none */
+                        trial_ends_at?: string | null;
                         /** @description Messages counted against the monthly quota */
                         messages_used: number;
                         /** @description Monthly message quota; null means unlimited */
@@ -6145,6 +6230,142 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listContactBookings: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactBooking"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listContactLeads: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContactLead"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

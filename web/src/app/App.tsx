@@ -1,21 +1,30 @@
-import { Badge, MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Badge, MantineProvider, Modal, createTheme, type CSSVariablesResolver } from '@mantine/core';
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
 import { ApiError } from '../api/client';
 import { router } from './router';
 
-const theme = createTheme({
-  primaryColor: 'indigo',
-  // Filled components use shade 9: white text on it stays above the WCAG AA contrast ratio.
-  primaryShade: 9,
-  components: {
-    // Light badges (dark text, see LIGHT_TEXT) read well in every colour.
-    Badge: Badge.extend({ defaultProps: { variant: 'light' } }),
-  },
-  fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-});
+const themeFor = (closeLabel: string) =>
+  createTheme({
+    primaryColor: 'indigo',
+    // Filled components use shade 9: white text on it stays above the WCAG AA contrast ratio.
+    primaryShade: 9,
+    components: {
+      // Light badges (dark text, see LIGHT_TEXT) read well in every colour. A badge keeps its
+      // whole text: in a narrow table column it would otherwise shrink to an ellipsis ("BE…").
+      Badge: Badge.extend({
+        defaultProps: { variant: 'light' },
+        styles: { root: { minWidth: 'max-content', flexShrink: 0 } },
+      }),
+      // A dialog's close button is named for screen readers, in the user's language.
+      Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+    },
+    fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  });
 
 // Mantine's dimmed grey and the text of its light variants (badges, active links, alerts) are
 // below 4.5:1 contrast; these darker texts pass WCAG AA.
@@ -33,6 +42,8 @@ const cssVariables: CSSVariablesResolver = () => ({
   variables: {},
   light: {
     '--mantine-color-dimmed': '#5c636a',
+    // Field errors (text and input border) in a red that passes 4.5:1 on white.
+    '--mantine-color-error': '#c92a2a',
     '--mantine-primary-color-light-color': LIGHT_TEXT.indigo!,
     ...Object.fromEntries(
       Object.entries(LIGHT_TEXT).map(([colour, text]) => [`--mantine-color-${colour}-light-color`, text]),
@@ -52,6 +63,8 @@ export const queryClient = new QueryClient({
 });
 
 export function App() {
+  const { t, i18n } = useTranslation();
+  const theme = useMemo(() => themeFor(t('common.close')), [t, i18n.language]);
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariables}>
       <QueryClientProvider client={queryClient}>

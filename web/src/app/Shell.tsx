@@ -1,5 +1,5 @@
 import { AppShell, Burger, Button, Group, Menu, NavLink, SegmentedControl, Text } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,7 +15,8 @@ const NAV = [
   { to: '/conversations', key: 'nav.conversations', permission: 'conversation:view' },
   { to: '/events', key: 'nav.events', permission: 'event:view' },
   { to: '/contacts', key: 'nav.contacts', permission: 'contact:view' },
-  { to: '/settings', key: 'nav.settings', permission: 'api_key:manage' },
+  // Everyone reaches Settings: the team tab holds each user's own password.
+  { to: '/settings', key: 'nav.settings', permission: null },
 ] as const;
 
 export function LanguageSwitch() {
@@ -47,6 +48,10 @@ export function Shell() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const me = useMeQuery();
+  // Below the sm breakpoint the navigation is a drawer; while closed it is hidden outright, so no
+  // strip of it (with the active link's highlight) can show at the left edge, not even while the
+  // window is resized or the drawer slides shut.
+  const mobile = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -103,13 +108,20 @@ export function Shell() {
                   <Menu.Label>
                     {user.user.email} · {t(`roles.${user.user.role}`)}
                   </Menu.Label>
+                  <Menu.Item component={Link} to="/settings/team">
+                    {t('nav.password')}
+                  </Menu.Item>
                   <Menu.Item onClick={() => void signOut()}>{t('nav.signOut')}</Menu.Item>
                 </Menu.Dropdown>
               </Menu>
             </Group>
           </Group>
         </AppShell.Header>
-        <AppShell.Navbar p="xs" aria-label={t('nav.main')}>
+        <AppShell.Navbar
+          p="xs"
+          aria-label={t('nav.main')}
+          style={mobile && !opened ? { visibility: 'hidden' } : undefined}
+        >
           {NAV.filter((item) => !item.permission || user.permissions.includes(item.permission)).map(
             (item) => (
               <NavLink

@@ -14,8 +14,9 @@ import { KnowledgeTab } from '../features/knowledge/KnowledgeTab';
 import { OverviewPage } from '../features/overview/OverviewPage';
 import { PromptTab } from '../features/prompt/PromptTab';
 import { ApiKeysPage } from '../features/settings/ApiKeysPage';
-import { SettingsPage } from '../features/settings/SettingsPage';
+import { SettingsIndex, SettingsPage } from '../features/settings/SettingsPage';
 import { WebhooksPage } from '../features/settings/WebhooksPage';
+import { TeamPage } from '../features/team/TeamPage';
 import { RouteError } from './RouteError';
 import { Shell } from './Shell';
 
@@ -50,9 +51,10 @@ export const router = createBrowserRouter([
         path: 'settings',
         element: <SettingsPage />,
         children: [
-          { index: true, element: <Navigate to="api" replace /> },
+          { index: true, element: <SettingsIndex /> },
           { path: 'api', element: <ApiKeysPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
+          { path: 'team', element: <TeamPage /> },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },

@@ -25,6 +25,7 @@ import type { Bot, BotPatch } from '../../api/types';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { ErrorAlert, Loading } from '../../components/states';
+import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
 import { botQueryKey, useBot, useBotId } from './BotPage';
 import { notify } from '../../components/notify';
@@ -96,7 +97,16 @@ function Activation({ bot }: { bot: Bot }) {
           <Text size="sm">{t('bot.refusedText', { count: refused.length })}</Text>
           <List size="sm" my="xs">
             {refused.map((block) => (
-              <List.Item key={block.blockId}>{block.blockName}</List.Item>
+              <List.Item key={block.blockId}>
+                <Text span fw={600} size="sm">
+                  {block.blockName}
+                </Text>
+                {block.check && (
+                  <Text size="sm" component="div">
+                    <BlockReasons check={block.check} />
+                  </Text>
+                )}
+              </List.Item>
             ))}
           </List>
           <Link to={`/bots/${bot.id}/flow`}>{t('bot.toFlow')}</Link>

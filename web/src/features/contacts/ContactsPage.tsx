@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Card, Group, Stack, Table, Text, TextInput } from '@mantine/core';
+import { Anchor, Badge, Breadcrumbs, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -7,7 +7,147 @@ import { Link, useParams } from 'react-router';
 import { api, call } from '../../api/client';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
-import { formatDateTime } from '../../format';
+import { formatDate, formatDateTime, formatMoney } from '../../format';
+import { EVENT_STATUS_COLOUR } from '../events/EventsPage';
+
+const BOOKING_COLOUR: Record<string, string> = {
+  confirmed: 'green',
+  waitlist: 'orange',
+  attended: 'blue',
+  no_show: 'red',
+  cancelled: 'gray',
+};
+
+function ContactBookings({ contactId }: { contactId: string }) {
+  const { t, i18n } = useTranslation();
+  const bookings = useQuery({
+    queryKey: ['contact-bookings', contactId],
+    queryFn: () =>
+      call(
+        api.GET('/api/contacts/{id}/bookings', {
+          params: { path: { id: contactId }, query: { limit: 100 } },
+        }),
+      ),
+  });
+  return (
+    <Card withBorder data-testid="contact-bookings">
+      <Title order={2} size="h4" mb="xs">
+        {t('contacts.bookings')}
+      </Title>
+      {bookings.isPending ? (
+        <Loading />
+      ) : bookings.error ? (
+        <ErrorAlert error={bookings.error} onRetry={() => void bookings.refetch()} />
+      ) : bookings.data.data.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          {t('contacts.noBookings')}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={320}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('events.date')}</Table.Th>
+                <Table.Th>{t('events.eventTitle')}</Table.Th>
+                <Table.Th>{t('events.status')}</Table.Th>
+                <Table.Th>{t('events.paymentState')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {bookings.data.data.map((b) => (
+                <Table.Tr key={b.id}>
+                  <Table.Td>{formatDate(b.event_date, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    <Link to={`/events/${b.event_id}`}>{b.event_title}</Link>
+                    <Text size="xs" c="dimmed">
+                      <Badge
+                        size="xs"
+                        color={EVENT_STATUS_COLOUR[b.event_status as keyof typeof EVENT_STATUS_COLOUR]}
+                      >
+                        {t(`events.statuses.${b.event_status}`)}
+                      </Badge>
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge color={BOOKING_COLOUR[b.status] ?? 'gray'}>
+                      {t(`events.bookingStatuses.${b.status}`)}
+                      {b.status === 'waitlist' && b.waitlist_position !== null && ` #${b.waitlist_position}`}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {t(`events.paymentStatuses.${b.payment_status}`)}
+                    {b.payment_amount !== null &&
+                      ` · ${formatMoney(b.payment_amount, b.currency, i18n.language)}`}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Card>
+  );
+}
+
+function ContactLeads({ contactId }: { contactId: string }) {
+  const { t, i18n } = useTranslation();
+  const leads = useQuery({
+    queryKey: ['contact-leads', contactId],
+    queryFn: () =>
+      call(
+        api.GET('/api/contacts/{id}/leads', { params: { path: { id: contactId }, query: { limit: 100 } } }),
+      ),
+  });
+  return (
+    <Card withBorder data-testid="contact-leads">
+      <Title order={2} size="h4" mb="xs">
+        {t('contacts.leads')}
+      </Title>
+      {leads.isPending ? (
+        <Loading />
+      ) : leads.error ? (
+        <ErrorAlert error={leads.error} onRetry={() => void leads.refetch()} />
+      ) : leads.data.data.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          {t('contacts.noLeads')}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={320}>
+          <Table>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{t('common.created')}</Table.Th>
+                <Table.Th>{t('contacts.bot')}</Table.Th>
+                <Table.Th>{t('contacts.conversationState')}</Table.Th>
+                <Table.Th ta="right">{t('contacts.messages')}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {leads.data.data.map((l) => (
+                <Table.Tr key={l.conversation_id}>
+                  <Table.Td>
+                    <Link to={`/conversations/${l.conversation_id}`}>
+                      {formatDateTime(l.created_at, i18n.language)}
+                    </Link>
+                  </Table.Td>
+                  <Table.Td>{l.bot_name}</Table.Td>
+                  <Table.Td>
+                    <Badge
+                      color={l.status === 'active' ? 'green' : l.status === 'handed_over' ? 'orange' : 'gray'}
+                    >
+                      {t(`conversations.statuses.${l.status}`)}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td ta="right">{l.message_count}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Card>
+  );
+}
 
 export function ContactsPage() {
   const { t, i18n } = useTranslation();
@@ -77,7 +217,10 @@ export function ContactPage() {
     [t('contacts.email'), c.email],
     [t('contacts.phone'), c.phone],
     [t('contacts.sender'), c.sender_id],
-    [t('contacts.channel'), c.channel],
+    [
+      t('contacts.channel'),
+      c.channel ? t(`contacts.channels.${c.channel}`, { defaultValue: c.channel }) : null,
+    ],
     [t('common.created'), formatDateTime(c.created_at, i18n.language)],
   ];
   return (
@@ -89,18 +232,24 @@ export function ContactPage() {
         <span>{c.name ?? c.id}</span>
       </Breadcrumbs>
       <PageTitle title={c.name ?? c.email ?? t('contacts.unnamed')} />
-      <Card withBorder>
-        <Stack gap={4}>
-          {rows.map(([label, value]) => (
-            <Group key={label} gap="xs">
-              <Text size="sm" fw={600} w={140}>
-                {label}
-              </Text>
-              <Text size="sm">{value ?? '—'}</Text>
-            </Group>
-          ))}
-        </Stack>
-      </Card>
+      <Stack>
+        <Card withBorder>
+          <Stack gap={4}>
+            {rows.map(([label, value]) => (
+              <Group key={label} gap="xs" wrap="nowrap" align="flex-start">
+                <Text size="sm" fw={600} w={140} style={{ flexShrink: 0 }}>
+                  {label}
+                </Text>
+                <Text size="sm" style={{ wordBreak: 'break-word', minWidth: 0 }}>
+                  {value ?? '—'}
+                </Text>
+              </Group>
+            ))}
+          </Stack>
+        </Card>
+        <ContactBookings contactId={c.id} />
+        <ContactLeads contactId={c.id} />
+      </Stack>
     </>
   );
 }

@@ -28,6 +28,8 @@ import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { capacityShares } from './capacity';
+import { EventEditor } from './EventEditor';
+import { EventNotifications } from './EventNotifications';
 import { EVENT_STATUS_COLOUR } from './EventsPage';
 
 const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
@@ -212,6 +214,7 @@ export function EventPage() {
   const { eventId = '' } = useParams();
   const canEdit = useCan('event:edit');
   const queryClient = useQueryClient();
+  const [editing, setEditing] = useState(false);
   const event = useQuery({
     queryKey: ['event', eventId],
     queryFn: async () =>
@@ -230,6 +233,7 @@ export function EventPage() {
     void queryClient.invalidateQueries({ queryKey: ['event', eventId] });
     void queryClient.invalidateQueries({ queryKey: ['bookings', eventId] });
     void queryClient.invalidateQueries({ queryKey: ['events'] });
+    void queryClient.invalidateQueries({ queryKey: ['notifications', eventId] });
   };
   const changeStatus = useMutation({
     mutationFn: (status: EventRow['status']) =>
@@ -255,10 +259,18 @@ export function EventPage() {
         <span>{e.title}</span>
       </Breadcrumbs>
       <PageTitle title={e.title}>
-        <Badge size="lg" color={EVENT_STATUS_COLOUR[e.status]} variant="light" data-testid="event-status">
-          {t(`events.statuses.${e.status}`)}
-        </Badge>
+        <Group gap="sm">
+          <Badge size="lg" color={EVENT_STATUS_COLOUR[e.status]} variant="light" data-testid="event-status">
+            {t(`events.statuses.${e.status}`)}
+          </Badge>
+          {canEdit && (
+            <Button variant="default" onClick={() => setEditing(true)}>
+              {t('events.edit')}
+            </Button>
+          )}
+        </Group>
       </PageTitle>
+      {editing && <EventEditor event={e} onClose={() => setEditing(false)} onSaved={refresh} />}
       <Stack>
         <Card withBorder>
           <Group gap="xl">
@@ -360,6 +372,7 @@ export function EventPage() {
             </Table.ScrollContainer>
           )}
         </Card>
+        <EventNotifications eventId={eventId} />
       </Stack>
     </>
   );

@@ -16,7 +16,7 @@ import {
 import { useForm } from '@mantine/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Background, Controls, ReactFlow } from '@xyflow/react';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import type { Block, BlockBody } from '../../api/types';
@@ -24,7 +24,10 @@ import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from '../bots/BotPage';
+import { BlockEditor } from './BlockEditor';
 import { flowGraph } from './graph';
+import { BlockReasons } from './BlockReasons';
+import { StepList } from './StepList';
 import { notify } from '../../components/notify';
 
 const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
@@ -113,12 +116,14 @@ function BlockRow({
   status,
   canEdit,
   onChanged,
+  onEdit,
 }: {
   block: Block;
   botId: string;
   status?: string;
   canEdit: boolean;
   onChanged: () => void;
+  onEdit: () => void;
 }) {
   const { t } = useTranslation();
   const patch = useMutation({
@@ -174,21 +179,31 @@ function BlockRow({
       </Table.Td>
       <Table.Td>
         {canEdit && (
-          <Button
-            size="compact-xs"
-            color="red"
-            variant="subtle"
-            onClick={() =>
-              confirmAction({
-                title: t('flow.deleteBlock'),
-                text: t('flow.deleteBlockConfirm', { name: block.name }),
-                confirm: t('common.delete'),
-                onConfirm: () => remove.mutate(),
-              })
-            }
-          >
-            {t('common.delete')}
-          </Button>
+          <Group gap={4}>
+            <Button
+              size="compact-xs"
+              variant="light"
+              aria-label={t('flow.edit.open', { name: block.name })}
+              onClick={onEdit}
+            >
+              {t('flow.edit.button')}
+            </Button>
+            <Button
+              size="compact-xs"
+              color="red"
+              variant="subtle"
+              onClick={() =>
+                confirmAction({
+                  title: t('flow.deleteBlock'),
+                  text: t('flow.deleteBlockConfirm', { name: block.name }),
+                  confirm: t('common.delete'),
+                  onConfirm: () => remove.mutate(),
+                })
+              }
+            >
+              {t('common.delete')}
+            </Button>
+          </Group>
         )}
       </Table.Td>
     </Table.Tr>
@@ -255,6 +270,7 @@ export function FlowTab() {
   const canEdit = useCan('bot:edit');
   const queryClient = useQueryClient();
   const preflight = usePreflight(botId);
+  const [editing, setEditing] = useState<string | null>(null);
   const blocks = useQuery({
     queryKey: ['blocks', botId],
     queryFn: () => call(api.GET('/api/bots/{id}/blocks', { params: { path: { id: botId } } })),
@@ -308,12 +324,7 @@ export function FlowTab() {
                   <Text span fw={600}>
                     {b.blockName}
                   </Text>
-                  : {b.detail}
-                  {b.recommendation && (
-                    <Text size="xs" c="dimmed">
-                      {b.recommendation}
-                    </Text>
-                  )}
+                  : <BlockReasons check={b} />
                 </List.Item>
               ))}
           </List>
@@ -322,6 +333,11 @@ export function FlowTab() {
           <Group mt="sm">
             <Button
               variant="light"
+              // The label is long: at phone width it wraps instead of being cut off.
+              styles={{
+                root: { height: 'auto', minHeight: 36 },
+                label: { whiteSpace: 'normal', padding: '6px 0' },
+              }}
               loading={inject.isPending}
               onClick={() => inject.mutate(result.promptInjection.combinedPrompt)}
             >
@@ -358,6 +374,7 @@ export function FlowTab() {
                       status={statusOf.get(block.id)}
                       canEdit={canEdit}
                       onChanged={refresh}
+                      onEdit={() => setEditing(block.id)}
                     />
                   ))}
                 </Table.Tbody>
@@ -403,6 +420,7 @@ export function FlowTab() {
               )}
             </>
           )}
+          <StepList botId={botId} blocks={blocks.data.blocks} canEdit={canEdit} onChanged={refresh} />
           {canEdit && (
             <Card withBorder mt="md">
               <StepForm botId={botId} blocks={blocks.data.blocks} onSaved={refresh} />
@@ -410,6 +428,12 @@ export function FlowTab() {
           )}
         </Card>
       </SimpleGrid>
+      {(() => {
+        const block = blocks.data.blocks.find((b) => b.id === editing);
+        return block ? (
+          <BlockEditor botId={botId} block={block} onClose={() => setEditing(null)} onSaved={refresh} />
+        ) : null;
+      })()}
     </Stack>
   );
 }

@@ -5,6 +5,7 @@ import {
   Card,
   Group,
   Progress,
+  SegmentedControl,
   Stack,
   Table,
   Text,
@@ -25,6 +26,7 @@ import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
 import { notify } from '../../components/notify';
 import { ImportPanel } from './ImportPanel';
+import { EntryEditor, type EntryRef, type EntryScope } from './EntryEditor';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
 export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
@@ -178,31 +180,48 @@ export function KnowledgeTab() {
   const canEdit = useCan('knowledge:edit');
   const queryClient = useQueryClient();
   const key = ['knowledge', botId];
+  // The bot answers from its own entries and from the tenant-wide ones: the list shows both.
   const entries = useQuery({
     queryKey: key,
-    queryFn: () =>
-      call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
+    queryFn: async () => {
+      const [own, shared] = await Promise.all([
+        call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
+        call(api.GET('/api/knowledge', { params: { query: { limit: 100 } } })),
+      ]);
+      return { data: [...own.data, ...shared.data] };
+    },
   });
+  const [editing, setEditing] = useState<EntryRef | null>(null);
+  const refreshEntries = () => void queryClient.invalidateQueries({ queryKey: key });
   const form = useForm({
-    initialValues: { title: '', content: '' },
+    initialValues: { title: '', content: '', scope: 'bot' as EntryScope },
     validate: {
       title: (v) => (v.trim() ? null : t('knowledge.titleRequired')),
       content: (v) => (v.trim() ? null : t('knowledge.contentRequired')),
     },
   });
+  // Tenant-wide entries are shared by every bot of the tenant; bot entries belong to this bot.
   const create = useMutation({
-    mutationFn: (values: { title: string; content: string }) =>
-      call(api.POST('/api/bots/{id}/knowledge', { params: { path: { id: botId } }, body: values })),
+    mutationFn: ({ scope, ...body }: { title: string; content: string; scope: EntryScope }) =>
+      scope === 'tenant'
+        ? call(api.POST('/api/knowledge', { body }))
+        : call(api.POST('/api/bots/{id}/knowledge', { params: { path: { id: botId } }, body })),
     onSuccess: () => {
       form.reset();
-      void queryClient.invalidateQueries({ queryKey: key });
+      refreshEntries();
       notify(t('knowledge.added'));
     },
   });
   const remove = useMutation({
-    mutationFn: (entryId: string) =>
-      call(api.DELETE('/api/bots/{id}/knowledge/{entryId}', { params: { path: { id: botId, entryId } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
+    mutationFn: (entry: EntryRef) =>
+      entry.scope === 'tenant'
+        ? call(api.DELETE('/api/knowledge/{entryId}', { params: { path: { entryId: entry.id } } }))
+        : call(
+            api.DELETE('/api/bots/{id}/knowledge/{entryId}', {
+              params: { path: { id: botId, entryId: entry.id } },
+            }),
+          ),
+    onSuccess: refreshEntries,
   });
 
   return (
@@ -219,6 +238,14 @@ export function KnowledgeTab() {
           <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
             <Stack>
               {create.error && <ErrorAlert error={create.error} />}
+              <SegmentedControl
+                aria-label={t('knowledge.scope')}
+                data={[
+                  { value: 'bot', label: t('knowledge.forThisBot') },
+                  { value: 'tenant', label: t('knowledge.forAllBots') },
+                ]}
+                {...form.getInputProps('scope')}
+              />
               <TextInput label={t('knowledge.title')} required {...form.getInputProps('title')} />
               <Textarea
                 label={t('knowledge.content')}
@@ -242,6 +269,14 @@ export function KnowledgeTab() {
           {t('knowledge.entries')}
         </Title>
         {remove.error && <ErrorAlert error={remove.error} />}
+        {editing && (
+          <EntryEditor
+            botId={botId}
+            entry={editing}
+            onClose={() => setEditing(null)}
+            onSaved={refreshEntries}
+          />
+        )}
         {entries.isPending ? (
           <Loading />
         ) : entries.error ? (
@@ -271,22 +306,38 @@ export function KnowledgeTab() {
                       <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
                     </Table.Td>
                     <Table.Td>
-                      {canEdit && entry.scope === 'bot' && (
-                        <Button
-                          size="compact-xs"
-                          color="red"
-                          variant="subtle"
-                          onClick={() =>
-                            confirmAction({
-                              title: t('knowledge.delete'),
-                              text: t('knowledge.deleteConfirm', { title: entry.title }),
-                              confirm: t('common.delete'),
-                              onConfirm: () => remove.mutate(entry.id),
-                            })
-                          }
-                        >
-                          {t('common.delete')}
-                        </Button>
+                      {canEdit && (
+                        <Group gap={4} wrap="nowrap">
+                          <Button
+                            size="compact-xs"
+                            variant="light"
+                            aria-label={t('knowledge.editOf', { title: entry.title })}
+                            onClick={() => setEditing(entry)}
+                          >
+                            {t('knowledge.edit')}
+                          </Button>
+                          <Button
+                            size="compact-xs"
+                            color="red"
+                            variant="subtle"
+                            aria-label={t('knowledge.deleteOf', { title: entry.title })}
+                            onClick={() =>
+                              confirmAction({
+                                title: t('knowledge.delete'),
+                                text: t(
+                                  entry.scope === 'tenant'
+                                    ? 'knowledge.deleteTenantConfirm'
+                                    : 'knowledge.deleteConfirm',
+                                  { title: entry.title },
+                                ),
+                                confirm: t('common.delete'),
+                                onConfirm: () => remove.mutate(entry),
+                              })
+                            }
+                          >
+                            {t('common.delete')}
+                          </Button>
+                        </Group>
                       )}
                     </Table.Td>
                   </Table.Tr>

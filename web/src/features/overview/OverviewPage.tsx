@@ -21,6 +21,52 @@ import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 
+/** Full days left until the trial ends (0 on its last day), -1 once it is over, null without one. */
+export function trialDaysLeft(trialEndsAt: string | null | undefined, now: Date = new Date()): number | null {
+  if (!trialEndsAt) return null;
+  const end = new Date(trialEndsAt).getTime();
+  if (Number.isNaN(end)) return null;
+  const left = end - now.getTime();
+  return left <= 0 ? -1 : Math.floor(left / 86_400_000);
+}
+
+function PlanCard({ usage }: { usage: Usage }) {
+  const { t, i18n } = useTranslation();
+  const days = usage.subscription_status === 'trial' ? trialDaysLeft(usage.trial_ends_at) : null;
+  return (
+    <Card withBorder data-testid="plan">
+      <Text size="sm" c="dimmed">
+        {t('overview.planTitle')}
+      </Text>
+      <Group gap="xs" mt={4}>
+        <Text fw={700} size="lg">
+          {t(`overview.plans.${usage.plan_id}`, { defaultValue: usage.plan_id })}
+        </Text>
+        {usage.subscription_status && (
+          <Badge
+            color={
+              usage.subscription_status === 'active'
+                ? 'green'
+                : usage.subscription_status === 'trial'
+                  ? 'indigo'
+                  : 'red'
+            }
+          >
+            {t(`overview.subscription.${usage.subscription_status}`)}
+          </Badge>
+        )}
+      </Group>
+      {usage.trial_ends_at && days !== null && (
+        <Text size="sm" mt={4} c={days <= 3 ? 'red.9' : undefined} data-testid="trial-end">
+          {days >= 0
+            ? t('overview.trialEnds', { date: formatDate(usage.trial_ends_at, i18n.language), count: days })
+            : t('overview.trialEnded', { date: formatDate(usage.trial_ends_at, i18n.language) })}
+        </Text>
+      )}
+    </Card>
+  );
+}
+
 /** Share of the monthly quota used, 0–100; null for an unlimited plan. */
 export function quotaPercent(usage: Pick<Usage, 'messages_used' | 'messages_quota'>): number | null {
   if (usage.messages_quota === null || usage.messages_quota <= 0) return null;
@@ -65,13 +111,10 @@ export function OverviewPage() {
 
   return (
     <>
-      <PageTitle title={t('overview.title')}>
-        <Badge size="lg" variant="light">
-          {t('overview.plan', { plan: data.plan_id })}
-        </Badge>
-      </PageTitle>
+      <PageTitle title={t('overview.title')} />
       <Stack>
-        <SimpleGrid cols={{ base: 1, sm: 3 }}>
+        <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+          <PlanCard usage={data} />
           <Card withBorder>
             <Group wrap="nowrap">
               <RingProgress
@@ -148,7 +191,7 @@ export function OverviewPage() {
               action={<Link to="/bots">{t('overview.toBots')}</Link>}
             />
           ) : (
-            <Table.ScrollContainer minWidth={360}>
+            <Table.ScrollContainer minWidth={300}>
               <Table>
                 <Table.Thead>
                   <Table.Tr>

@@ -1,13 +1,25 @@
 import { Tabs } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { Outlet, useLocation, useNavigate } from 'react-router';
+import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { useMe } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 
+// Team is open to everyone: managers see the team, every user changes their own password there.
 const TABS = [
   { value: 'api', permission: 'api_key:manage' },
   { value: 'webhooks', permission: 'webhook:manage' },
+  { value: 'team', permission: null },
 ] as const;
+
+function visibleTabs(permissions: readonly string[]) {
+  return TABS.filter((tab) => tab.permission === null || permissions.includes(tab.permission));
+}
+
+/** /settings opens the first tab the user may see. */
+export function SettingsIndex() {
+  const me = useMe();
+  return <Navigate to={visibleTabs(me.permissions)[0]!.value} replace />;
+}
 
 export function SettingsPage() {
   const { t } = useTranslation();
@@ -15,7 +27,7 @@ export function SettingsPage() {
   const location = useLocation();
   const navigate = useNavigate();
   const current = location.pathname.split('/')[2] ?? 'api';
-  const tabs = TABS.filter((tab) => me.permissions.includes(tab.permission));
+  const tabs = visibleTabs(me.permissions);
   return (
     <>
       <PageTitle title={t('settings.title')} />

@@ -10,12 +10,14 @@ import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { WebhookDeliveries } from './WebhookDeliveries';
 
 export function WebhooksPage() {
   const { t } = useTranslation();
   const canManage = useCan('webhook:manage');
   const queryClient = useQueryClient();
   const [secret, setSecret] = useState<string | null>(null);
+  const [logOf, setLogOf] = useState<string | null>(null);
   const hooks = useQuery({
     queryKey: ['webhooks'],
     queryFn: () => call(api.GET('/api/webhooks')),
@@ -117,7 +119,26 @@ export function WebhooksPage() {
                     </Table.Td>
                     <Table.Td>
                       <Group gap={4} wrap="nowrap">
-                        <Button size="compact-xs" variant="light" onClick={() => rotate.mutate(hook.id)}>
+                        <Button
+                          size="compact-xs"
+                          variant={logOf === hook.id ? 'filled' : 'default'}
+                          aria-pressed={logOf === hook.id}
+                          onClick={() => setLogOf(logOf === hook.id ? null : hook.id)}
+                        >
+                          {t('deliveries.open')}
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          variant="light"
+                          onClick={() =>
+                            confirmAction({
+                              title: t('webhooks.rotate'),
+                              text: t('webhooks.rotateConfirm'),
+                              confirm: t('webhooks.rotate'),
+                              onConfirm: () => rotate.mutate(hook.id),
+                            })
+                          }
+                        >
                           {t('webhooks.rotate')}
                         </Button>
                         <Button
@@ -144,6 +165,10 @@ export function WebhooksPage() {
           </Table.ScrollContainer>
         )}
       </Card>
+      {(() => {
+        const endpoint = hooks.data.data.find((h) => h.id === logOf);
+        return endpoint ? <WebhookDeliveries key={endpoint.id} endpoint={endpoint} /> : null;
+      })()}
     </Stack>
   );
 }

@@ -1,0 +1,233 @@
+import {
+  Alert,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Select,
+  SimpleGrid,
+  Stack,
+  TextInput,
+  Textarea,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMutation } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { placeFieldError } from '../../api/field-errors';
+import type { Body, EventRow } from '../../api/types';
+import { notify } from '../../components/notify';
+import { ErrorAlert } from '../../components/states';
+
+type EventPut = Body<'/api/events/{id}', 'put'>;
+const PAYMENT_MODELS = ['free', 'full_payment', 'deposit', 'external_link'] as const;
+
+export interface EventValues {
+  title: string;
+  event_date: string;
+  event_time_start: string;
+  event_time_end: string;
+  location: string;
+  description: string;
+  capacity_total: number | string;
+  waitlist_max: number | string;
+  price: number | string;
+  currency: string;
+  payment_model: string;
+  deposit_amount: number | string;
+  external_payment_url: string;
+}
+
+export function eventValues(event: EventRow): EventValues {
+  return {
+    title: event.title,
+    event_date: event.event_date,
+    event_time_start: event.event_time_start?.slice(0, 5) ?? '',
+    event_time_end: event.event_time_end?.slice(0, 5) ?? '',
+    location: event.location ?? '',
+    description: event.description ?? '',
+    capacity_total: event.capacity_total,
+    waitlist_max: event.waitlist_max ?? '',
+    price: event.price,
+    currency: event.currency,
+    payment_model: event.payment_model,
+    deposit_amount: event.deposit_amount ?? '',
+    external_payment_url: event.external_payment_url ?? '',
+  };
+}
+
+const orNull = (value: string) => value.trim() || null;
+const numberOrNull = (value: number | string) => (value === '' ? null : Number(value));
+
+/**
+ * The PUT body for the edited values: the event's fields, and the payment terms only while the
+ * event is a draft (they are fixed once it sells).
+ */
+export function eventPutBody(values: EventValues, draft: boolean): EventPut {
+  const body: EventPut = {
+    title: values.title.trim(),
+    event_date: values.event_date,
+    event_time_start: orNull(values.event_time_start),
+    event_time_end: orNull(values.event_time_end),
+    location: orNull(values.location),
+    description: orNull(values.description),
+    capacity_total: Number(values.capacity_total),
+    waitlist_max: numberOrNull(values.waitlist_max),
+  };
+  if (!draft) return body;
+  return {
+    ...body,
+    price: Number(values.price) || 0,
+    currency: values.currency.trim().toUpperCase(),
+    payment_model: values.payment_model as EventPut['payment_model'],
+    deposit_amount: values.payment_model === 'deposit' ? numberOrNull(values.deposit_amount) : null,
+    external_payment_url:
+      values.payment_model === 'external_link' ? orNull(values.external_payment_url) : null,
+  };
+}
+
+const FIELDS: readonly (keyof EventValues)[] = [
+  'title',
+  'event_date',
+  'event_time_start',
+  'event_time_end',
+  'location',
+  'description',
+  'capacity_total',
+  'waitlist_max',
+  'price',
+  'currency',
+  'payment_model',
+  'deposit_amount',
+  'external_payment_url',
+];
+
+/** Edits an event; the API's refusals appear at the field they name. */
+export function EventEditor({
+  event,
+  onClose,
+  onSaved,
+}: {
+  event: EventRow;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const { t } = useTranslation();
+  const draft = event.status === 'draft';
+  const form = useForm<EventValues>({
+    initialValues: eventValues(event),
+    validate: {
+      title: (v) =>
+        v.trim() ? (v.length > 200 ? t('events.titleTooLong') : null) : t('events.titleRequired'),
+      event_date: (v) => (v ? null : t('events.dateRequired')),
+      capacity_total: (v) =>
+        Number.isInteger(Number(v)) && Number(v) >= 0 && v !== '' ? null : t('events.capacityInvalid'),
+    },
+  });
+  const save = useMutation({
+    mutationFn: (values: EventValues) =>
+      call(
+        api.PUT('/api/events/{id}', {
+          params: { path: { id: event.id } },
+          body: eventPutBody(values, draft),
+        }),
+      ),
+    onSuccess: () => {
+      notify(t('events.saved'));
+      onSaved();
+      onClose();
+    },
+    onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
+  });
+  const placed = save.error !== null && Object.keys(form.errors).length > 0;
+  return (
+    <Modal opened onClose={onClose} title={t('events.editTitle')} size="lg">
+      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+        <Stack>
+          {save.error && !placed && <ErrorAlert error={save.error} />}
+          <TextInput
+            label={t('events.eventTitle')}
+            required
+            data-autofocus
+            {...form.getInputProps('title')}
+          />
+          {/* Date and times side by side from 576 px, one below the other on a phone. */}
+          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
+            <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
+            <TextInput
+              type="time"
+              label={t('events.timeStart')}
+              {...form.getInputProps('event_time_start')}
+            />
+            <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
+          </SimpleGrid>
+          <TextInput label={t('events.location')} {...form.getInputProps('location')} />
+          <Textarea
+            label={t('events.description')}
+            autosize
+            minRows={2}
+            {...form.getInputProps('description')}
+          />
+          <Group grow align="flex-start">
+            <NumberInput
+              label={t('events.capacity')}
+              required
+              min={0}
+              {...form.getInputProps('capacity_total')}
+            />
+            <NumberInput
+              label={t('events.waitlistMax')}
+              description={t('events.waitlistMaxHelp')}
+              min={0}
+              {...form.getInputProps('waitlist_max')}
+            />
+          </Group>
+          {draft ? (
+            <>
+              <Group grow align="flex-start">
+                <NumberInput
+                  label={t('events.price')}
+                  min={0}
+                  decimalScale={2}
+                  {...form.getInputProps('price')}
+                />
+                <TextInput label={t('events.currency')} maxLength={3} {...form.getInputProps('currency')} />
+              </Group>
+              <Select
+                label={t('events.paymentModel')}
+                allowDeselect={false}
+                data={PAYMENT_MODELS.map((m) => ({ value: m, label: t(`events.payment.${m}`) }))}
+                {...form.getInputProps('payment_model')}
+              />
+              {form.values.payment_model === 'deposit' && (
+                <NumberInput
+                  label={t('events.depositAmount')}
+                  min={0}
+                  decimalScale={2}
+                  {...form.getInputProps('deposit_amount')}
+                />
+              )}
+              {form.values.payment_model === 'external_link' && (
+                <TextInput
+                  label={t('events.externalUrl')}
+                  placeholder="https://"
+                  {...form.getInputProps('external_payment_url')}
+                />
+              )}
+            </>
+          ) : (
+            <Alert color="blue">{t('events.paymentFixed')}</Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" loading={save.isPending}>
+              {t('common.save')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

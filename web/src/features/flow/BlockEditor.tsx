@@ -1,0 +1,294 @@
+import {
+  ActionIcon,
+  Alert,
+  Button,
+  Divider,
+  Fieldset,
+  Group,
+  Modal,
+  Select,
+  Stack,
+  TagsInput,
+  Text,
+  TextInput,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import type { Block } from '../../api/types';
+import { notify } from '../../components/notify';
+import { ErrorAlert, Loading } from '../../components/states';
+import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
+
+const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
+const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
+const OPERATORS = ['equals', 'not_equals', 'contains', 'exists'] as const;
+
+export function useFlowSteps(botId: string) {
+  return useQuery({
+    queryKey: ['flow-steps', botId],
+    queryFn: () => call(api.GET('/api/bots/{id}/flow-steps', { params: { path: { id: botId } } })),
+  });
+}
+
+/**
+ * Edits everything the pre-flight check evaluates on a block: its trigger, an action per option
+ * (go to a step, reply, hand over), the conditions of step_config and the exits.
+ */
+export function BlockEditor({
+  botId,
+  block,
+  onClose,
+  onSaved,
+}: {
+  botId: string;
+  block: Block;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const { t } = useTranslation();
+  const steps = useFlowSteps(botId);
+  const form = useForm<BlockValues>({
+    initialValues: blockValues(block),
+    validate: (values) =>
+      Object.fromEntries(Object.entries(blockProblems(values)).map(([path, key]) => [path, t(key)])),
+  });
+  const save = useMutation({
+    mutationFn: (values: BlockValues) =>
+      call(
+        api.PATCH('/api/bots/{id}/blocks/{blockId}', {
+          params: { path: { id: botId, blockId: block.id } },
+          body: blockPatch(values),
+        }),
+      ),
+    onSuccess: () => {
+      notify(t('flow.edit.saved'));
+      onSaved();
+      onClose();
+    },
+  });
+  const stepOptions = (steps.data?.steps ?? []).map((s) => ({
+    value: s.id,
+    label: `${s.step_order}. ${s.label}`,
+  }));
+  const targetOptions = [...stepOptions, { value: 'end', label: t('flow.edit.end') }];
+  const v = form.values;
+
+  return (
+    <Modal opened onClose={onClose} title={t('flow.edit.title', { name: block.name })} size="xl">
+      {steps.isPending ? (
+        <Loading />
+      ) : (
+        <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+          <Stack>
+            {(save.error || steps.error) && <ErrorAlert error={save.error ?? steps.error} />}
+            <Group grow align="flex-start">
+              <TextInput label={t('flow.blockName')} required {...form.getInputProps('name')} />
+              <Select
+                label={t('flow.trigger')}
+                allowDeselect={false}
+                data={[
+                  { value: '', label: t('flow.triggers.none') },
+                  ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
+                ]}
+                {...form.getInputProps('trigger_mode')}
+              />
+            </Group>
+            {v.trigger_mode === 'keyword' && (
+              <TagsInput
+                label={t('flow.edit.keywords')}
+                description={t('flow.edit.keywordsHelp')}
+                {...form.getInputProps('keywords')}
+              />
+            )}
+
+            <Fieldset legend={t('flow.edit.options')}>
+              <Text size="xs" c="dimmed" mb="xs">
+                {t('flow.edit.optionsHelp')}
+              </Text>
+              <Stack gap="sm">
+                {v.items.map((item, i) => (
+                  <Group
+                    key={item.id}
+                    align="flex-end"
+                    gap="xs"
+                    wrap="wrap"
+                    data-testid={`option-${item.id}`}
+                  >
+                    <TextInput
+                      label={t('flow.edit.optionTitle', { n: i + 1 })}
+                      w={170}
+                      {...form.getInputProps(`items.${i}.title`)}
+                    />
+                    <Select
+                      label={t('flow.edit.action')}
+                      w={170}
+                      allowDeselect={false}
+                      data={ACTIONS.map((a) => ({ value: a, label: t(`flow.edit.actions.${a}`) }))}
+                      {...form.getInputProps(`items.${i}.action`)}
+                    />
+                    {item.action === 'goto_step' && (
+                      <Select
+                        label={t('flow.edit.targetStep')}
+                        w={200}
+                        data={stepOptions}
+                        nothingFoundMessage={t('flow.edit.noSteps')}
+                        {...form.getInputProps(`items.${i}.step_id`)}
+                      />
+                    )}
+                    {item.action === 'reply' && (
+                      <TextInput
+                        label={t('flow.edit.replyText')}
+                        w={240}
+                        {...form.getInputProps(`items.${i}.text`)}
+                      />
+                    )}
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      size="lg"
+                      aria-label={t('flow.edit.removeOption', { n: i + 1 })}
+                      onClick={() => form.removeListItem('items', i)}
+                    >
+                      ×
+                    </ActionIcon>
+                  </Group>
+                ))}
+                <Group>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() =>
+                      form.insertListItem('items', {
+                        id: nextItemId(v.items),
+                        title: '',
+                        action: 'none',
+                        step_id: '',
+                        text: '',
+                      })
+                    }
+                  >
+                    {t('flow.edit.addOption')}
+                  </Button>
+                </Group>
+              </Stack>
+            </Fieldset>
+
+            <Fieldset legend={t('flow.edit.conditions')}>
+              <Text size="xs" c="dimmed" mb="xs">
+                {t('flow.edit.conditionsHelp')}
+              </Text>
+              <Stack gap="sm">
+                {v.conditions.map((condition, i) => (
+                  <Group key={i} align="flex-end" gap="xs" wrap="wrap" data-testid="condition-row">
+                    <TextInput
+                      label={t('flow.edit.field')}
+                      w={160}
+                      {...form.getInputProps(`conditions.${i}.field`)}
+                    />
+                    <Select
+                      label={t('flow.edit.operator')}
+                      w={150}
+                      allowDeselect={false}
+                      data={OPERATORS.map((o) => ({ value: o, label: t(`flow.edit.operators.${o}`) }))}
+                      {...form.getInputProps(`conditions.${i}.operator`)}
+                    />
+                    {condition.operator !== 'exists' && (
+                      <TextInput
+                        label={t('flow.edit.value')}
+                        w={160}
+                        {...form.getInputProps(`conditions.${i}.value`)}
+                      />
+                    )}
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      size="lg"
+                      aria-label={t('flow.edit.removeCondition', { n: i + 1 })}
+                      onClick={() => form.removeListItem('conditions', i)}
+                    >
+                      ×
+                    </ActionIcon>
+                  </Group>
+                ))}
+                <Group>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() =>
+                      form.insertListItem('conditions', { field: '', operator: 'equals', value: '' })
+                    }
+                  >
+                    {t('flow.edit.addCondition')}
+                  </Button>
+                </Group>
+              </Stack>
+            </Fieldset>
+
+            <Fieldset legend={t('flow.edit.exits')}>
+              <Text size="xs" c="dimmed" mb="xs">
+                {t('flow.edit.exitsHelp')}
+              </Text>
+              <Stack gap="sm">
+                {v.exits.map((exit, i) => (
+                  <Group key={i} align="flex-end" gap="xs" wrap="wrap" data-testid="exit-row">
+                    <TextInput
+                      label={t('flow.edit.exitName')}
+                      w={160}
+                      {...form.getInputProps(`exits.${i}.name`)}
+                    />
+                    <Select
+                      label={t('flow.edit.exitTarget')}
+                      w={220}
+                      data={targetOptions}
+                      {...form.getInputProps(`exits.${i}.target`)}
+                    />
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      size="lg"
+                      aria-label={t('flow.edit.removeExit', { n: i + 1 })}
+                      onClick={() => form.removeListItem('exits', i)}
+                    >
+                      ×
+                    </ActionIcon>
+                    {exit.name.trim() && exit.name.trim() !== 'default' && (
+                      <Text size="xs" c="orange.9" w="100%">
+                        {t('flow.edit.exitNotFollowed')}
+                      </Text>
+                    )}
+                  </Group>
+                ))}
+                <Group>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    onClick={() =>
+                      form.insertListItem('exits', {
+                        name: v.exits.some((e) => e.name === 'default') ? '' : 'default',
+                        target: '',
+                      })
+                    }
+                  >
+                    {t('flow.edit.addExit')}
+                  </Button>
+                </Group>
+              </Stack>
+            </Fieldset>
+            {stepOptions.length === 0 && <Alert color="blue">{t('flow.edit.noStepsHint')}</Alert>}
+            <Divider />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={onClose}>
+                {t('common.cancel')}
+              </Button>
+              <Button type="submit" loading={save.isPending}>
+                {t('common.save')}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}

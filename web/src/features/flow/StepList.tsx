@@ -1,0 +1,127 @@
+import { ActionIcon, Badge, Button, Group, Table, Text } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import type { Block } from '../../api/types';
+import { confirmAction } from '../../components/confirm';
+import { notify } from '../../components/notify';
+import { ErrorAlert } from '../../components/states';
+import { useFlowSteps } from './BlockEditor';
+
+/** The flow's steps in order: move a step up or down, delete it (references to it are named). */
+export function StepList({
+  botId,
+  blocks,
+  canEdit,
+  onChanged,
+}: {
+  botId: string;
+  blocks: Block[];
+  canEdit: boolean;
+  onChanged: () => void;
+}) {
+  const { t } = useTranslation();
+  const steps = useFlowSteps(botId);
+  const move = useMutation({
+    mutationFn: ({ stepId, order }: { stepId: string; order: number }) =>
+      call(
+        api.PATCH('/api/bots/{id}/flow-steps/{stepId}', {
+          params: { path: { id: botId, stepId } },
+          body: { step_order: order },
+        }),
+      ),
+    onSuccess: onChanged,
+  });
+  const remove = useMutation({
+    mutationFn: (stepId: string) =>
+      call(api.DELETE('/api/bots/{id}/flow-steps/{stepId}', { params: { path: { id: botId, stepId } } })),
+    onSuccess: (result) => {
+      onChanged();
+      if (result.dangling_references.length > 0)
+        notify(
+          t('flow.steps.dangling', {
+            blocks: [...new Set(result.dangling_references.map((r) => r.block_name))].join(', '),
+          }),
+          'red',
+        );
+    },
+  });
+  const list = steps.data?.steps ?? [];
+  if (list.length === 0) return null;
+  const blockName = new Map(blocks.map((b) => [b.id, b.name]));
+  return (
+    <>
+      {(move.error || remove.error || steps.error) && (
+        <ErrorAlert error={move.error ?? remove.error ?? steps.error} />
+      )}
+      <Table.ScrollContainer minWidth={360} mt="sm">
+        <Table data-testid="step-list">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>#</Table.Th>
+              <Table.Th>{t('flow.stepLabel')}</Table.Th>
+              <Table.Th>{t('flow.stepType')}</Table.Th>
+              {canEdit && <Table.Th>{t('common.actions')}</Table.Th>}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.map((step, index) => (
+              <Table.Tr key={step.id}>
+                <Table.Td>{step.step_order}</Table.Td>
+                <Table.Td>
+                  <Text size="sm">{step.label}</Text>
+                  {step.block_id && (
+                    <Text size="xs" c="dimmed">
+                      {blockName.get(step.block_id)}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Badge color="gray">{t(`flow.stepTypes.${step.step_type}`)}</Badge>
+                </Table.Td>
+                {canEdit && (
+                  <Table.Td>
+                    <Group gap={2} wrap="nowrap">
+                      <ActionIcon
+                        variant="subtle"
+                        aria-label={t('flow.steps.up', { label: step.label })}
+                        disabled={index === 0}
+                        onClick={() => move.mutate({ stepId: step.id, order: step.step_order - 1 })}
+                      >
+                        ↑
+                      </ActionIcon>
+                      <ActionIcon
+                        variant="subtle"
+                        aria-label={t('flow.steps.down', { label: step.label })}
+                        disabled={index === list.length - 1}
+                        onClick={() => move.mutate({ stepId: step.id, order: step.step_order + 1 })}
+                      >
+                        ↓
+                      </ActionIcon>
+                      <Button
+                        size="compact-xs"
+                        color="red"
+                        variant="subtle"
+                        aria-label={t('flow.steps.deleteOf', { label: step.label })}
+                        onClick={() =>
+                          confirmAction({
+                            title: t('flow.steps.delete'),
+                            text: t('flow.steps.deleteConfirm', { label: step.label }),
+                            confirm: t('common.delete'),
+                            onConfirm: () => remove.mutate(step.id),
+                          })
+                        }
+                      >
+                        {t('common.delete')}
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </>
+  );
+}
