@@ -2,7 +2,6 @@ import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import '@mantine/dates/styles.css';
 import '@mantine/charts/styles.css';
-import '@mantine/dropzone/styles.css';
 import '@xyflow/react/dist/style.css';
 import './i18n';
 import { createRoot } from 'react-dom/client';

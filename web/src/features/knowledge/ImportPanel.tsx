@@ -11,11 +11,11 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { Dropzone } from '@mantine/dropzone';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
+import { FileDrop } from '../../components/FileDrop';
 import { ErrorAlert, Loading } from '../../components/states';
 import {
   errorText,
@@ -155,19 +155,14 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
         <Text size="sm" c="dimmed">
           {t('knowledgeImport.intro')}
         </Text>
-        <Dropzone
-          onDrop={(chosen) => {
+        <FileDrop
+          label={t('knowledgeImport.dropzone')}
+          onFiles={(chosen) => {
             const selection = selectFiles(chosen);
             setFiles(selection.accepted);
             setDropped(selection.dropped);
           }}
-          multiple
-          aria-label={t('knowledgeImport.dropzone')}
-        >
-          <Text ta="center" py="md">
-            {t('knowledgeImport.dropzone')}
-          </Text>
-        </Dropzone>
+        />
         {files.length > 0 && (
           <Group justify="space-between">
             <Text size="sm">{files.map((f) => f.name).join(', ')}</Text>

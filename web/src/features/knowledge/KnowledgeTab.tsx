@@ -13,7 +13,6 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { Dropzone } from '@mantine/dropzone';
 import { useForm } from '@mantine/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -26,6 +25,7 @@ import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
 import { notify } from '../../components/notify';
 import { ImportPanel } from './ImportPanel';
+import { FileDrop } from '../../components/FileDrop';
 import { EntryEditor, type EntryRef, type EntryScope } from './EntryEditor';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
@@ -153,16 +153,12 @@ function Import({ botId, onDone }: { botId: string; onDone: () => void }) {
   };
   return (
     <Stack gap="xs">
-      <Dropzone
-        onDrop={(files) => void importFiles(files)}
+      <FileDrop
+        label={t('knowledge.dropzone')}
+        onFiles={(files) => void importFiles(files)}
         accept={['text/plain', 'text/markdown', '.md', '.txt']}
-        multiple
-        aria-label={t('knowledge.dropzone')}
-      >
-        <Text ta="center" size="sm" py="md">
-          {t('knowledge.dropzone')}
-        </Text>
-      </Dropzone>
+        size="sm"
+      />
       {progress && (
         <Progress
           value={(progress.done / progress.total) * 100}
