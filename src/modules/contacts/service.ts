@@ -120,6 +120,28 @@ export async function deleteContact(db: Database, tenantId: string, contactId: s
 
 type SubPageQuery = { limit?: number; cursor?: string };
 
+/**
+ * One page of a list that hangs off a contact (bookings, leads), newest first by `cursor_at`;
+ * another tenant's contact is 404.
+ */
+async function contactSubPage<Row extends { cursor_at: string }>(
+  db: Database,
+  tenantId: string,
+  contactId: string,
+  query: SubPageQuery,
+  cursorKind: Parameters<typeof decodeTimeCursor>[0],
+  rows: (limit: number, after: ReturnType<typeof decodeTimeCursor>) => Promise<Row[]>,
+  idOf: (row: Row) => string,
+): Promise<{ rows: Omit<Row, 'cursor_at'>[]; next_cursor: string | null }> {
+  await getContact(db, tenantId, contactId);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const found = await rows(limit, decodeTimeCursor(cursorKind, query.cursor));
+  const page = splitPage(found, limit, (last) =>
+    encodeTimeCursor(cursorKind, { at: last.cursor_at, id: idOf(last) }),
+  );
+  return { rows: page.data.map(({ cursor_at: _cursor, ...row }) => row), next_cursor: page.next_cursor };
+}
+
 /** The contact's bookings with their events, newest first; another tenant's contact is 404. */
 export async function listContactBookingsPage(
   db: Database,
@@ -127,17 +149,17 @@ export async function listContactBookingsPage(
   contactId: string,
   query: SubPageQuery,
 ) {
-  await getContact(db, tenantId, contactId);
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const rows = await listBookingsOfContact(db, tenantId, contactId, {
-    limit,
-    after: decodeTimeCursor(CONTACT_BOOKINGS, query.cursor),
-  });
-  const page = splitPage(rows, limit, (last) =>
-    encodeTimeCursor(CONTACT_BOOKINGS, { at: last.cursor_at, id: last.id }),
+  const page = await contactSubPage(
+    db,
+    tenantId,
+    contactId,
+    query,
+    CONTACT_BOOKINGS,
+    (limit, after) => listBookingsOfContact(db, tenantId, contactId, { limit, after }),
+    (row) => row.id,
   );
   return {
-    data: page.data.map(({ cursor_at: _cursor, ...row }) => ({
+    data: page.rows.map((row) => ({
       ...row,
       booked_at: row.booked_at?.toISOString() ?? null,
       cancelled_at: row.cancelled_at?.toISOString() ?? null,
@@ -154,17 +176,17 @@ export async function listContactLeadsPage(
   contactId: string,
   query: SubPageQuery,
 ) {
-  await getContact(db, tenantId, contactId);
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const rows = await listLeadsOfContact(db, tenantId, contactId, {
-    limit,
-    after: decodeTimeCursor(CONTACT_LEADS, query.cursor),
-  });
-  const page = splitPage(rows, limit, (last) =>
-    encodeTimeCursor(CONTACT_LEADS, { at: last.cursor_at, id: last.conversation_id }),
+  const page = await contactSubPage(
+    db,
+    tenantId,
+    contactId,
+    query,
+    CONTACT_LEADS,
+    (limit, after) => listLeadsOfContact(db, tenantId, contactId, { limit, after }),
+    (row) => row.conversation_id,
   );
   return {
-    data: page.data.map(({ cursor_at: _cursor, ...row }) => ({
+    data: page.rows.map((row) => ({
       ...row,
       last_message_at: row.last_message_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
