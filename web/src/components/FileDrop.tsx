@@ -34,28 +34,31 @@ export function FileDrop({
     }
   };
   return (
-    <Paper
-      withBorder
-      role="button"
-      tabIndex={0}
-      aria-label={label}
-      onClick={open}
-      onKeyDown={onKeyDown}
-      onDragOver={(event) => {
-        event.preventDefault();
-        setOver(true);
-      }}
-      onDragLeave={() => setOver(false)}
-      onDrop={onDrop}
-      style={{
-        borderStyle: 'dashed',
-        cursor: 'pointer',
-        background: over ? 'var(--mantine-color-blue-light)' : undefined,
-      }}
-    >
-      <Text ta="center" size={size} py="md">
-        {label}
-      </Text>
+    <>
+      <Paper
+        withBorder
+        role="button"
+        tabIndex={0}
+        aria-label={label}
+        onClick={open}
+        onKeyDown={onKeyDown}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={onDrop}
+        style={{
+          borderStyle: 'dashed',
+          cursor: 'pointer',
+          background: over ? 'var(--mantine-color-blue-light)' : undefined,
+        }}
+      >
+        <Text ta="center" size={size} py="md">
+          {label}
+        </Text>
+      </Paper>
+      {/* Beside the button, not inside it: a control must not hold another one. */}
       <VisuallyHidden>
         <input
           ref={input}
@@ -71,6 +74,6 @@ export function FileDrop({
           }}
         />
       </VisuallyHidden>
-    </Paper>
+    </>
   );
 }
