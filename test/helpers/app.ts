@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe } from 'vitest';
+import { afterAll, beforeAll, describe, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
@@ -46,7 +46,7 @@ export async function startApp(database: TestDatabase, options: TestAppOptions =
       notify: (sql, params) => database.db.query(sql, params),
     });
     const listening = coordination;
-    await waitUntil(() => listening.broadcastsArrive?.() === true, 10_000);
+    await vi.waitUntil(() => listening.broadcastsArrive?.() === true, { timeout: 10_000, interval: 20 });
   }
   const ctx = await createContext(config, { db: database.db, coordination });
   const app = await buildApp(ctx, { logStream });
@@ -85,13 +85,5 @@ export function describeApp(
         return current;
       });
     });
-  }
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

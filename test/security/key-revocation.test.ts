@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startApp, stopApp, type TestApp } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { buildTenant } from '../helpers/factories.js';
@@ -103,13 +103,8 @@ run('[postgres] key changes announced over LISTEN/NOTIFY', () => {
   const listBots = (app: TestApp, key: string) =>
     app.app.inject({ method: 'GET', url: '/v1/bots', headers: { authorization: `Bearer ${key}` } });
   const keyReads = () => statements.filter((sql) => sql.includes('FROM api_keys')).length;
-  const eventually = async (condition: () => Promise<boolean>) => {
-    const until = Date.now() + 5000;
-    while (!(await condition())) {
-      if (Date.now() > until) throw new Error('not reached within 5 s');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const eventually = (condition: () => Promise<boolean>) =>
+    vi.waitUntil(condition, { timeout: 5000, interval: 20 });
 
   it('a cached key is used without reading api_keys, and a rotation elsewhere ends it at once', async () => {
     expect(first.ctx.apiKeys.revalidatesCachedKeys).toBe(false);
