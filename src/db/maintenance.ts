@@ -48,28 +48,15 @@ const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 export async function maintainTables(db: Database): Promise<MaintenancePlan> {
   // Counters of this backend reach the statistics views only when flushed.
   await db.query('SELECT pg_stat_force_next_flush()', []);
-  const rows = await db.query<{
-    table: string;
-    live: number;
-    dead: number;
-    modified: number;
-    analyzed: boolean;
-  }>(
-    `SELECT s.relname AS table, s.n_live_tup::int AS live, s.n_dead_tup::int AS dead,
-            s.n_mod_since_analyze::int AS modified,
-            (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed
-     FROM pg_stat_user_tables s WHERE s.schemaname = 'public'
-     ORDER BY s.relname`,
-    [],
-  );
   const plan = planMaintenance(
-    rows.map((r) => ({
-      table: r.table,
-      live: r.live,
-      dead: r.dead,
-      modifiedSinceAnalyze: r.modified,
-      analyzed: r.analyzed,
-    })),
+    await db.query<TableActivity>(
+      `SELECT s.relname AS table, s.n_live_tup::int AS live, s.n_dead_tup::int AS dead,
+              s.n_mod_since_analyze::int AS "modifiedSinceAnalyze",
+              (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed
+       FROM pg_stat_user_tables s WHERE s.schemaname = 'public'
+       ORDER BY s.relname`,
+      [],
+    ),
   );
   for (const table of plan.vacuum) await db.exec(`VACUUM (ANALYZE) ${quote(table)}`);
   for (const table of plan.analyze) await db.exec(`ANALYZE ${quote(table)}`);
