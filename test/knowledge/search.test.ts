@@ -265,3 +265,52 @@ describeEachBackend('knowledge search', (get) => {
     });
   }
 });
+
+describeEachBackend('knowledge search in a large knowledge base', (get) => {
+  let tenant: TenantFixture;
+  let botId: string;
+  const COMMON = 2_100;
+
+  beforeAll(async () => {
+    const ctx = await createContext(testConfig(), { db: get().db, coordination: memoryCoordination() });
+    tenant = await buildTenant(ctx);
+    botId = (await tenant.bot()).id;
+    // More chunks hold "Mitgliedsbeitrag" than a word's own pull is allowed to read; a few hold
+    // a rare word, one of them without the common word.
+    await get().db.query(
+      `WITH bodies AS (
+         SELECT n, CASE WHEN n = 1 THEN 'Die Kletterwand steht im Keller.'
+                        WHEN n <= 4 THEN 'Mitgliedsbeitrag und Kletterwand Nummer ' || n
+                        ELSE 'Mitgliedsbeitrag Hinweis Nummer ' || n END AS body
+         FROM generate_series(1, $3::int) AS n
+       ), entries AS (
+         INSERT INTO knowledge_entries (tenant_id, bot_id, title, content, language, chunk_count)
+         SELECT $1, $2, 'Eintrag ' || n, body, 'de', 1 FROM bodies RETURNING id, title, content
+       )
+       INSERT INTO knowledge_chunks (tenant_id, entry_id, bot_id, position, content, tsv)
+       SELECT $1, e.id, $2, 0, e.content,
+              setweight(to_tsvector('german', e.title), 'A') || setweight(to_tsvector('german', e.content), 'B')
+       FROM entries e`,
+      [tenant.id, botId, COMMON],
+    );
+  });
+
+  const search = (query: string) => searchKnowledge(get().db, tenant.id, { botId, query, limit: 3 });
+
+  it('finds a rare word next to a word that thousands of chunks hold', async () => {
+    const hits = await search('Mitgliedsbeitrag Kletterwand');
+    expect(hits).toHaveLength(3);
+    expect(hits.every((h) => /Kletterwand/.test(h.content))).toBe(true);
+    const alone = await search('Wo ist die Kletterwand?');
+    expect(alone.map((h) => h.content)).toContain('Die Kletterwand steht im Keller.');
+  });
+
+  it('still answers from the common word when the other words find too little', async () => {
+    const hits = await search('Mitgliedsbeitrag');
+    expect(hits).toHaveLength(3);
+    expect(hits.every((h) => /Mitgliedsbeitrag/.test(h.content))).toBe(true);
+    const unknown = await search('Mitgliedsbeitrag Zauberschloss');
+    expect(unknown).toHaveLength(3);
+    expect(unknown.every((h) => /Mitgliedsbeitrag/.test(h.content))).toBe(true);
+  });
+});

@@ -78,6 +78,8 @@ const RRF_K = 2;
  */
 const CANDIDATE_BUDGET = 120;
 const MIN_PER_WORD = 40;
+/** A word in more chunks than this is pulled only when the rarer words found too few entries. */
+const COMMON_DF = 2000;
 
 interface ResolvedTerm {
   word: string;
@@ -276,29 +278,47 @@ function searchSql(terms: number, withVector: boolean): string {
   const norm = `$${10 + terms}`;
   const cosine = `(SELECT sum(a * b) FROM unnest(c.embedding, ${vec}::real[]) AS v(a, b)) / nullif(c.embedding_norm * ${norm}, 0)`;
   const range = [...Array(terms).keys()];
+  const pull = (name: string, match: string, gate: string) =>
+    `${name} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${match}${gate})`;
   // Each pull is its own CTE, read lazily: the bound below stops it after that many rows, while
   // the planner still picks the index for rare words (a LIMIT inside would tempt it into a
-  // sequential scan that reads the whole table for a rare word).
-  const pulls = range.map(
-    (i) =>
-      `pull${i} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ ${p(i)}::tsquery)`,
-  );
-  if (terms > 1) {
-    pulls.push(
-      `pull${terms} AS MATERIALIZED (SELECT c.id, c.entry_id FROM knowledge_chunks c WHERE ${scope} AND c.tsv @@ $4::tsquery)`,
-    );
-  }
+  // sequential scan that reads the whole table for a rare word). A word's pull is gated by its
+  // document frequency (a gate without a column of the table is checked once, before any scan):
+  // a GIN index answers only with the bitmap of every matching chunk, so the pull of a word in
+  // tens of thousands of chunks costs milliseconds for a few dozen arbitrary chunks. Such a
+  // word's pull runs only when the other pulls found too few entries.
+  const wordDf = (i: number) => `(SELECT coalesce(sum(q.df), 0) FROM q WHERE q.word = ${i})`;
+  const pulls = range.map((i) => pull(`rare${i}`, `${p(i)}::tsquery`, ` AND ${wordDf(i)} <= ${COMMON_DF}`));
+  if (terms > 1) pulls.push(pull('every', '$4::tsquery', ''));
   // A chunk holding every word outranks nearly every chunk that lacks one, so when such
   // chunks cover enough entries the single-word pulls would add nothing but work.
   const perWord = Math.max(MIN_PER_WORD, Math.floor(CANDIDATE_BUDGET / Math.max(terms, 1)));
   const wordLimit =
     terms > 1
       ? `(SELECT CASE WHEN count(DISTINCT z.entry_id) >= $3 THEN 0 ELSE ${perWord} END
-          FROM (SELECT entry_id FROM pull${terms} LIMIT ${CANDIDATE_BUDGET}) AS z)`
+          FROM (SELECT entry_id FROM every LIMIT ${CANDIDATE_BUDGET}) AS z)`
       : `${perWord}`;
-  const bounded = pulls.map(
-    (_, i) => `(SELECT id FROM pull${i} LIMIT ${i === terms ? CANDIDATE_BUDGET : wordLimit})`,
+  const found = [
+    ...(terms > 1 ? [`(SELECT entry_id FROM every LIMIT ${CANDIDATE_BUDGET})`] : []),
+    ...range.map((i) => `(SELECT entry_id FROM rare${i} LIMIT ${wordLimit})`),
+  ];
+  pulls.push(
+    `enough AS MATERIALIZED (SELECT count(DISTINCT f.entry_id) >= $3 AS yes FROM (${found.join(' UNION ALL ')}) AS f)`,
   );
+  pulls.push(
+    ...range.map((i) =>
+      pull(
+        `common${i}`,
+        `${p(i)}::tsquery`,
+        ` AND ${wordDf(i)} > ${COMMON_DF} AND NOT (SELECT yes FROM enough)`,
+      ),
+    ),
+  );
+  const bounded = [
+    ...(terms > 1 ? [`(SELECT id FROM every LIMIT ${CANDIDATE_BUDGET})`] : []),
+    ...range.map((i) => `(SELECT id FROM rare${i} LIMIT ${wordLimit})`),
+    ...range.map((i) => `(SELECT id FROM common${i} LIMIT ${wordLimit})`),
+  ];
   if (withVector) {
     bounded.push(`(SELECT c.id FROM knowledge_chunks c
        WHERE ${scope} AND c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
@@ -312,15 +332,14 @@ function searchSql(terms: number, withVector: boolean): string {
     ? `CASE WHEN c.embedding IS NOT NULL AND cardinality(c.embedding) = cardinality(${vec}::real[])
             THEN ${cosine} END`
     : 'NULL::double precision';
+  // The chunk's vector cut to the query's lexemes, in C: the lexemes that are not the query's
+  // are deleted (unnesting the whole vector row by row cost about three times as much).
+  const queryLexemesOf = (tsv: string) =>
+    `ts_delete(${tsv}, tsvector_to_array(ts_delete(${tsv}, $6::text[])))`;
   // BM25F: title occurrences (weight A) count TITLE_WEIGHT times, text (B) and code forms (C) once.
   const tf = `(cardinality(u.positions) + ${TITLE_WEIGHT - 1} * cardinality(array_positions(u.weights, 'A')))::float8`;
   return `
     WITH typed AS (SELECT ${typed}),
-    ${pulls.map((pull) => `${pull},`).join('\n    ')}
-    candidates AS MATERIALIZED (
-      SELECT coalesce(array_agg(DISTINCT x.id), ARRAY[]::uuid[]) AS ids
-      FROM (${bounded.join('\n UNION ALL ')}) AS x
-    ),
     corpus AS MATERIALIZED (
       SELECT greatest(coalesce(sum(chunks), 0), 1)::float8 AS n,
              greatest(coalesce(sum(total_length)::float8 / nullif(sum(chunks), 0), 1), 1) AS avgdl
@@ -333,6 +352,11 @@ function searchSql(terms: number, withVector: boolean): string {
       CROSS JOIN corpus o
       LEFT JOIN LATERAL (SELECT sum(chunks)::float8 AS df FROM knowledge_term_stats
                          WHERE ${corpusScope} AND lexeme = q.lexeme) d ON true
+    ),
+    ${pulls.map((pull) => `${pull},`).join('\n    ')}
+    candidates AS MATERIALIZED (
+      SELECT coalesce(array_agg(DISTINCT x.id), ARRAY[]::uuid[]) AS ids
+      FROM (${bounded.join('\n UNION ALL ')}) AS x
     ),
     -- The most a word can add: the IDF of its rarest lexeme in the corpus (credit 1), else the
     -- best a close spelling can give, else (no chunk holds it) a share of a one-chunk word's IDF.
@@ -353,7 +377,7 @@ function searchSql(terms: number, withVector: boolean): string {
       SELECT h.id, q.word,
              max(q.credit * q.idf * t.tf * ${K1 + 1} / (t.tf + ${K1} * (${1 - B} + ${B} * h.doc_length / o.avgdl))) AS part
       FROM hits h CROSS JOIN corpus o
-      CROSS JOIN LATERAL (SELECT u.lexeme, ${tf} AS tf FROM unnest(h.tsv) AS u WHERE u.lexeme = ANY ($6::text[])) t
+      CROSS JOIN LATERAL (SELECT u.lexeme, ${tf} AS tf FROM unnest(${queryLexemesOf('h.tsv')}) AS u) t
       JOIN q ON q.lexeme = t.lexeme
       GROUP BY h.id, q.word
     ),
