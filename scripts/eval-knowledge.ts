@@ -54,7 +54,7 @@ const THRESHOLD = 0.4;
  * so a change that loses quality fails CI.
  */
 const MINIMUM: Record<string, { recall1: number; recall3: number; maxFalseHits: number; reply: number }> = {
-  de: { recall1: 0.76, recall3: 0.85, maxFalseHits: 1, reply: 0.7 },
+  de: { recall1: 0.76, recall3: 0.85, maxFalseHits: 1, reply: 0.72 },
   en: { recall1: 0.86, recall3: 0.93, maxFalseHits: 1, reply: 0.81 },
 };
 

@@ -105,6 +105,16 @@ describe('extractAnswer by question type', () => {
     expect(extractAnswer(content, 'Was kostet der Kurs?')).toContain('120,00 €');
     expect(extractAnswer(content, 'Wie viele Menschen haben teilgenommen?')).toContain('415.000 Menschen');
   });
+  it("weighs the words of the entry's title less: they name what every sentence is about", () => {
+    const tariffs =
+      'Taktwerk Kasse gibt es in drei Tarifen. Start kostet 29,00 € pro Monat für eine Kasse. ' +
+      'Pro kostet 59,00 € monatlich und umfasst unbegrenzte Belege.';
+    const question = 'Welche Leistung hat der Taktwerk Tarif Pro?';
+    expect(extractAnswer(tariffs, question)).not.toContain('59,00 €');
+    expect(extractAnswer(tariffs, question, 600, 'de', 'Taktwerk Kasse – Tarife')).toContain(
+      'Pro kostet 59,00 € monatlich',
+    );
+  });
   it('keeps sentences whole', () => {
     const answer = extractAnswer(
       'Founded by E.I. du Pont in 1802. Today 43.3% are exported.',

@@ -87,13 +87,29 @@ function sameWord(a: string, b: string): boolean {
   return part.length >= 5 && long.length > short.length && long.includes(part);
 }
 
-/** Share of the question's content words a sentence holds, plus a bonus when it offers what is asked. */
-function sentenceScore(sentence: string, wanted: string[], type: QuestionType, question: string): number {
+/**
+ * A question word that the entry's title holds names the topic every sentence of the entry is
+ * about ("Was kostet die PZR …" in an entry titled "Professionelle Zahnreinigung"): it tells the
+ * sentences apart less than the other words and weighs this much.
+ */
+const TITLE_WORD_WEIGHT = 0.2;
+
+interface WantedWord {
+  word: string;
+  weight: number;
+}
+
+/** Weighted share of the question's content words a sentence holds, plus a bonus when it offers what is asked. */
+function sentenceScore(sentence: string, wanted: WantedWord[], type: QuestionType, question: string): number {
   const words = contentWords(sentence);
   let overlap = 0;
-  for (const term of wanted) if (words.some((w) => sameWord(term, w))) overlap += 1;
+  let total = 0;
+  for (const { word, weight } of wanted) {
+    total += weight;
+    if (words.some((w) => sameWord(word, w))) overlap += weight;
+  }
   if (overlap === 0) return 0;
-  return overlap / Math.max(wanted.length, 1) + 0.3 * typeFit(sentence, type, question);
+  return overlap / Math.max(total, 1e-9) + 0.3 * typeFit(sentence, type, question);
 }
 
 interface Candidate {
@@ -102,8 +118,12 @@ interface Candidate {
   score: number;
 }
 
-function candidates(content: string, question: string, language: Language): Candidate[] {
-  const wanted = [...new Set(contentWords(question))];
+function candidates(content: string, question: string, language: Language, title = ''): Candidate[] {
+  const topic = contentWords(toPlainText(title));
+  const wanted = [...new Set(contentWords(question))].map((word) => ({
+    word,
+    weight: topic.some((t) => sameWord(word, t)) ? TITLE_WORD_WEIGHT : 1,
+  }));
   const type = questionType(question);
   return splitSentences(toPlainText(content), language).map((sentence, index) => ({
     sentence,
@@ -123,8 +143,9 @@ export function extractAnswer(
   question: string,
   maxChars = MAX_ANSWER_CHARS,
   language: Language = detectLanguage(question),
+  title = '',
 ): string {
-  const all = candidates(content, question, language);
+  const all = candidates(content, question, language, title);
   if (all.length === 0) return '';
   const ranked = [...all].sort((a, b) => b.score - a.score || a.index - b.index);
   const best = ranked[0]!;
@@ -159,14 +180,20 @@ export function offlineAnswer(grounding: ModelRequest['grounding']): string {
     for (const hit of hits.filter((h) => h.score >= top.score * CLOSE_HIT_SHARE)) {
       const best = Math.max(
         0,
-        ...candidates(hit.content, grounding.userMessage, language).map((c) => c.score),
+        ...candidates(hit.content, grounding.userMessage, language, hit.title).map((c) => c.score),
       );
       if (best * hit.score > chosenScore) {
         chosen = hit;
         chosenScore = best * hit.score;
       }
     }
-    const answer = extractAnswer(chosen.content, grounding.userMessage, MAX_ANSWER_CHARS, language);
+    const answer = extractAnswer(
+      chosen.content,
+      grounding.userMessage,
+      MAX_ANSWER_CHARS,
+      language,
+      chosen.title,
+    );
     if (answer) return LEAD_IN[language](toPlainText(chosen.title)) + answer;
   }
   return HAND_OVER[language][grounding.formalAddress ? 'formal' : 'informal'];
