@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImportWorker } from '../../src/modules/knowledge/import-worker.js';
+import { ImportWorker, MAX_DOCUMENT_ATTEMPTS } from '../../src/modules/knowledge/import-worker.js';
 import { importDeps } from '../../src/modules/knowledge/imports-service.js';
 import { describeApp, startApp, stopApp, type TestApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/factories.js';
@@ -467,6 +467,41 @@ describeApp(
       );
       await drain();
       expect(await read(`${prefix()}/${job.id}`)).toMatchObject({ status: 'done', entries_created: 1 });
+    });
+
+    it('fails a document in words after it ended the worker on every attempt', async () => {
+      const job = await accepted(
+        await upload(prefix(), [
+          { name: 'absturz.txt', type: 'text/plain', content: 'Dieser Text bringt den Worker zu Fall.' },
+          { name: 'gut.txt', type: 'text/plain', content: 'Leihräder gibt es am Bahnhof.' },
+        ]),
+      );
+      const crashing = new ImportWorker(importDeps(get().ctx));
+      // The worker dies while reading the document: nothing is stored, the lease runs out.
+      const reader = crashing as unknown as { importDocument: () => Promise<never> };
+      reader.importDocument = () => Promise.reject(new Error('worker crashed'));
+      for (let attempt = 1; attempt <= MAX_DOCUMENT_ATTEMPTS; attempt += 1) {
+        await expect(crashing.step()).rejects.toThrow('worker crashed');
+        await get().db.query(
+          "UPDATE knowledge_imports SET locked_until = now() - interval '1 second' WHERE id = $1",
+          [job.id],
+        );
+      }
+      await drain();
+      const done = await read(`${prefix()}/${job.id}`);
+      expect(done).toMatchObject({ status: 'done', entries_created: 1 });
+      expect(done.documents.find((d) => d.name === 'absturz.txt')).toMatchObject({
+        status: 'failed',
+        error_code: 'attempts_exhausted',
+      });
+      expect(done.errors).toEqual([
+        {
+          document: 'absturz.txt',
+          code: 'attempts_exhausted',
+          message: `Das Dokument konnte nach ${MAX_DOCUMENT_ATTEMPTS} Versuchen nicht verarbeitet werden.`,
+        },
+      ]);
+      expect(await entriesOf('source_name = $2', ['absturz.txt'])).toEqual([]);
     });
 
     it('is picked up by the scheduler of a restarted instance, also when a stopped worker held it', async () => {

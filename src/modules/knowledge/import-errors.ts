@@ -19,7 +19,8 @@ export type ImportErrorCode =
   | 'fetch_failed'
   | 'too_many_redirects'
   | 'not_a_sitemap'
-  | 'page_limit';
+  | 'page_limit'
+  | 'attempts_exhausted';
 
 export class ImportDocumentError extends Error {
   constructor(
@@ -93,5 +94,10 @@ export const importErrors = {
     new ImportDocumentError(
       'page_limit',
       `Die Sitemap listet ${listed} Seiten; importiert werden nur die ersten ${max}.`,
+    ),
+  attemptsExhausted: (attempts: number) =>
+    new ImportDocumentError(
+      'attempts_exhausted',
+      `Das Dokument konnte nach ${attempts} Versuchen nicht verarbeitet werden.`,
     ),
 };

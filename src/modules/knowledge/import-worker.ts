@@ -31,6 +31,8 @@ import {
 export const MAX_DOCUMENT_ENTRIES = 500;
 /** Nested sitemaps a sitemap step may read, plus robots.txt and the sitemap itself. */
 const LEASE_FETCHES = 24;
+/** Starts on one document at most; a document that never gets through is failed after them. */
+export const MAX_DOCUMENT_ATTEMPTS = 3;
 
 interface ImportedEntry {
   prepared: PreparedEntry;
@@ -74,7 +76,13 @@ export class ImportWorker {
       this.robots.delete(job.id);
       return true;
     }
-    const outcome = await this.importDocument(job, document);
+    // Counted before the work, so a document whose processing ends the worker every time
+    // does not come back forever.
+    const attempts = await imports.startDocument(this.deps.db, document.id);
+    const outcome: Outcome =
+      attempts > MAX_DOCUMENT_ATTEMPTS
+        ? { status: 'failed', pages: null, error: importErrors.attemptsExhausted(MAX_DOCUMENT_ATTEMPTS) }
+        : await this.importDocument(job, document);
     await this.store(job, token, document, outcome);
     return true;
   }

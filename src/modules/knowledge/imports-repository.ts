@@ -221,6 +221,16 @@ export async function nextDocument(
   );
 }
 
+/** Counts a worker's start on the document; answers the attempts so far, this one included. */
+export async function startDocument(db: Queryable, documentId: string): Promise<number> {
+  const row = await queryOne<{ attempts: number }>(
+    db,
+    'UPDATE knowledge_import_documents SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts',
+    [documentId],
+  );
+  return row?.attempts ?? 0;
+}
+
 export async function finishDocument(
   tx: Queryable,
   documentId: string,

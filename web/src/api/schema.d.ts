@@ -1983,7 +1983,7 @@ export interface components {
         KnowledgeImportError: {
             /** @description File name or URL the error is about */
             document: string;
-            /** @description unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit */
+            /** @description unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit, attempts_exhausted */
             code: string;
             /** @description What went wrong, in German words */
             message: string;
