@@ -26,7 +26,9 @@ export type FakeBehaviour =
   /** The first part of the body, then the connection is destroyed. */
   | { kind: 'cut'; text?: string }
   /** Streaming: every delta, then a clean end without finish_reason/[DONE] or message_stop. */
-  | { kind: 'unfinished'; text?: string };
+  | { kind: 'unfinished'; text?: string }
+  /** Streaming: one delta every `intervalMs`, then the normal end; stops when the caller hangs up. */
+  | { kind: 'trickle'; intervalMs: number; text: string };
 
 /** A response in parts: the JSON body, or the stream's opening events, deltas and closing events. */
 interface Rendered {
@@ -45,6 +47,8 @@ const FALLBACK_TEXT = 'Antwort vom Testmodell mit mehreren Wörtern.';
  */
 export class FakeModelServer {
   readonly requests: RecordedRequest[] = [];
+  /** Responses whose caller hung up before the response was complete. */
+  abandoned = 0;
   queue: FakeBehaviour[] = [];
   fallback: FakeBehaviour = { kind: 'reply', text: 'Antwort vom Testmodell.' };
   private server?: Server;
@@ -129,6 +133,26 @@ export class FakeModelServer {
       case 'unfinished':
         res.end(stream ? [...rendered.head, ...rendered.deltas].join('') : half);
         return;
+      case 'trickle': {
+        const parts = stream ? [...rendered.deltas, rendered.tail.join('')] : [rendered.json];
+        res.flushHeaders();
+        if (stream) res.write(rendered.head.join(''));
+        const timer = setInterval(() => {
+          const part = parts.shift();
+          if (part === undefined) return;
+          if (parts.length > 0) res.write(part);
+          else {
+            clearInterval(timer);
+            res.end(part);
+          }
+        }, behaviour.intervalMs);
+        res.on('close', () => {
+          clearInterval(timer);
+          if (!res.writableFinished) this.abandoned += 1;
+        });
+        this.hanging.add(() => clearInterval(timer));
+        return;
+      }
     }
   }
 

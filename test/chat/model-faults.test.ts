@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { createModelProvider } from '../../src/modules/models/index.js';
 import { describeApp, type TestApp } from '../helpers/app.js';
@@ -162,8 +162,17 @@ for (const provider of ['openai', 'anthropic'] as const) {
     it('a client that hangs up after the first delta gets nothing stored, charged or claimed', async () => {
       const tenant = await buildTenant(get().ctx, { quota: 5 });
       const bot = await tenant.bot();
-      server.queue = [{ kind: 'stall', after: 'first-delta', text: 'Eine lange Antwort, die nie endet' }];
+      // The model keeps sending, each gap well inside MODEL_TIMEOUT_MS, and would finish after
+      // about 1.2 s: only the hang-up can keep the reply from being stored.
+      const words = 'Eine lange Antwort mit zwölf Wörtern, die nach und nach eintrifft, bis zum Ende.';
+      const abandoned = server.abandoned;
+      server.queue = [{ kind: 'trickle', intervalMs: 100, text: words }];
+      const started = Date.now();
       await hangUpAfterFirstDelta(get(), tenant, bot.id, 'k-hangup');
+      // The model call is aborted: its connection closes before the reply is complete.
+      await vi.waitUntil(() => server.abandoned > abandoned, { timeout: 1000, interval: 10 });
+      // Past the moment the whole reply would have arrived.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1800 - (Date.now() - started))));
       const ledger = await eventually(
         () => ledgerOf(get().db, tenant.id),
         (l) => l.reservations === 0 && l.inFlightKeys === 0,

@@ -126,6 +126,10 @@ describe('PostgreSQL outages (own cluster)', () => {
     expect(logs.filter((l) => l.msg === 'database unavailable')).toHaveLength(1);
     expect(logs.filter((l) => l.msg === 'database available again')).toHaveLength(1);
     expect(logs.filter((l) => l.msg === 'request failed')).toHaveLength(0);
+    // Nothing else at warn or above, and no stack trace anywhere.
+    const loud = logs.filter((l) => Number(l.level) >= 40 && l.msg !== 'database unavailable');
+    expect(loud.map((l) => l.msg)).toEqual([]);
+    expect(logs.filter((l) => JSON.stringify(l).includes('"stack"'))).toEqual([]);
   });
 
   it('frozen database: chat and /ready answer 503 within the timeouts, and recover when it thaws', async () => {

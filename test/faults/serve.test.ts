@@ -92,19 +92,34 @@ describe('parley serve: start without its dependencies, start against a frozen d
     expect(serve.logLines(/^database unavailable$/)).toHaveLength(1);
     expect(serve.logLines(/^database available again$/)).toHaveLength(1);
 
-    // Shutdown: one keep-alive connection idle, one with a request in flight.
+    // Shutdown: one keep-alive connection idle, one request that finishes within the grace
+    // period, and one that never would (its model does not answer): the grace period ends it.
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     expect((await get(`${serve.url}/health`, agent)).status).toBe(200);
-    model.queue = [{ kind: 'delay', ms: 1500, text: 'Eine Antwort, die etwas dauert.' }];
+    model.queue = [{ kind: 'delay', ms: 1500, text: 'Eine Antwort, die etwas dauert.' }, { kind: 'hang' }];
+    const modelCalls = model.requests.length;
     const inFlight = post(`${serve.url}/api/bot-chat/${botId}/chat`, { message: 'Noch eine Frage' }, headers);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(async () => model.requests.length === modelCalls + 1, 10_000, 'the first model call');
+    const hanging = post(
+      `${serve.url}/api/bot-chat/${botId}/chat`,
+      { message: 'Und noch eine' },
+      headers,
+    ).then(
+      (res) => res.status,
+      () => 'connection closed',
+    );
+    await waitFor(async () => model.requests.length === modelCalls + 2, 10_000, 'the second model call');
     const signalled = Date.now();
     serve.signal('SIGTERM');
     const answer = await inFlight;
     expect(answer.status).toBe(200);
     expect(await serve.exited).toBe(0);
     const exitMs = Date.now() - signalled;
-    console.log(`SIGTERM with keep-alive clients: in-flight request answered, exit after ${exitMs} ms`);
+    console.log(
+      `SIGTERM with keep-alive clients: in-flight request answered, a hanging one cut, exit after ${exitMs} ms`,
+    );
+    expect(await hanging).toBe('connection closed');
+    expect(exitMs).toBeGreaterThanOrEqual(GRACE_MS - 200);
     expect(exitMs).toBeLessThan(GRACE_MS + 1000);
     agent.destroy();
   });

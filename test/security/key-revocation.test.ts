@@ -1,8 +1,28 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { testConfig } from '../../src/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { migrate } from '../../src/db/migrate.js';
 import { startApp, stopApp, type TestApp } from '../helpers/app.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { buildTenant } from '../helpers/factories.js';
+
+const BIN = join(import.meta.dirname, '../../bin/parley.js');
+
+/** `parley key create` in a process of its own, as an operator runs it next to the server. */
+async function rotateWithCli(tenantId: string, env: Record<string, string>): Promise<string> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [BIN, 'key', 'create', '--tenant', tenantId, '--json'],
+    { env: { ...process.env, BCRYPT_COST: '4', REDIS_URL: '', DATABASE_URL: '', ...env } },
+  );
+  return (JSON.parse(stdout) as { key: string }).key;
+}
 
 /**
  * Two server processes on one PostgreSQL database without Redis (two app contexts here, each
@@ -120,6 +140,14 @@ run('[postgres] key changes announced over LISTEN/NOTIFY', () => {
     expect((await listBots(first, next)).statusCode).toBe(200);
   });
 
+  it('a key rotated with the CLI is refused on the next request', async () => {
+    const tenant = await buildTenant(first.ctx);
+    expect((await listBots(first, tenant.apiKey)).statusCode).toBe(200);
+    const next = await rotateWithCli(tenant.id, { DATABASE_URL: database.url! });
+    expect((await listBots(first, tenant.apiKey)).statusCode).toBe(401);
+    expect((await listBots(first, next)).statusCode).toBe(200);
+  });
+
   it('an expiry set by plain SQL reaches the cache through the trigger', async () => {
     const tenant = await buildTenant(first.ctx);
     expect((await listBots(first, tenant.apiKey)).statusCode).toBe(200);
@@ -148,5 +176,37 @@ run('[postgres] key changes announced over LISTEN/NOTIFY', () => {
     expect(keyReads()).toBe(before + 1);
     await eventually(async () => !first.ctx.apiKeys.revalidatesCachedKeys);
     expect(first.ctx.apiKeys.cachedCount).toBe(0);
+  });
+});
+
+/**
+ * PGlite without Redis: the CLI cannot open the data directory while the server holds it, so a
+ * key can only change through the running server, which evicts it from its own cache at once.
+ */
+describe('[pglite] a key rotated with the CLI while the server runs', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-key-cli-'));
+  let ctx: AppContext;
+
+  beforeAll(async () => {
+    ctx = await createContext(testConfig({ PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }));
+    await migrate(ctx.db);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('the CLI is refused and the key is unchanged; a rotation through the server ends it at once', async () => {
+    const tenant = await buildTenant(ctx);
+    expect((await ctx.apiKeys.verify(tenant.apiKey)).tenantId).toBe(tenant.id);
+    const refused = await rotateWithCli(tenant.id, { PARLEY_DATA_DIR: dataDir }).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+    expect(`${refused?.stdout}${refused?.stderr}`).toContain(`is in use by process ${process.pid}`);
+    expect((await ctx.apiKeys.verify(tenant.apiKey)).tenantId).toBe(tenant.id);
+    await ctx.apiKeys.issue({ tenantId: tenant.id });
+    await expect(ctx.apiKeys.verify(tenant.apiKey)).rejects.toThrow();
   });
 });

@@ -90,6 +90,7 @@ describe('configuration', () => {
     expect(config.auth.bcryptCost).toBe(10);
     expect(config.knowledge.minScore).toBe(0.4);
     expect(config.model.provider).toBe('offline');
+    expect(config.shutdownGraceMs).toBe(10_000);
   });
 
   it.each([
