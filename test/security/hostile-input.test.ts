@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { findNul } from '../../src/http/hostile-input.js';
 import { RecordingModel, useModel } from '../chat/fixtures.js';
@@ -12,7 +11,6 @@ const NUL = '\u0000';
 interface OpenApiParameter {
   name: string;
   in: string;
-  required?: boolean;
   schema?: Record<string, unknown>;
 }
 interface OpenApiDocument {
@@ -205,30 +203,6 @@ describeApp('numeric query parameters are bounded', (get) => {
     });
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().knowledge_min_score).toBe(0);
-  });
-
-  it('a parameter the operation does not declare (`?offset=1e19`) is a 400 on every list and search', async () => {
-    const t = get();
-    const tenant = await buildTenant(t.ctx);
-    const document = t.app.swagger() as unknown as OpenApiDocument;
-    const accepted: string[] = [];
-    let checked = 0;
-    for (const [path, operations] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(operations)) {
-        const query = (operation.parameters ?? []).filter((p) => p.in === 'query');
-        if (method !== 'get' || query.length === 0) continue;
-        const required = query.filter((p) => p.required).map((p) => `${p.name}=Yoga&`);
-        const url = `${path.replace(/\{[^}]+\}/g, randomUUID())}?${required.join('')}offset=1e19`;
-        const headers = path.startsWith('/v1/') ? tenant.keyHeaders : tenant.owner.headers;
-        const res = await t.app.inject({ method: method.toUpperCase() as 'GET', url, headers });
-        checked += 1;
-        if (res.statusCode !== 400 || res.json().message !== "Unknown field 'offset' in querystring") {
-          accepted.push(`${method.toUpperCase()} ${path}: ${res.statusCode} ${res.body.slice(0, 120)}`);
-        }
-      }
-    }
-    expect(checked).toBeGreaterThan(15);
-    expect(accepted).toEqual([]);
   });
 
   it('a number beyond bigint in a query is a 400, not a 500', async () => {
