@@ -15,8 +15,8 @@ export interface Coordination {
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;
   /**
-   * Whether broadcasts from other processes arrive right now. Absent where that cannot be told
-   * (process memory, Redis); false while a listening connection is down.
+   * Whether broadcasts from other processes arrive right now: false while the listening
+   * connection (Redis subscriber, PostgreSQL LISTEN) is down. Absent in process memory.
    */
   broadcastsArrive?(): boolean;
   close(): Promise<void>;
@@ -82,7 +82,9 @@ export interface RedisCoordinationOptions {
  * once it is there); commands fail at once while it is unreachable (no offline queue) and
  * after `commandTimeoutMs` when it hangs. Then counters fall back to this process's memory
  * (fail-open: each instance limits on its own until Redis is back), and a broadcast reaches
- * this instance only. Counters in Redis are lost when a Redis without persistence restarts.
+ * this instance only; `broadcastsArrive()` is false meanwhile, so callers that keep caches fresh
+ * by broadcasts fall back to reading the database, and `RESYNC_CHANNEL` follows the gap.
+ * Counters in Redis are lost when a Redis without persistence restarts.
  */
 export async function redisCoordination(
   url: string,
@@ -103,11 +105,27 @@ export async function redisCoordination(
   });
   // The subscriber queues its SUBSCRIBE until connected and renews it after a reconnect.
   const subscriber = new Redis(url, settings);
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  const deliver = (channel: string, message: string) => {
+    for (const handler of handlers.get(PREFIX + channel) ?? []) handler(message);
+  };
   let closing = false;
   redis.on('error', (error: Error) => availability?.markDown(error));
   redis.on('close', () => closing || availability?.markDown(new Error('connection closed')));
   redis.on('ready', () => availability?.markUp());
   subscriber.on('error', () => undefined);
+  // Broadcasts arrive only while the subscriber is connected (ioredis subscribes again on
+  // every reconnect, before 'ready'). After a gap, what a missed broadcast changed must go.
+  let subscribed = false;
+  let everSubscribed = false;
+  subscriber.on('close', () => {
+    subscribed = false;
+  });
+  subscriber.on('ready', () => {
+    subscribed = true;
+    if (everSubscribed) deliver(RESYNC_CHANNEL, '');
+    everSubscribed = true;
+  });
   // Connected before the first request when Redis is there; started without it otherwise.
   await Promise.race([
     redis.connect().catch(() => undefined),
@@ -116,9 +134,8 @@ export async function redisCoordination(
   subscriber.connect().catch(() => undefined);
 
   const local = memoryCoordination();
-  const handlers = new Map<string, Set<(message: string) => void>>();
   subscriber.on('message', (channel: string, message: string) => {
-    for (const handler of handlers.get(channel) ?? []) handler(message);
+    if (channel.startsWith(PREFIX)) deliver(channel.slice(PREFIX.length), message);
   });
   /** Runs the Redis command; when Redis cannot answer, the local fallback. */
   const orLocal = async <T>(remote: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => {
@@ -164,10 +181,9 @@ export async function redisCoordination(
         async () => {
           await redis.publish(PREFIX + channel, message);
         },
-        // This instance at least hears it; the others keep their caches until they expire.
-        async () => {
-          for (const handler of handlers.get(PREFIX + channel) ?? []) handler(message);
-        },
+        // This instance at least hears it; the others' subscribers are cut off from the same
+        // Redis, so they do not rely on broadcasts meanwhile and drop their caches after it.
+        async () => deliver(channel, message),
       ),
     async subscribe(channel, handler) {
       const full = PREFIX + channel;
@@ -176,6 +192,7 @@ export async function redisCoordination(
       handlers.set(full, set);
       if (set.size === 1) subscriber.subscribe(full).catch(() => undefined);
     },
+    broadcastsArrive: () => subscribed,
     async close() {
       closing = true;
       subscriber.disconnect();

@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { memoryCoordination, redisCoordination } from '../../src/coordination/index.js';
 import type { Database } from '../../src/db/database.js';
@@ -153,6 +153,43 @@ describeEachBackend('API keys', (get) => {
     expect(keys.cachedCount).toBe(1);
     now += 11_000;
     expect(await rejection(keys.verify(key))).toMatchObject({ error: 'API Key abgelaufen' });
+  });
+
+  it.skipIf(!process.env.REDIS_URL)(
+    'with Redis connected, trusts its cache: a change made behind its back waits for a broadcast',
+    async () => {
+      const coordination = await redisCoordination(process.env.REDIS_URL!);
+      try {
+        const keys = service(get().db, undefined, coordination);
+        await keys.start();
+        await vi.waitUntil(() => coordination.broadcastsArrive?.() === true, { timeout: 5000 });
+        expect(keys.revalidatesCachedKeys).toBe(false);
+        const { key, record } = await keys.issue({ tenantId: await tenant(get().db) });
+        await keys.verify(key);
+        await get().db.query('UPDATE api_keys SET is_active = false WHERE id = $1', [record.id]);
+        expect((await keys.verify(key)).keyId).toBe(record.id);
+      } finally {
+        await coordination.close();
+      }
+    },
+  );
+
+  it('with Redis unreachable, confirms every cached key with the database', async () => {
+    const coordination = await redisCoordination('redis://127.0.0.1:1', { commandTimeoutMs: 100 });
+    try {
+      expect(coordination.broadcastsArrive?.()).toBe(false);
+      const keys = service(get().db, undefined, coordination);
+      await keys.start();
+      expect(keys.revalidatesCachedKeys).toBe(true);
+      const { key, record } = await keys.issue({ tenantId: await tenant(get().db) });
+      await keys.verify(key);
+      expect(keys.cachedCount).toBe(1);
+      // No broadcast can announce this change (another process, plain SQL), yet it holds at once.
+      await get().db.query('UPDATE api_keys SET is_active = false WHERE id = $1', [record.id]);
+      expect(await rejection(keys.verify(key))).toMatchObject({ statusCode: 401 });
+    } finally {
+      await coordination.close();
+    }
   });
 
   it.skipIf(!process.env.REDIS_URL)('broadcasts a rotation to a second instance through Redis', async () => {
