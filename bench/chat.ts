@@ -20,6 +20,12 @@
  * peak RSS and CPU milliseconds per request of the service, of PostgreSQL's backends and of
  * the load generator.
  *
+ * Memory runs: with BENCH_AMOUNT, BENCH_SAMPLE_EVERY=<n> prints the service's memory after every
+ * n answered chats (RSS, V8 heap, external and array buffers of the main thread, and the
+ * resident part of WebAssembly memories, i.e. PGlite's), and BENCH_HEAP_SNAPSHOT=<dir> writes
+ * a heap snapshot of the service's main thread into dir after the load, before it is stopped
+ * (`npm run bench:heap -- <file>` summarises it).
+ *
  * PostgreSQL runs in a scratch database that is created and dropped here. The tenants have
  * unlimited plans and the rate limit is raised (CHAT_RATE_LIMIT_MAX), so the figures measure
  * the pipeline, not the limits. Every request opens a new conversation and stores two
@@ -27,12 +33,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import Fastify from 'fastify';
 import pg from 'pg';
 import type { ModelProvider } from '../src/modules/models/provider.js';
@@ -65,7 +72,7 @@ interface CannonResult {
 type Autocannon = (
   options: CannonOptions,
   done: (error: Error | null, result: CannonResult) => void,
-) => unknown;
+) => { on(event: 'response', listener: () => void): void };
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** `--name=value` arguments win over BENCH_NAME variables. */
@@ -83,6 +90,10 @@ const WARMUP = Number(setting('warmup', '3'));
 /** A fixed number of chats instead of a duration (memory runs), e.g. --amount=20000. */
 const AMOUNT = Number(setting('amount', '0'));
 const CONNECTIONS = Number(setting('connections', '50'));
+/** With an amount: print the service's memory after every this many answered chats. */
+const SAMPLE_EVERY = Number(setting('sample_every', '0'));
+/** A directory: write a heap snapshot of the service there after the load. */
+const HEAP_SNAPSHOT = setting('heap_snapshot', '');
 const STREAMS = Number(setting('streams', '2000'));
 const STREAM_MS = Number(setting('stream_ms', '2000'));
 const POSTGRES_URL = setting('database_url', 'postgres://postgres@127.0.0.1:5432/test');
@@ -281,10 +292,20 @@ function slowStreaming(model: ModelProvider, ms: number): ModelProvider {
   };
 }
 
+/** Asked by the parent over the IPC channel: memory figures, or a heap snapshot. */
+type ChildRequest = { op: 'memory' } | { op: 'snapshot'; dir: string };
+
 async function child(target: Target): Promise<void> {
   const ready = target === 'hello' ? await serveHello() : await serveParley();
   // A normal exit, so `node --cpu-prof` / `--heap-prof` can write their profiles.
   process.once('SIGTERM', () => process.exit(0));
+  process.on('message', (request: ChildRequest) => {
+    if (request.op === 'memory') process.send!({ memory: process.memoryUsage() });
+    else
+      process.send!({
+        snapshot: writeHeapSnapshot(join(request.dir, `chat-${target}-${process.pid}.heapsnapshot`)),
+      });
+  });
   process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
 }
 
@@ -318,7 +339,7 @@ function startServer(
     {
       // One instance, in-memory rate-limit counters: the figures are the pipeline's own.
       env: { ...process.env, REDIS_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
   );
   return new Promise((resolve, reject) => {
@@ -340,6 +361,55 @@ function memoryOf(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * Resident WebAssembly memory of a process, in MB. V8 reserves 10 GB of address space for each
+ * memory: 2 GB inaccessible, then the memory's pages (read-write), then the inaccessible rest;
+ * the read-write mapping between the two is the memory (PGlite's, in the service).
+ */
+function wasmMemoryOf(pid: number): number {
+  let smaps: string;
+  try {
+    smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return NaN;
+  }
+  const maps: { start: number; end: number; perm: string; rssKb: number }[] = [];
+  for (const line of smaps.split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+    if (range)
+      maps.push({ start: parseInt(range[1]!, 16), end: parseInt(range[2]!, 16), perm: range[3]!, rssKb: 0 });
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss && maps.length > 0) maps[maps.length - 1]!.rssKb = Number(rss[1]);
+  }
+  let kb = 0;
+  for (let i = 1; i < maps.length - 1; i++) {
+    const [before, map, after] = [maps[i - 1]!, maps[i]!, maps[i + 1]!];
+    const guarded =
+      before.perm === '---p' && before.end === map.start && before.end - before.start === 2 ** 31;
+    if (map.perm === 'rw-p' && guarded && after.perm === '---p' && after.start === map.end) kb += map.rssKb;
+  }
+  return kb / 1024;
+}
+
+/** Sends a request to the service over its IPC channel and waits for the answer. */
+function ask<T>(child: ChildProcess, request: ChildRequest): Promise<T> {
+  return new Promise((resolve) => {
+    child.once('message', (answer) => resolve(answer as T));
+    child.send(request);
+  });
+}
+
+/** One line of memory figures of the service, in MB. */
+async function memoryLine(child: ChildProcess, label: string): Promise<string> {
+  const { memory } = await ask<{ memory: NodeJS.MemoryUsage }>(child, { op: 'memory' });
+  const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  return (
+    `${label}: RSS ${memoryOf(child.pid!, 'VmRSS').toFixed(0)} MB (peak ${memoryOf(child.pid!, 'VmHWM').toFixed(0)}), ` +
+    `heap used ${mb(memory.heapUsed)} of ${mb(memory.heapTotal)}, external ${mb(memory.external)} ` +
+    `(array buffers ${mb(memory.arrayBuffers)}), WebAssembly ${wasmMemoryOf(child.pid!).toFixed(0)}`
+  );
 }
 
 /** CPU time (user + system, all threads) of processes, in milliseconds. */
@@ -377,9 +447,10 @@ async function postgresBackends(url: string | undefined): Promise<number[]> {
   }
 }
 
-function cannon(options: CannonOptions): Promise<CannonResult> {
+function cannon(options: CannonOptions, onResponse?: () => void): Promise<CannonResult> {
   return new Promise((resolve, reject) => {
-    autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+    const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+    if (onResponse) instance.on('response', onResponse);
   });
 }
 
@@ -453,13 +524,27 @@ async function measure(
   name: string,
   target: Target,
   env: Record<string, string>,
-  drive: (ready: Ready) => Promise<Measured>,
+  drive: (ready: Ready, onResponse?: () => void) => Promise<Measured>,
   warm: (ready: Ready) => Promise<unknown>,
   postgresUrl?: string,
 ): Promise<Result> {
   const { child, ready } = await startServer(target, env);
+  // Memory samples, one after another over the IPC channel, printed as they come.
+  let samples = Promise.resolve();
+  const sample = (label: string) => {
+    samples = samples.then(async () => console.log(`${name}, ${await memoryLine(child, label)}`));
+  };
+  let answered = 0;
+  const onResponse =
+    SAMPLE_EVERY > 0 && AMOUNT > 0
+      ? () => {
+          answered += 1;
+          if (answered % SAMPLE_EVERY === 0) sample(`${answered} chats`);
+        }
+      : undefined;
   try {
     await warm(ready);
+    if (onResponse) sample('after warm-up');
     const backends = await postgresBackends(postgresUrl);
     const cpuBefore = {
       service: cpuMs([child.pid!]),
@@ -467,10 +552,11 @@ async function measure(
       generator: generatorCpuMs(),
     };
     const health = sampleHealth(ready.port);
-    const measured = await drive(ready);
+    const measured = await drive(ready, onResponse);
     const healthLatencies = await health.stop();
+    await samples;
     const perRequest = (after: number, before: number) => (after - before) / Math.max(1, measured.completed);
-    return {
+    const result = {
       name,
       ...measured,
       peakRssMb: memoryOf(child.pid!, 'VmHWM'),
@@ -482,6 +568,15 @@ async function measure(
         generator: perRequest(generatorCpuMs(), cpuBefore.generator),
       },
     };
+    if (HEAP_SNAPSHOT) {
+      mkdirSync(HEAP_SNAPSHOT, { recursive: true });
+      const { snapshot } = await ask<{ snapshot: string }>(child, {
+        op: 'snapshot',
+        dir: resolvePath(HEAP_SNAPSHOT),
+      });
+      console.log(`${name}: heap snapshot ${snapshot}`);
+    }
+    return result;
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -532,9 +627,12 @@ function cannonDrive(target: Target, method: 'GET' | 'POST' = 'GET') {
     warm: async (ready: Ready) => {
       if (WARMUP > 0) await cannon({ ...options(ready), duration: WARMUP });
     },
-    drive: async (ready: Ready) =>
+    drive: async (ready: Ready, onResponse?: () => void) =>
       fromCannon(
-        await cannon({ ...options(ready), ...(AMOUNT > 0 ? { amount: AMOUNT } : { duration: DURATION }) }),
+        await cannon(
+          { ...options(ready), ...(AMOUNT > 0 ? { amount: AMOUNT } : { duration: DURATION }) },
+          onResponse,
+        ),
       ),
   };
 }

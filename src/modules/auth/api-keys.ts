@@ -28,9 +28,23 @@ interface CachedKey extends VerifiedKey {
 export interface ApiKeyServiceOptions {
   bcryptCost: number;
   cacheTtlSeconds: number;
+  /** Verified keys the cache holds: its byte bound is this many typical entries. */
   cacheMax: number;
   now?: () => number;
 }
+
+/*
+ * Both caches are bounded by bytes (UTF-16 string lengths plus object overhead), not entries:
+ * an LRU bounded by entries allocates its arrays for all of them up front (about 4 MB for the
+ * 100,000 revoked ids below, held empty for the life of the process).
+ */
+/** Bytes of a cached verification: the SHA-256 hex digest, the key and tenant ids, the object. */
+const cachedKeySize = (entry: CachedKey, digest: string) =>
+  2 * (digest.length + entry.keyId.length + entry.tenantId.length) + 96;
+/** A typical cached verification: a 64-character digest and two UUIDs. */
+const CACHED_KEY_BYTES = 2 * (64 + 36 + 36) + 96;
+/** Room for 100,000 revoked key ids (UUIDs). */
+const REVOKED_MAX_BYTES = 100_000 * (2 * 36 + 64);
 
 /**
  * Issues and verifies tenant API keys. Verified keys are cached by the SHA-256 of the plain
@@ -62,8 +76,17 @@ export class ApiKeyService {
   ) {
     this.now = options.now ?? Date.now;
     const ttl = Math.max(1, options.cacheTtlSeconds) * 1000;
-    this.cache = new LRUCache({ max: options.cacheMax, ttl, ttlAutopurge: false });
-    this.revoked = new LRUCache({ max: 100_000, ttl: ttl * 2 });
+    this.cache = new LRUCache({
+      maxSize: options.cacheMax * CACHED_KEY_BYTES,
+      sizeCalculation: cachedKeySize,
+      ttl,
+      ttlAutopurge: false,
+    });
+    this.revoked = new LRUCache({
+      maxSize: REVOKED_MAX_BYTES,
+      sizeCalculation: (_value, keyId) => 2 * keyId.length + 64,
+      ttl: ttl * 2,
+    });
   }
 
   async start(): Promise<void> {
