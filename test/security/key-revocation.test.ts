@@ -14,6 +14,10 @@ import { buildTenant } from '../helpers/factories.js';
 
 const BIN = join(import.meta.dirname, '../../bin/parley.js');
 
+/** A request that only an accepted API key answers with 200. */
+const listBots = (app: TestApp, key: string) =>
+  app.app.inject({ method: 'GET', url: '/v1/bots', headers: { authorization: `Bearer ${key}` } });
+
 /** `parley key create` in a process of its own, as an operator runs it next to the server. */
 async function rotateWithCli(tenantId: string, env: Record<string, string>): Promise<string> {
   const { stdout } = await promisify(execFile)(
@@ -47,9 +51,6 @@ run('[postgres] key rotation and revocation reach another process without Redis'
     await stopApp(second);
     await database.close();
   });
-
-  const listBots = (app: TestApp, key: string) =>
-    app.app.inject({ method: 'GET', url: '/v1/bots', headers: { authorization: `Bearer ${key}` } });
 
   it('revalidates cached keys only where no broadcast reaches it', () => {
     expect(first.ctx.apiKeys.revalidatesCachedKeys).toBe(true);
@@ -120,8 +121,6 @@ run('[postgres] key changes announced over LISTEN/NOTIFY', () => {
     await database.close();
   });
 
-  const listBots = (app: TestApp, key: string) =>
-    app.app.inject({ method: 'GET', url: '/v1/bots', headers: { authorization: `Bearer ${key}` } });
   const keyReads = () => statements.filter((sql) => sql.includes('FROM api_keys')).length;
   const eventually = (condition: () => Promise<boolean>) =>
     vi.waitUntil(condition, { timeout: 5000, interval: 20 });
