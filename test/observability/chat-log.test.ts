@@ -7,13 +7,23 @@ import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant } from '../helpers/factories.js';
 
 describeEachBackend('chat request log line', (get) => {
-  it('carries tenant, bot, outcome, the latency of each stage and the tokens, never the message', async () => {
+  /** An app on the test database whose log lines (info and up) are kept in `lines`. */
+  const loggedApp = async () => {
     const lines: string[] = [];
     const ctx = await createContext(testConfig({ LOG_LEVEL: 'info' }), {
       db: get().db,
       coordination: memoryCoordination(),
     });
     const app = await buildApp(ctx, { logStream: { write: (line) => lines.push(line) } });
+    return { lines, ctx, app };
+  };
+  const completedLines = (lines: string[], tenantId: string) =>
+    lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request completed' && l.tenant_id === tenantId);
+
+  it('carries tenant, bot, outcome, the latency of each stage and the tokens, never the message', async () => {
+    const { lines, ctx, app } = await loggedApp();
     try {
       const tenant = await buildTenant(ctx);
       const bot = await tenant.bot();
@@ -26,9 +36,7 @@ describeEachBackend('chat request log line', (get) => {
         });
       expect((await send(bot.id)).statusCode).toBe(200);
       expect((await send('00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
-      const completed = lines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .filter((l) => l.msg === 'request completed' && l.tenant_id === tenant.id);
+      const completed = completedLines(lines, tenant.id);
       expect(completed).toHaveLength(2);
       const [ok, missing] = completed;
       expect(ok).toMatchObject({ bot_id: bot.id, outcome: 'ok' });
@@ -49,12 +57,7 @@ describeEachBackend('chat request log line', (get) => {
   });
 
   it('carries the same fields for a streamed chat and for the dashboard test chat', async () => {
-    const lines: string[] = [];
-    const ctx = await createContext(testConfig({ LOG_LEVEL: 'info' }), {
-      db: get().db,
-      coordination: memoryCoordination(),
-    });
-    const app = await buildApp(ctx, { logStream: { write: (line) => lines.push(line) } });
+    const { lines, ctx, app } = await loggedApp();
     try {
       const tenant = await buildTenant(ctx);
       const bot = await tenant.bot();
@@ -72,9 +75,7 @@ describeEachBackend('chat request log line', (get) => {
         payload: { message: 'Testchat Geheimfrage' },
       });
       expect(tested.statusCode).toBe(200);
-      const completed = lines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .filter((l) => l.msg === 'request completed' && l.tenant_id === tenant.id);
+      const completed = completedLines(lines, tenant.id);
       expect(completed).toHaveLength(2);
       for (const line of completed) {
         expect(line).toMatchObject({ bot_id: bot.id, outcome: 'ok', model_provider: 'offline' });
