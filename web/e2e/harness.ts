@@ -146,6 +146,18 @@ export async function signIn(
 
 /** axe-core: no serious or critical violations on the page as it is now. */
 export async function seriousViolations(page: Page): Promise<string[]> {
+  // A notification or dialog still fading in has a text colour that is not yet its own, and
+  // axe would measure its contrast halfway: wait for the finite animations to end first.
+  await page
+    .waitForFunction(
+      () =>
+        document
+          .getAnimations()
+          .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+      undefined,
+      { timeout: 2000 },
+    )
+    .catch(() => undefined);
   const result = await new AxeBuilder({ page })
     .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
     .analyze();
