@@ -2,6 +2,8 @@
  * Configuration: every environment variable the service reads, validated once at start.
  * Each variable is listed in the README's configuration table.
  */
+import { fileURLToPath } from 'node:url';
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
@@ -207,6 +209,8 @@ function tracingConfig(env: Env): { endpoint: string | undefined; serviceName: s
 
 export type Config = ReturnType<typeof loadConfig>;
 
+const NO_WEB_BUILD_DIR = fileURLToPath(new URL('../test/fixtures/no-web-build', import.meta.url));
+
 /** Configuration for tests: quiet, fast hashing, no background workers unless asked. */
 export function testConfig(overrides: Env = {}): Config {
   return loadConfig({
@@ -214,6 +218,9 @@ export function testConfig(overrides: Env = {}): Config {
     BCRYPT_COST: '4',
     PARLEY_SEED_DEMO: 'false',
     WEBHOOK_WORKER: 'false',
+    // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
+    // the serving sets its own directory.
+    PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,
     ...overrides,
   });
 }
