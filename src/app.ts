@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -7,6 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import { shedWhenBusy } from './http/backpressure.js';
+import { compressionOptions } from './http/compression.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerHostileInputGuard } from './http/hostile-input.js';
 import { serializeRequest } from './http/log-redaction.js';
@@ -96,6 +98,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   registerOpenApiNames(app);
 
   await registerSecurityHeaders(app);
+  await app.register(compress, compressionOptions);
   await app.register(cookie);
   await app.register(rateLimit, {
     global: false,

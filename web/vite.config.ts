@@ -1,13 +1,22 @@
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 
 const api = process.env.PARLEY_API_URL ?? 'http://localhost:3000';
 const apiPaths = ['/api', '/v1', '/webhooks', '/docs', '/openapi.json', '/health', '/ready', '/metrics'];
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react()],
+  plugins: [
+    react(),
+    // Every text asset also as .br and .gz beside it; the service sends the one the browser accepts.
+    compression({
+      algorithms: ['brotliCompress', 'gzip'],
+      threshold: 1024,
+      include: /\.(js|css|html|svg|json)$/,
+    }),
+  ],
   resolve: {
     // Pure decision modules of the server (state machines), shared instead of written twice.
     alias: { '@server': fileURLToPath(new URL('../src', import.meta.url)) },
@@ -19,6 +28,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    // Which chunks each page needs: read by scripts/web-budget.mjs.
+    manifest: true,
     chunkSizeWarningLimit: 2000,
   },
 });

@@ -34,6 +34,8 @@ export const webApp = fp<WebAppOptions>(async (app, options) => {
       wildcard: false,
       index: false,
       cacheControl: false,
+      // The build writes .br and .gz beside every text asset: sent as they are, never compressed per request.
+      preCompressed: true,
       // Hashed assets never change; index.html must always be fetched fresh.
       setHeaders: (res, path) => {
         res.setHeader(

@@ -1,6 +1,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isApiPath } from '../../src/http/web-app.js';
 import { describeApp } from '../helpers/app.js';
@@ -9,6 +10,12 @@ const dir = mkdtempSync(join(tmpdir(), 'parley-web-'));
 mkdirSync(join(dir, 'assets'));
 writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Parley</title><div id="root"></div>');
 writeFileSync(join(dir, 'assets', 'app-1234.js'), 'console.log("app")');
+// A built asset with the precompressed files the build writes beside it (marked, so the test sees
+// which file was sent).
+const bundle = `console.log(${JSON.stringify('x'.repeat(4000))});`;
+writeFileSync(join(dir, 'assets', 'big-5678.js'), bundle);
+writeFileSync(join(dir, 'assets', 'big-5678.js.br'), brotliCompressSync(`${bundle}//br`));
+writeFileSync(join(dir, 'assets', 'big-5678.js.gz'), gzipSync(`${bundle}//gz`));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const API_PATHS = [
@@ -63,6 +70,53 @@ describeApp(
       expect(res.statusCode).toBe(200);
       expect(res.body).toContain('console.log');
       expect(res.headers['cache-control']).toContain('immutable');
+    });
+
+    it('sends the precompressed file the browser accepts, and the plain one otherwise', async () => {
+      const url = '/assets/big-5678.js';
+      const br = await get().app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip, br' } });
+      expect(br.statusCode).toBe(200);
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers['cache-control']).toContain('immutable');
+      expect(brotliDecompressSync(br.rawPayload).toString()).toBe(`${bundle}//br`);
+      const gz = await get().app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).toString()).toBe(`${bundle}//gz`);
+      const plain = await get().app.inject({ method: 'GET', url });
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.body).toBe(bundle);
+    });
+
+    it('compresses JSON of 1 KB and more when asked, and leaves small answers alone', async () => {
+      const doc = await get().app.inject({
+        method: 'GET',
+        url: '/openapi.json',
+        headers: { 'accept-encoding': 'gzip' },
+      });
+      expect(doc.statusCode).toBe(200);
+      expect(doc.headers['content-encoding']).toBe('gzip');
+      const inflated = gunzipSync(doc.rawPayload);
+      expect(JSON.parse(inflated.toString())).toHaveProperty('openapi');
+      expect(doc.rawPayload.length).toBeLessThan(inflated.length / 3);
+      const health = await get().app.inject({
+        method: 'GET',
+        url: '/health',
+        headers: { 'accept-encoding': 'gzip, br' },
+      });
+      expect(health.headers['content-encoding']).toBeUndefined();
+      expect(health.json()).toMatchObject({ status: 'ok' });
+    });
+
+    it('never inflates a compressed request body', async () => {
+      const res = await get().app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        payload: gzipSync(JSON.stringify({ email: 'a@example.com', password: 'x' })),
+      });
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode).toBeLessThan(500);
+      expect(res.statusCode).not.toBe(401);
     });
 
     it('keeps JSON 404s for unknown API paths', async () => {

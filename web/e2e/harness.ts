@@ -155,7 +155,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
           .getAnimations()
           .every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
       undefined,
-      { timeout: 2000 },
+      { timeout: 10_000 },
     )
     .catch(() => undefined);
   const result = await new AxeBuilder({ page })

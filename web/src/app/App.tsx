@@ -1,6 +1,4 @@
-import { Badge, MantineProvider, Modal, createTheme, type CSSVariablesResolver } from '@mantine/core';
-import { ModalsProvider } from '@mantine/modals';
-import { Notifications } from '@mantine/notifications';
+import { MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -16,12 +14,14 @@ const themeFor = (closeLabel: string) =>
     components: {
       // Light badges (dark text, see LIGHT_TEXT) read well in every colour. A badge keeps its
       // whole text: in a narrow table column it would otherwise shrink to an ellipsis ("BE…").
-      Badge: Badge.extend({
+      // Plain objects, not Badge.extend / Modal.extend: importing the components here would put
+      // them into the sign-in page's JavaScript.
+      Badge: {
         defaultProps: { variant: 'light' },
         styles: { root: { minWidth: 'max-content', flexShrink: 0 } },
-      }),
+      },
       // A dialog's close button is named for screen readers, in the user's language.
-      Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } }),
+      Modal: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
     },
     fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   });
@@ -68,10 +68,7 @@ export function App() {
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariables}>
       <QueryClientProvider client={queryClient}>
-        <ModalsProvider>
-          <Notifications position="top-right" />
-          <RouterProvider router={router} />
-        </ModalsProvider>
+        <RouterProvider router={router} />
       </QueryClientProvider>
     </MantineProvider>
   );

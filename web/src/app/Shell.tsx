@@ -1,12 +1,14 @@
-import { AppShell, Burger, Button, Group, Menu, NavLink, SegmentedControl, Text } from '@mantine/core';
+import { AppShell, Burger, Button, Group, Menu, NavLink, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
+import { ModalsProvider } from '@mantine/modals';
+import { Notifications } from '@mantine/notifications';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { ApiError, api, setUnauthorizedHandler } from '../api/client';
 import { ErrorAlert, Loading } from '../components/states';
-import { setLanguage, type Language } from '../i18n';
+import { LanguageSwitch } from './LanguageSwitch';
 import { MeProvider, useMeQuery } from './session';
 
 const NAV = [
@@ -19,29 +21,25 @@ const NAV = [
   { to: '/settings', key: 'nav.settings', permission: null },
 ] as const;
 
-export function LanguageSwitch() {
-  const { t, i18n } = useTranslation();
-  return (
-    <SegmentedControl
-      size="xs"
-      aria-label={t('common.language')}
-      value={i18n.language}
-      onChange={(value) => setLanguage(value as Language)}
-      data={[
-        { value: 'de', label: 'DE' },
-        { value: 'en', label: 'EN' },
-      ]}
-    />
-  );
-}
-
 function loginPath(location: { pathname: string; search: string }): string {
   const next = `${location.pathname}${location.search}`;
   return next === '/' ? '/login' : `/login?next=${encodeURIComponent(next)}`;
 }
 
-/** The signed-in frame: navigation, language, user menu; signs out to /login when the session ends. */
+/**
+ * The signed-in frame: navigation, language, user menu; signs out to /login when the session
+ * ends. Confirmation dialogs and notifications live here, so the sign-in page does not load them.
+ */
 export function Shell() {
+  return (
+    <ModalsProvider>
+      <Notifications position="top-right" />
+      <ShellFrame />
+    </ModalsProvider>
+  );
+}
+
+function ShellFrame() {
   const { t } = useTranslation();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();

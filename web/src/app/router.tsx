@@ -1,60 +1,167 @@
+import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
-import { LoginPage } from '../features/auth/LoginPage';
-import { BotPage } from '../features/bots/BotPage';
-import { BotsPage } from '../features/bots/BotsPage';
-import { SettingsTab } from '../features/bots/SettingsTab';
-import { TestChatTab } from '../features/chat/TestChatTab';
-import { ContactPage, ContactsPage } from '../features/contacts/ContactsPage';
-import { ConversationPage } from '../features/conversations/ConversationPage';
-import { ConversationsPage } from '../features/conversations/ConversationsPage';
-import { EventPage } from '../features/events/EventPage';
-import { EventsPage } from '../features/events/EventsPage';
-import { FlowTab } from '../features/flow/FlowTab';
-import { KnowledgeTab } from '../features/knowledge/KnowledgeTab';
-import { OverviewPage } from '../features/overview/OverviewPage';
-import { PromptTab } from '../features/prompt/PromptTab';
-import { ApiKeysPage } from '../features/settings/ApiKeysPage';
-import { SettingsIndex, SettingsPage } from '../features/settings/SettingsPage';
-import { WebhooksPage } from '../features/settings/WebhooksPage';
-import { TeamPage } from '../features/team/TeamPage';
 import { RouteError } from './RouteError';
-import { Shell } from './Shell';
+
+/*
+ * Every page is its own chunk, loaded when its route is first visited: the sign-in page loads
+ * React, Mantine and its own form, not the flow editor, the charts or the event forms.
+ */
+const page =
+  <M,>(load: () => Promise<M>, pick: (module: M) => ComponentType) =>
+  async () => ({ Component: pick(await load()) });
 
 export const router = createBrowserRouter([
-  { path: '/login', element: <LoginPage /> },
+  {
+    path: '/login',
+    lazy: page(
+      () => import('../features/auth/LoginPage'),
+      (m) => m.LoginPage,
+    ),
+  },
   {
     path: '/',
-    element: <Shell />,
+    lazy: page(
+      () => import('./Shell'),
+      (m) => m.Shell,
+    ),
     errorElement: <RouteError />,
     children: [
-      { index: true, element: <OverviewPage /> },
+      {
+        index: true,
+        lazy: page(
+          () => import('../features/overview/OverviewPage'),
+          (m) => m.OverviewPage,
+        ),
+      },
       { path: 'dashboard', element: <Navigate to="/" replace /> },
-      { path: 'bots', element: <BotsPage /> },
+      {
+        path: 'bots',
+        lazy: page(
+          () => import('../features/bots/BotsPage'),
+          (m) => m.BotsPage,
+        ),
+      },
       {
         path: 'bots/:botId',
-        element: <BotPage />,
+        lazy: page(
+          () => import('../features/bots/BotPage'),
+          (m) => m.BotPage,
+        ),
         children: [
-          { index: true, element: <SettingsTab /> },
-          { path: 'prompt', element: <PromptTab /> },
-          { path: 'knowledge', element: <KnowledgeTab /> },
-          { path: 'flow', element: <FlowTab /> },
-          { path: 'chat', element: <TestChatTab /> },
+          {
+            index: true,
+            lazy: page(
+              () => import('../features/bots/SettingsTab'),
+              (m) => m.SettingsTab,
+            ),
+          },
+          {
+            path: 'prompt',
+            lazy: page(
+              () => import('../features/prompt/PromptTab'),
+              (m) => m.PromptTab,
+            ),
+          },
+          {
+            path: 'knowledge',
+            lazy: page(
+              () => import('../features/knowledge/KnowledgeTab'),
+              (m) => m.KnowledgeTab,
+            ),
+          },
+          {
+            path: 'flow',
+            lazy: page(
+              () => import('../features/flow/FlowTab'),
+              (m) => m.FlowTab,
+            ),
+          },
+          {
+            path: 'chat',
+            lazy: page(
+              () => import('../features/chat/TestChatTab'),
+              (m) => m.TestChatTab,
+            ),
+          },
         ],
       },
-      { path: 'conversations', element: <ConversationsPage /> },
-      { path: 'conversations/:conversationId', element: <ConversationPage /> },
-      { path: 'events', element: <EventsPage /> },
-      { path: 'events/:eventId', element: <EventPage /> },
-      { path: 'contacts', element: <ContactsPage /> },
-      { path: 'contacts/:contactId', element: <ContactPage /> },
+      {
+        path: 'conversations',
+        lazy: page(
+          () => import('../features/conversations/ConversationsPage'),
+          (m) => m.ConversationsPage,
+        ),
+      },
+      {
+        path: 'conversations/:conversationId',
+        lazy: page(
+          () => import('../features/conversations/ConversationPage'),
+          (m) => m.ConversationPage,
+        ),
+      },
+      {
+        path: 'events',
+        lazy: page(
+          () => import('../features/events/EventsPage'),
+          (m) => m.EventsPage,
+        ),
+      },
+      {
+        path: 'events/:eventId',
+        lazy: page(
+          () => import('../features/events/EventPage'),
+          (m) => m.EventPage,
+        ),
+      },
+      {
+        path: 'contacts',
+        lazy: page(
+          () => import('../features/contacts/ContactsPage'),
+          (m) => m.ContactsPage,
+        ),
+      },
+      {
+        path: 'contacts/:contactId',
+        lazy: page(
+          () => import('../features/contacts/ContactsPage'),
+          (m) => m.ContactPage,
+        ),
+      },
       {
         path: 'settings',
-        element: <SettingsPage />,
+        lazy: page(
+          () => import('../features/settings/SettingsPage'),
+          (m) => m.SettingsPage,
+        ),
         children: [
-          { index: true, element: <SettingsIndex /> },
-          { path: 'api', element: <ApiKeysPage /> },
-          { path: 'webhooks', element: <WebhooksPage /> },
-          { path: 'team', element: <TeamPage /> },
+          {
+            index: true,
+            lazy: page(
+              () => import('../features/settings/SettingsPage'),
+              (m) => m.SettingsIndex,
+            ),
+          },
+          {
+            path: 'api',
+            lazy: page(
+              () => import('../features/settings/ApiKeysPage'),
+              (m) => m.ApiKeysPage,
+            ),
+          },
+          {
+            path: 'webhooks',
+            lazy: page(
+              () => import('../features/settings/WebhooksPage'),
+              (m) => m.WebhooksPage,
+            ),
+          },
+          {
+            path: 'team',
+            lazy: page(
+              () => import('../features/team/TeamPage'),
+              (m) => m.TeamPage,
+            ),
+          },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },

@@ -5,7 +5,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError, api, call } from '../../api/client';
-import { LanguageSwitch } from '../../app/Shell';
+import { LanguageSwitch } from '../../app/LanguageSwitch';
 import { ME_KEY } from '../../app/session';
 
 /** Only paths inside the app are followed after sign-in. */

@@ -1,3 +1,4 @@
+import '@mantine/dates/styles.css';
 import { Badge, Button, Group, Select, Table, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// The JavaScript each dashboard page needs, gzipped, from the build's manifest: the entry, the
+// signed-in shell, the parent route and the page, with every chunk they import. Fails (exit 1)
+// when the sign-in page or the largest page is over its budget. Run after `npm run web:build`.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { URL, fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export const BUDGET_KB = { signIn: 150, largestPage: 350 };
+
+const dist = fileURLToPath(new URL('../web/dist/', import.meta.url));
+const manifestPath = join(dist, '.vite/manifest.json');
+if (!existsSync(manifestPath)) {
+  console.error('FAIL: web/dist/.vite/manifest.json is missing: run npm run web:build first');
+  process.exit(1);
+}
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+
+/** Every chunk file a manifest entry loads before it runs (its static imports, transitively). */
+function closure(key, files = new Set()) {
+  const chunk = manifest[key];
+  if (!chunk) throw new Error(`not in the manifest: ${key}`);
+  if (files.has(chunk.file)) return files;
+  files.add(chunk.file);
+  for (const imported of chunk.imports ?? []) closure(imported, files);
+  return files;
+}
+
+const gzipped = new Map();
+function gzipSize(file) {
+  if (!gzipped.has(file)) gzipped.set(file, gzipSync(readFileSync(join(dist, file)), { level: 9 }).length);
+  return gzipped.get(file);
+}
+
+const SHELL = 'src/app/Shell.tsx';
+// The texts of one language (German, the larger) load with every page.
+const TEXTS = 'src/i18n/de.json';
+const BOT = 'src/features/bots/BotPage.tsx';
+const SETTINGS = 'src/features/settings/SettingsPage.tsx';
+const parentOf = (key) => {
+  if (/features\/(bots\/SettingsTab|prompt|knowledge|flow|chat)\//.test(key)) return [SHELL, BOT];
+  if (/features\/(settings\/(ApiKeys|Webhooks)Page|team)\//.test(key)) return [SHELL, SETTINGS];
+  return [SHELL];
+};
+
+const pages = Object.keys(manifest)
+  .filter((key) => manifest[key].isDynamicEntry && key.startsWith('src/features/'))
+  .map((key) => {
+    const chain = key.endsWith('LoginPage.tsx')
+      ? ['index.html', TEXTS, key]
+      : ['index.html', TEXTS, ...parentOf(key), key];
+    const files = new Set();
+    for (const part of chain) closure(part, files);
+    const bytes = [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipSize(f), 0);
+    return { page: key.replace(/^src\/features\//, ''), kb: bytes / 1024 };
+  })
+  .sort((a, b) => b.kb - a.kb);
+
+console.log('JavaScript per page (gzip -9, KB):');
+for (const { page, kb } of pages) console.log(`  ${kb.toFixed(1).padStart(7)}  ${page}`);
+const signIn = pages.find((p) => p.page.endsWith('LoginPage.tsx'));
+const largest = pages[0];
+const failures = [];
+if (!signIn || signIn.kb > BUDGET_KB.signIn)
+  failures.push(`sign-in page ${signIn?.kb.toFixed(1)} KB > ${BUDGET_KB.signIn} KB`);
+if (largest.kb > BUDGET_KB.largestPage)
+  failures.push(`largest page (${largest.page}) ${largest.kb.toFixed(1)} KB > ${BUDGET_KB.largestPage} KB`);
+console.log(
+  `Budgets: sign-in ${signIn?.kb.toFixed(1)} / ${BUDGET_KB.signIn} KB, largest page ${largest.kb.toFixed(1)} / ${BUDGET_KB.largestPage} KB`,
+);
+if (failures.length > 0) {
+  for (const failure of failures) console.error(`FAIL: ${failure}`);
+  process.exit(1);
+}
