@@ -9,7 +9,8 @@
  * --skip leaves out the first seconds of the profile (the service's start: compiling modules
  * and schemas); the busy milliseconds of each second are printed to choose it. --from=<text>
  * starts at the first sample whose stack holds a frame containing the text instead, e.g.
- * --from=src/modules/chat/service.ts for the first chat.
+ * --from=src/modules/chat/service.ts for the first chat. --focus=<text> keeps only the samples
+ * whose stack holds such a frame (one stage, e.g. --focus="generate src/modules/models/offline").
  *
  * With --per=<count> (e.g. the number of chats answered while profiling) the times are also
  * shown in milliseconds per chat.
@@ -39,6 +40,7 @@ const TOP = Number(option('top') ?? 25);
 const PER = Number(option('per') ?? 0);
 const SKIP_MICROS = Number(option('skip') ?? 0) * 1e6;
 const FROM = option('from');
+const FOCUS = option('focus');
 
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -88,6 +90,13 @@ profile.samples.forEach((id, i) => {
   all += delta;
   const leaf = byId.get(id)!;
   const leafName = frameName(leaf.callFrame);
+  if (FOCUS !== undefined) {
+    let inside = false;
+    for (let node: number | undefined = id; node !== undefined && !inside; node = parent.get(node)) {
+      inside = frameName(byId.get(node)!.callFrame).includes(FOCUS);
+    }
+    if (!inside) return;
+  }
   if (leaf.callFrame.functionName === '(idle)') {
     idle += delta;
     return;

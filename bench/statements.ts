@@ -1,7 +1,7 @@
 /**
  * What each SQL statement of one chat request costs on PostgreSQL.
  *
- *   npm run bench:statements [-- --chats=300]
+ *   npm run bench:statements [-- --chats=300] [--messages=made-up] [--generic-plans]
  *
  * A scratch database (created and dropped here, on BENCH_DATABASE_URL or the local server)
  * gets one tenant with a bot whose knowledge base is the German development set's paragraphs
@@ -42,6 +42,12 @@ const argument = (name: string) =>
   process.env[`BENCH_${name.toUpperCase()}`];
 const CHATS = Number(argument('chats') ?? 300);
 const REPEATS = 15;
+/**
+ * --messages=made-up: questions of the development set's templates with made-up words, as
+ * bench:chat's distinct profile sends them: every chat has words no cache and no vocabulary
+ * knows (resolved in the database each time).
+ */
+const MADE_UP = argument('messages') === 'made-up';
 const POSTGRES_URL = argument('database_url') ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CLOCK_TICKS_PER_MS = 100 / 1000;
 /** node-postgres's conversion of a parameter to its text form (not in its type declarations). */
@@ -58,6 +64,29 @@ interface Recorded {
   sql: string;
   params: readonly unknown[];
   count: number;
+}
+
+/** Questions with two or three made-up words each (syllables drawn by a fixed generator). */
+function madeUpQuestions(count: number): string[] {
+  let state = 42;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const syllables = 'ka lo mi ster ber gen rad werk ket te sat tel brem se preis ter min'.split(' ');
+  const word = () =>
+    Array.from(
+      { length: 2 + Math.floor(random() * 3) },
+      () => syllables[Math.floor(random() * syllables.length)],
+    ).join('');
+  const templates = [
+    (w: string[]) => `Wann habt ihr am ${w[0]} geöffnet, auch für ${w[1]}?`,
+    (w: string[]) => `Was kostet ein ${w[0]} mit ${w[1]} und ${w[2]}?`,
+    (w: string[]) => `Kann ich einen Termin für ${w[0]} ${w[1]} online buchen?`,
+  ];
+  return Array.from({ length: count }, () =>
+    templates[Math.floor(random() * templates.length)]!([word(), word(), word()]),
+  );
 }
 
 /** A short name for a statement: its first words, whitespace collapsed. */
@@ -150,7 +179,7 @@ async function run(databaseUrl: string): Promise<void> {
     return query(sql, params);
   }) as typeof ctx.db.query;
 
-  const questions = set.questions.map((q) => q.question);
+  const questions = MADE_UP ? madeUpQuestions(CHATS + 20) : set.questions.map((q) => q.question);
   const ask = (i: number) =>
     app.inject({
       method: 'POST',
