@@ -219,7 +219,9 @@ async function main() {
   await admin.query(`CREATE DATABASE ${scratch}`);
   const url = new URL(POSTGRES_URL);
   url.pathname = `/${scratch}`;
-  const db = openPostgres(url.toString(), 4);
+  // The bulk load of 90,000 chunks is one statement per batch, longer than the service's
+  // statement timeout on a busy machine.
+  const db = openPostgres(url.toString(), 4, { statementTimeoutMs: 10 * 60_000 });
   try {
     await run('PostgreSQL', db);
   } finally {

@@ -29,6 +29,27 @@ export interface Database extends Queryable {
   poolStats?(): { total: number; idle: number; waiting: number };
 }
 
+/*
+ * Statements of the chat's hot path run with a generic plan: PostgreSQL plans them once per
+ * connection and reuses the plan, instead of planning them anew on every execution (a prepared
+ * statement gets custom plans for its first five runs and keeps them while the generic plan's
+ * cost estimate is worse, which the knowledge search's data-dependent estimates made the
+ * rule). Only statements whose generic plan was measured to be as good as the custom ones are
+ * marked (`npm run bench:statements` shows both); their texts are a fixed, small set.
+ */
+const genericStatements = new Set<string>();
+
+/** Marks a statement text to run with a reused generic plan; returns the text. */
+export function genericPlan(sql: string): string {
+  genericStatements.add(sql);
+  return sql;
+}
+
+/** Whether the statement was marked by genericPlan. */
+export function usesGenericPlan(sql: string): boolean {
+  return genericStatements.has(sql);
+}
+
 /** Returns the first row, or undefined. */
 export async function queryOne<T>(
   db: Queryable,

@@ -3,6 +3,7 @@
 // forwards model streams. The main thread (src/db/pglite.ts) sends statements and receives
 // rows; nothing else crosses the boundary. Plain JavaScript, so the thread starts under any
 // loader (tsx, vitest, node) without compiling TypeScript.
+import { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -52,6 +53,76 @@ function serialise(error) {
   return fields;
 }
 
+/*
+ * Statements marked for a generic plan (src/db/database.ts) run prepared: PREPARE once, then
+ * EXECUTE with the parameters as literals, under plan_cache_mode force_generic_plan. PGlite's
+ * own query() parses and plans every statement anew (an unnamed statement), which cost the
+ * chat's knowledge search more than running it. The setting is set and reset around the
+ * EXECUTE in one script of the simple protocol (two calls into PostgreSQL instead of the six of
+ * query()), so no other statement ever runs under it, and a failed script undoes it.
+ */
+const prepared = new Map();
+let nextStatement = 1;
+
+/** A value as PostgreSQL's text form, as node-postgres and PGlite send parameters. */
+function text(value) {
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return `\\x${Buffer.from(value).toString('hex')}`;
+  if (Array.isArray(value)) return arrayLiteral(value);
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function arrayLiteral(values) {
+  const elements = values.map((value) => {
+    if (value === null || value === undefined) return 'NULL';
+    if (Array.isArray(value)) return arrayLiteral(value);
+    return `"${text(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+  return `{${elements.join(',')}}`;
+}
+
+/** A parameter as a literal of unknown type: PostgreSQL converts it to the parameter's type. */
+function literal(value) {
+  if (value === null || value === undefined) return 'NULL';
+  return `'${text(value).replace(/'/g, "''")}'`;
+}
+
+function isStalePlan(error) {
+  return error?.code === '0A000' && String(error.message).includes('cached plan must not change result type');
+}
+
+async function runGeneric(db, sql, params, inTransaction) {
+  let name = prepared.get(sql);
+  if (name === undefined) {
+    name = `parley_${nextStatement++}`;
+    await db.exec(`PREPARE ${name} AS ${sql}`);
+    prepared.set(sql, name);
+  }
+  const execute = `EXECUTE ${name}(${params.map(literal).join(', ')})`;
+  try {
+    const results = await db.exec(
+      `SET plan_cache_mode = force_generic_plan; ${execute}; RESET plan_cache_mode`,
+    );
+    return results[1]?.rows ?? [];
+  } catch (error) {
+    if (!isStalePlan(error)) throw error;
+    // A migration changed a table the statement reads: prepare it anew (outside a transaction,
+    // at once; inside one, the transaction has failed and the next attempt prepares afresh).
+    prepared.delete(sql);
+    if (inTransaction) throw error;
+    await db.exec(`DEALLOCATE ${name}`);
+    return runGeneric(db, sql, params, inTransaction);
+  }
+}
+
+async function query(db, message) {
+  if (message.generic && message.params?.length) {
+    return runGeneric(db, message.sql, message.params, message.tx !== undefined);
+  }
+  return (await db.query(message.sql, message.params)).rows;
+}
+
 function target(tx) {
   if (tx === undefined) return pglite;
   const open = transactions.get(tx);
@@ -87,7 +158,7 @@ function begin(id) {
 async function handle(message) {
   switch (message.op) {
     case 'query':
-      return (await target(message.tx).query(message.sql, message.params)).rows;
+      return query(target(message.tx), message);
     case 'exec':
       await target(message.tx).exec(message.sql);
       return undefined;

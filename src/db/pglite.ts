@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
-import type { Database, Queryable } from './database.js';
+import { usesGenericPlan, type Database, type Queryable } from './database.js';
 
 /*
  * PGlite runs in a worker thread of its own (src/db/pglite-worker.js): one owner of the data
@@ -22,7 +22,7 @@ interface Reply {
 }
 
 type Request =
-  | { op: 'query'; sql: string; params?: unknown[]; tx?: number }
+  | { op: 'query'; sql: string; params?: unknown[]; tx?: number; generic?: boolean }
   | { op: 'exec'; sql: string; tx?: number }
   | { op: 'begin' }
   | { op: 'end'; tx: number; commit: boolean }
@@ -137,7 +137,8 @@ const workers = new WeakMap<Database, PgliteWorker>();
 function queryable(worker: PgliteWorker, tx?: number): Queryable {
   return {
     query<T>(sql: string, params?: readonly unknown[]) {
-      return worker.call<T[]>({ op: 'query', sql, params: params as unknown[] | undefined, tx });
+      const generic = usesGenericPlan(sql);
+      return worker.call<T[]>({ op: 'query', sql, params: params as unknown[] | undefined, tx, generic });
     },
   };
 }

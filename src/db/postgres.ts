@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Database, Queryable } from './database.js';
-import { OID, keepText, parseNumber } from './database.js';
+import { OID, keepText, parseNumber, usesGenericPlan } from './database.js';
 import { isDatabaseUnavailable } from './errors.js';
 
 pg.types.setTypeParser(OID.int8, parseNumber);
@@ -47,24 +47,73 @@ function isStalePlan(error: unknown): boolean {
   );
 }
 
-function runPrepared(client: pg.Pool | pg.PoolClient, sql: string, values: unknown[]) {
+function runPrepared(client: pg.PoolClient, sql: string, values: unknown[]) {
   return client.query({ name: statementName(sql), text: sql, values });
 }
 
-function wrap(client: pg.Pool | pg.PoolClient, inTransaction: boolean): Queryable {
+/*
+ * plan_cache_mode is a setting of the session, so each connection remembers what it was last
+ * set to, and a statement that needs the other mode sets it first (a round trip only when a
+ * connection switches between the chat's statements and others). Statements marked by
+ * genericPlan run with force_generic_plan, all others with PostgreSQL's default (auto). A SET
+ * inside a transaction that is rolled back is undone, so after a rollback the mode is unknown.
+ */
+type PlanMode = 'auto' | 'force_generic_plan';
+const planModes = new WeakMap<pg.PoolClient, PlanMode>();
+
+async function usePlanMode(client: pg.PoolClient, sql: string): Promise<void> {
+  const mode: PlanMode = usesGenericPlan(sql) ? 'force_generic_plan' : 'auto';
+  if (planModes.get(client) === mode) return;
+  await client.query(`SET plan_cache_mode = ${mode}`);
+  planModes.set(client, mode);
+}
+
+async function queryPrepared<T>(
+  client: pg.PoolClient,
+  sql: string,
+  params: readonly unknown[],
+  inTransaction: boolean,
+): Promise<T[]> {
+  const values = params as unknown[];
+  await usePlanMode(client, sql);
+  try {
+    return (await runPrepared(client, sql, values)).rows as T[];
+  } catch (error) {
+    if (!isStalePlan(error)) throw error;
+    generation += 1;
+    statementNames.clear();
+    if (inTransaction) throw error;
+    return (await runPrepared(client, sql, values)).rows as T[];
+  }
+}
+
+/** Statements of the pool: each on a connection of its own, returned to the pool after. */
+function pooled(pool: pg.Pool): Queryable {
+  return {
+    async query<T>(sql: string, params?: readonly unknown[]) {
+      if (!params || params.length === 0) return (await pool.query(sql)).rows as T[];
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        return await queryPrepared<T>(client, sql, params, false);
+      } catch (error) {
+        // As pool.query does for every error: a connection that failed other than by an error
+        // PostgreSQL reported (a timeout, a lost connection) is discarded.
+        if (!(error instanceof pg.DatabaseError)) broken = error as Error;
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}
+
+/** Statements of one transaction's connection. */
+function inTransaction(client: pg.PoolClient): Queryable {
   return {
     async query<T>(sql: string, params?: readonly unknown[]) {
       if (!params || params.length === 0) return (await client.query(sql)).rows as T[];
-      const values = params as unknown[];
-      try {
-        return (await runPrepared(client, sql, values)).rows as T[];
-      } catch (error) {
-        if (!isStalePlan(error)) throw error;
-        generation += 1;
-        statementNames.clear();
-        if (inTransaction) throw error;
-        return (await runPrepared(client, sql, values)).rows as T[];
-      }
+      return queryPrepared<T>(client, sql, params, true);
     },
   };
 }
@@ -118,7 +167,7 @@ export function openPostgres(
       throw error;
     }
   };
-  const base = wrap(pool, false);
+  const base = pooled(pool);
   // Readiness checks use a connection of their own, so they never wait behind chat traffic.
   let probe: pg.Pool | undefined;
   return {
@@ -130,10 +179,11 @@ export function openPostgres(
         let broken: Error | undefined;
         try {
           await client.query('BEGIN');
-          const result = await fn(wrap(client, true));
+          const result = await fn(inTransaction(client));
           await client.query('COMMIT');
           return result;
         } catch (error) {
+          planModes.delete(client);
           await client.query('ROLLBACK').catch((rollbackError: Error) => {
             broken = rollbackError;
           });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
+import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../http/uuid.js';
 import type { BotRow } from '../bots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
@@ -51,7 +51,7 @@ interface AdmissionRow extends ChatBot {
  * WAL, this reservation included; only reservations of requests still in flight when the
  * database crashes can vanish, and those requests were never answered.
  */
-const ADMIT = `WITH bot AS (
+const ADMIT = genericPlan(`WITH bot AS (
     SELECT b.*, t.industry_code AS tenant_industry_code, t.knowledge_vocabulary_version, t.events_version,
            coalesce(t.message_quota_override, p.monthly_message_quota) AS monthly_message_quota
     FROM bots b
@@ -83,7 +83,7 @@ const ADMIT = `WITH bot AS (
          (SELECT messages_used FROM reserved) AS messages_used,
          (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
-  FROM bot LEFT JOIN conversation ON true`;
+  FROM bot LEFT JOIN conversation ON true`);
 
 /**
  * Runs the checks of the specification in order — bot of this tenant, active, conversation of
@@ -253,8 +253,8 @@ function exchangeSql(conversation: string): string {
      )
      SELECT count(*)::int AS stored FROM conversation`;
 }
-const STORE_NEW = exchangeSql(NEW_CONVERSATION);
-const STORE_CONTINUED = exchangeSql(CONTINUED_CONVERSATION);
+const STORE_NEW = genericPlan(exchangeSql(NEW_CONVERSATION));
+const STORE_CONTINUED = genericPlan(exchangeSql(CONTINUED_CONVERSATION));
 
 /**
  * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { cacheLookups } from '../../observability/metrics.js';
-import type { Database, Queryable } from '../../db/database.js';
+import { genericPlan, type Database, type Queryable } from '../../db/database.js';
 import { isUuid } from '../../http/uuid.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { detectLanguage as detectQueryLanguage } from '../models/language.js';
@@ -134,6 +134,7 @@ function resolveTermsSql(count: number): string {
        WHERE x.sim >= $2
      ) c
      ORDER BY w.idx`;
+  sql = genericPlan(sql);
   resolveStatements.set(count, sql);
   return sql;
 }
@@ -260,7 +261,7 @@ function cachedSearchSql(terms: number, withVector: boolean): string {
   const key = `${terms}|${withVector}`;
   let sql = statements.get(key);
   if (sql === undefined) {
-    sql = searchSql(terms, withVector);
+    sql = genericPlan(searchSql(terms, withVector));
     statements.set(key, sql);
   }
   return sql;
