@@ -7,6 +7,7 @@ import { importDeps } from '../../src/modules/knowledge/imports-service.js';
 import { describeApp, startApp, stopApp, type TestApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/factories.js';
 import { scannedPdf, textPdf } from './documents.js';
+import { multipart, type FilePart } from './multipart.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/knowledge/${name}`, import.meta.url));
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -17,34 +18,6 @@ const ENV = {
   KNOWLEDGE_IMPORT_MAX_PAGES: '3',
   KNOWLEDGE_IMPORT_TIMEOUT_MS: '3000',
 };
-
-interface FilePart {
-  name: string;
-  type: string;
-  content: Buffer | string;
-}
-
-/** A multipart/form-data body of files and text fields. */
-export function multipart(files: FilePart[], fields: Record<string, string> = {}) {
-  const boundary = `----parley${Math.random().toString(16).slice(2)}`;
-  const chunks: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    chunks.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
-    );
-  }
-  for (const file of files) {
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
-      ),
-      Buffer.from(file.content),
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { payload: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
-}
 
 /** A small web site: pages, robots.txt, a sitemap, a large page, redirects. */
 function startSite() {

@@ -156,10 +156,6 @@ function checkZip(bytes, limits) {
     entries.push({ method, compressed, size, local });
     offset += 46 + nameLength + extraLength + commentLength;
   }
-  const declared = entries.reduce((sum, entry) => sum + entry.size, 0);
-  if (declared > limits.maxUnpackedBytes) {
-    throw new Refused('unpacked_too_large', { max: limits.maxUnpackedBytes });
-  }
   const ratioOf = (size, compressed) => size / Math.max(compressed, 1);
   // Small parts may compress very well without harm; the ratio counts from 1 MB on.
   const RATIO_FLOOR = 1024 * 1024;
@@ -167,6 +163,10 @@ function checkZip(bytes, limits) {
     if (entry.size > RATIO_FLOOR && ratioOf(entry.size, entry.compressed) > limits.maxCompressionRatio) {
       throw new Refused('compression_ratio', { max: limits.maxCompressionRatio });
     }
+  }
+  const declared = entries.reduce((sum, entry) => sum + entry.size, 0);
+  if (declared > limits.maxUnpackedBytes) {
+    throw new Refused('unpacked_too_large', { max: limits.maxUnpackedBytes });
   }
   let budget = limits.maxUnpackedBytes;
   for (const entry of entries) {

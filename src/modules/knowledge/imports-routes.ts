@@ -33,10 +33,22 @@ import { requireBot } from './service.js';
 
 const IMPORT_LIST = 'knowledge_imports';
 
+const budgets = new WeakMap<AppContext, UploadBudget>();
+
+/** Upload bytes in flight per tenant on this instance (one budget per service). */
+export function uploadBudgetOf(ctx: AppContext): UploadBudget {
+  let budget = budgets.get(ctx);
+  if (!budget) {
+    budget = new UploadBudget(ctx.config.knowledgeImport.maxTenantUploadBytes);
+    budgets.set(ctx, budget);
+  }
+  return budget;
+}
+
 /** Import jobs of a bot's and of the tenant-wide knowledge (docs/knowledge.md, "Imports"). */
 export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps = importDeps(ctx);
-  const uploads = new UploadBudget(deps.limits.maxTenantUploadBytes);
+  const uploads = uploadBudgetOf(ctx);
   await app.register(multipart, {
     limits: {
       fileSize: deps.limits.maxBytes,
