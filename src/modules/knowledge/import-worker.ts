@@ -86,7 +86,7 @@ export class ImportWorker {
   /** One step of one import; true when a step was done (more work may be waiting). */
   async step(): Promise<boolean> {
     const token = randomUUID();
-    const leaseMs = LEASE_FETCHES * this.deps.limits.timeoutMs + 60_000;
+    const leaseMs = LEASE_FETCHES * this.deps.limits.timeoutMs + this.deps.limits.parserTimeoutMs + 60_000;
     const job = await imports.claimImport(this.deps.db, token, leaseMs);
     if (!job) return false;
     if (job.sitemap_url && job.sitemap_read === null) {
