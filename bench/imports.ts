@@ -6,7 +6,8 @@
  * - a PDF of 20,000 pages,
  * - ten files of 9.5 MB in one upload (over the request bound: refused), and five in one
  *   upload (accepted, each over the character limit).
- * For each it prints the import's outcome, /health p50/p99/max while it ran and the growth of
+ * A first scenario probes /health alone (the machine's noise floor). For each it prints the
+ * import's outcome, /health p50/p99/max while it ran and the growth of
  * the service's resident set (RSS of the service's process; the parser processes are separate
  * and reported as the parsers' peak).
  *
@@ -227,6 +228,11 @@ async function run(base: string, ready: Ready, pid: number, scenario: Scenario) 
   const started = performance.now();
   let outcome: string;
   try {
+    if (scenario.files.length === 0) {
+      // The machine's own noise: /health with nothing else to do.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      throw new Error('idle');
+    }
     const response = await fetch(url, {
       method: 'POST',
       headers: { ...headers, 'content-type': contentType },
@@ -254,7 +260,8 @@ async function run(base: string, ready: Ready, pid: number, scenario: Scenario) 
       }
     }
   } catch (error) {
-    outcome = `request failed: ${(error as Error).message}`;
+    const message = (error as Error).message;
+    outcome = message === 'idle' ? 'no import (10 s)' : `request failed: ${message}`;
   }
   const seconds = (performance.now() - started) / 1000;
   const figures = await stop();
@@ -319,6 +326,7 @@ async function main(): Promise<void> {
     content: Buffer.from(words.repeat(Math.ceil((9.5 * MB) / words.length)).slice(0, 9.5 * MB)),
   });
   const scenarios: Scenario[] = [
+    { name: 'baseline: /health alone', files: [] },
     {
       name: `zip bomb DOCX (${(bomb.length / MB).toFixed(1)} MB → 500 MB XML)`,
       files: [{ name: 'bombe.docx', type: 'application/octet-stream', content: bomb }],
