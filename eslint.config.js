@@ -30,4 +30,8 @@ export default tseslint.config(
     files: ['src/db/pglite-worker.js'],
     languageOptions: { globals: { URL: 'readonly', Blob: 'readonly', WebAssembly: 'readonly' } },
   },
+  {
+    files: ['src/modules/knowledge/document-parser-process.js'],
+    languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', TextDecoder: 'readonly' } },
+  },
 );

@@ -146,6 +146,44 @@ export function loadConfig(env: Env = process.env) {
       /** One fetch of a web page, robots.txt or sitemap, redirects included. */
       timeoutMs: int(env, 'KNOWLEDGE_IMPORT_TIMEOUT_MS', 15000, 100, 120000),
       allowPrivateTargets: bool(env, 'KNOWLEDGE_IMPORT_ALLOW_PRIVATE_TARGETS', false),
+      /** All files of one upload request together. */
+      maxRequestBytes: int(
+        env,
+        'KNOWLEDGE_IMPORT_MAX_REQUEST_BYTES',
+        50 * 1024 * 1024,
+        1024,
+        1024 * 1024 * 1024,
+      ),
+      /** Upload bytes one tenant may have in flight (received, not yet stored) on an instance. */
+      maxTenantUploadBytes: int(
+        env,
+        'KNOWLEDGE_IMPORT_MAX_TENANT_UPLOAD_BYTES',
+        100 * 1024 * 1024,
+        1024,
+        4 * 1024 * 1024 * 1024,
+      ),
+      /** Parser processes per instance: documents parsed at the same time. */
+      parsers: int(env, 'KNOWLEDGE_IMPORT_PARSERS', 1, 1, 16),
+      /** Heap of one parser process; a document that needs more fails with parser_memory. */
+      parserMemoryMb: int(env, 'KNOWLEDGE_IMPORT_PARSER_MEMORY_MB', 512, 64, 16384),
+      /** Wall-clock time to extract one document's text; past it: parser_timeout. */
+      parserTimeoutMs: int(env, 'KNOWLEDGE_IMPORT_PARSER_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      /** Characters of text one document may yield (500 entries of 4,000 characters). */
+      maxChars: int(env, 'KNOWLEDGE_IMPORT_MAX_CHARS', 2_000_000, 1000, 100_000_000),
+      /** Pages of one PDF, checked before its pages are read. */
+      maxPdfPages: int(env, 'KNOWLEDGE_IMPORT_MAX_PDF_PAGES', 1000, 1, 100_000),
+      /** Bytes the parts of one DOCX may unpack to. */
+      maxUnpackedBytes: int(
+        env,
+        'KNOWLEDGE_IMPORT_MAX_UNPACKED_BYTES',
+        20 * 1024 * 1024,
+        1024,
+        1024 * 1024 * 1024,
+      ),
+      /** Unpacked ÷ packed size of one DOCX part (parts from 1 MB unpacked on). */
+      maxCompressionRatio: int(env, 'KNOWLEDGE_IMPORT_MAX_COMPRESSION_RATIO', 100, 2, 100_000),
+      /** Entries one document may create. */
+      maxEntries: int(env, 'KNOWLEDGE_IMPORT_MAX_ENTRIES', 500, 1, 100_000),
     },
 
     prompt: {

@@ -1,6 +1,9 @@
+import { createDeflateRaw, deflateRawSync } from 'node:zlib';
+
 /**
- * Tiny hand-written PDFs for the import tests: one text line per page with a standard font,
- * or a page holding only an image (a scan without a text layer).
+ * Documents made by the import tests at run time: tiny hand-written PDFs (one text line per
+ * page with a standard font, or a page holding only an image: a scan without a text layer) and
+ * ZIP archives (DOCX zip bombs, archives whose central directory lies about the sizes).
  */
 
 function assemble(objects: string[]): Buffer {
@@ -48,5 +51,110 @@ export function scannedPdf(): Buffer {
       '\u0080\u00ff\u00ff\u0080',
       ' /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray /BitsPerComponent 8',
     ),
+  ]);
+}
+
+interface ZipEntry {
+  name: string;
+  /** Raw-deflated bytes of the part. */
+  deflated: Buffer;
+  /** Its unpacked size. */
+  size: number;
+  /** The unpacked size the central directory states (a lying archive states less). */
+  declaredSize?: number;
+}
+
+/** A ZIP archive of deflated parts (CRCs left at zero: the import checks sizes, not CRCs). */
+export function zip(entries: ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, 'utf8');
+    const declared = entry.declaredSize ?? entry.size;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(entry.deflated.length, 18);
+    local.writeUInt32LE(declared, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(entry.deflated.length, 20);
+    central.writeUInt32LE(declared, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, entry.deflated);
+    centrals.push(central, name);
+    offset += local.length + name.length + entry.deflated.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** Raw-deflates `times` repetitions of `chunk` without holding them all in memory. */
+export async function deflateRepeated(chunk: string, times: number, head = '', tail = ''): Promise<ZipEntry> {
+  const deflater = createDeflateRaw({ level: 9 });
+  const out: Buffer[] = [];
+  deflater.on('data', (data: Buffer) => out.push(data));
+  const done = new Promise((resolve, reject) => deflater.on('end', resolve).on('error', reject));
+  const write = (text: string) =>
+    deflater.write(text) ? Promise.resolve() : new Promise((resolve) => deflater.once('drain', resolve));
+  await write(head);
+  const block = chunk.repeat(Math.max(1, Math.floor((1024 * 1024) / chunk.length)));
+  const perBlock = block === chunk ? 1 : Math.floor((1024 * 1024) / chunk.length);
+  let written = 0;
+  while (written + perBlock <= times) {
+    await write(block);
+    written += perBlock;
+  }
+  if (written < times) await write(chunk.repeat(times - written));
+  await write(tail);
+  deflater.end();
+  await done;
+  const size = Buffer.byteLength(head) + Buffer.byteLength(chunk) * times + Buffer.byteLength(tail);
+  return { name: '', deflated: Buffer.concat(out), size };
+}
+
+const CONTENT_TYPES =
+  '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+const RELS =
+  '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
+const BODY_HEAD =
+  '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+const BODY_TAIL = '</w:body></w:document>';
+
+/**
+ * A DOCX whose document.xml unpacks to about `unpackedBytes` of one paragraph repeated: a ZIP
+ * bomb (a few hundred kB that unpack to tens or hundreds of MB). `lie`: the central directory
+ * states 1 kB for it.
+ */
+export async function zipBombDocx(unpackedBytes: number, options: { lie?: boolean } = {}): Promise<Buffer> {
+  const paragraph = '<w:p><w:r><w:t>Bombe Bombe Bombe Bombe Bombe Bombe Bombe Bombe</w:t></w:r></w:p>';
+  const body = await deflateRepeated(
+    paragraph,
+    Math.ceil(unpackedBytes / paragraph.length),
+    BODY_HEAD,
+    BODY_TAIL,
+  );
+  const small = (name: string, text: string): ZipEntry => ({
+    name,
+    deflated: deflateRawSync(text),
+    size: Buffer.byteLength(text),
+  });
+  return zip([
+    small('[Content_Types].xml', CONTENT_TYPES),
+    small('_rels/.rels', RELS),
+    { ...body, name: 'word/document.xml', declaredSize: options.lie ? 1024 : body.size },
   ]);
 }

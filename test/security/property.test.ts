@@ -391,6 +391,63 @@ describeApp(
       expect(requests).toBeGreaterThan(Object.keys(document.paths).length);
       expect(failures).toEqual([]);
     }, 600_000);
+
+    it('answers malformed multipart bodies on every operation with a 4xx and writes nothing', async () => {
+      const t = get();
+      const document = t.app.swagger() as unknown as Document;
+      const boundary = 'parleyboundary';
+      const part = (headers: string, body: string) => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
+      const file =
+        'Content-Disposition: form-data; name="files"; filename="a.txt"\r\nContent-Type: text/plain';
+      const MALFORMED: [string, string][] = [
+        ['multipart/form-data; boundary=x', JSON.stringify({ url: 'https://example.test/' })],
+        ['multipart/form-data', part(file, 'Hallo') + `--${boundary}--\r\n`],
+        ['multipart/form-data; boundary=', part(file, 'Hallo')],
+        ['multipart/form-data; boundary="offen', part(file, 'Hallo')],
+        [`multipart/form-data; boundary=${boundary}`, ''],
+        [`multipart/form-data; boundary=${boundary}`, part(file, 'abgeschnitten ohne Ende')],
+        [
+          `multipart/form-data; boundary=${boundary}`,
+          part('kaputter Kopf ohne Doppelpunkt', 'x') + `--${boundary}--\r\n`,
+        ],
+        [
+          `multipart/form-data; boundary=${boundary}`,
+          part('Content-Disposition: form-data', 'x') + `--${boundary}--\r\n`,
+        ],
+        [`multipart/form-data; boundary=${boundary}`, `--${boundary}--\r\n`],
+        [`multipart/form-data; boundary=${boundary}`, '\u0000'.repeat(64)],
+      ];
+      const failures: string[] = [];
+      let requests = 0;
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(operations)) {
+          if (!operation.requestBody) continue;
+          const documented5xx = Object.keys(operation.responses ?? {}).filter((code) => code.startsWith('5'));
+          const schemes = (operation.security ?? []).flatMap((scheme) => Object.keys(scheme));
+          const url = path.replace(/\{[^}]+\}/g, world.ids[0]!);
+          for (const [contentType, payload] of MALFORMED) {
+            const { key, session } = await credentials(t);
+            const headers: Record<string, string> = { 'content-type': contentType };
+            if (schemes.includes('session')) headers.authorization = `Bearer ${session}`;
+            else if (schemes.includes('apiKey')) headers.authorization = `Bearer ${key}`;
+            if (schemes.includes('internalKey')) headers['x-internal-api-key'] = INTERNAL_KEY;
+            const before = await rowCounts();
+            const res = await t.app.inject({ method: method.toUpperCase() as 'POST', url, headers, payload });
+            requests += 1;
+            const label = `${method.toUpperCase()} ${url} ${contentType} ${JSON.stringify(payload.slice(0, 60))}`;
+            if (res.statusCode >= 500 && !(res.statusCode === 503 && documented5xx.includes('503'))) {
+              failures.push(`${res.statusCode} ${label} → ${res.body.slice(0, 300)}`);
+            }
+            if (res.statusCode >= 400 && res.statusCode !== 503) {
+              if (JSON.stringify(await rowCounts()) !== JSON.stringify(before))
+                failures.push(`wrote rows: ${label}`);
+            }
+          }
+        }
+      }
+      expect(requests).toBeGreaterThan(MALFORMED.length);
+      expect(failures).toEqual([]);
+    }, 600_000);
   },
   { env: { INTERNAL_API_KEY: INTERNAL_KEY, CHAT_RATE_LIMIT_MAX: '100000' } },
 );

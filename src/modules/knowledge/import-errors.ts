@@ -20,7 +20,12 @@ export type ImportErrorCode =
   | 'too_many_redirects'
   | 'not_a_sitemap'
   | 'page_limit'
-  | 'attempts_exhausted';
+  | 'attempts_exhausted'
+  | 'document_too_large'
+  | 'too_many_pages'
+  | 'compression_ratio'
+  | 'parser_timeout'
+  | 'parser_memory';
 
 export class ImportDocumentError extends Error {
   constructor(
@@ -55,10 +60,40 @@ export const importErrors = {
       'Das PDF enthält keinen Text, nur Bilder (z. B. ein Scan). Bitte ein PDF mit Textebene hochladen oder den Text vorher erkennen lassen (OCR).',
     ),
   noText: () => new ImportDocumentError('no_text', 'Das Dokument enthält keinen Text.'),
-  tooManyEntries: (count: number, max: number) =>
+  tooManyEntries: (max: number) =>
     new ImportDocumentError(
       'too_many_entries',
-      `Das Dokument ergäbe ${count} Einträge; höchstens ${max} pro Dokument sind erlaubt. Bitte das Dokument aufteilen.`,
+      `Das Dokument ergäbe mehr als ${max} Einträge; höchstens ${max} pro Dokument sind erlaubt. Bitte das Dokument aufteilen.`,
+    ),
+  tooManyPages: (pages: number, max: number) =>
+    new ImportDocumentError(
+      'too_many_pages',
+      `Das PDF hat ${pages} Seiten; höchstens ${max} Seiten pro Dokument sind erlaubt. Bitte das Dokument aufteilen.`,
+    ),
+  tooManyCharacters: (max: number) =>
+    new ImportDocumentError(
+      'document_too_large',
+      `Das Dokument enthält mehr als ${max.toLocaleString('de-DE')} Zeichen Text. Bitte das Dokument aufteilen.`,
+    ),
+  unpackedTooLarge: (maxBytes: number) =>
+    new ImportDocumentError(
+      'document_too_large',
+      `Das Dokument ist entpackt größer als ${megabytes(maxBytes)} und wird nicht gelesen.`,
+    ),
+  compressionRatio: (max: number) =>
+    new ImportDocumentError(
+      'compression_ratio',
+      `Ein Teil des Dokuments ist mehr als ${max}-fach komprimiert (typisch für eine ZIP-Bombe) und wird nicht entpackt.`,
+    ),
+  parserTimeout: (ms: number) =>
+    new ImportDocumentError(
+      'parser_timeout',
+      `Das Lesen des Dokuments hat länger als ${Math.ceil(ms / 1000)} s gedauert und wurde abgebrochen.`,
+    ),
+  parserMemory: (mb: number) =>
+    new ImportDocumentError(
+      'parser_memory',
+      `Das Lesen des Dokuments brauchte mehr als ${mb} MB Arbeitsspeicher und wurde abgebrochen.`,
     ),
   invalidEntry: (title: string, reason: string) =>
     new ImportDocumentError(
@@ -95,9 +130,9 @@ export const importErrors = {
       'page_limit',
       `Die Sitemap listet ${listed} Seiten; importiert werden nur die ersten ${max}.`,
     ),
-  attemptsExhausted: (attempts: number) =>
+  attemptsExhausted: () =>
     new ImportDocumentError(
       'attempts_exhausted',
-      `Das Dokument konnte nach ${attempts} Versuchen nicht verarbeitet werden.`,
+      'Die Verarbeitung des Dokuments wurde unterbrochen (der Dienst wurde dabei beendet) und wird nicht wiederholt. Bitte das Dokument prüfen und erneut hochladen.',
     ),
 };

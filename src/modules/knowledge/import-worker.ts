@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
-import { detectFormat, extractDocument, type DocumentText } from './document-text.js';
+import { parserPool, type ParserHook, type ParserLimits } from './document-parser.js';
+import { detectFormat, type DocumentText } from './document-text.js';
 import { ImportDocumentError, importErrors } from './import-errors.js';
 import { RobotsCache, guardedGet, importUrl, readSitemap, type FetchLimits } from './import-fetch.js';
 import * as imports from './imports-repository.js';
@@ -10,7 +11,7 @@ import type { DocumentRow, ImportRow } from './imports-repository.js';
 import { fileName, sha256Hex, type ImportDeps } from './imports-service.js';
 import * as repo from './repository.js';
 import type { EntryRow, EntryScope, EntrySource } from './repository.js';
-import { splitSections } from './sections.js';
+import { DEFAULT_SECTION_CHARS, splitSections, TooManySections } from './sections.js';
 import {
   afterEmbedding,
   embedChunks,
@@ -27,12 +28,19 @@ import {
  * import to the next worker once its lease runs out.
  */
 
-/** Entries one document may create. */
-export const MAX_DOCUMENT_ENTRIES = 500;
 /** Nested sitemaps a sitemap step may read, plus robots.txt and the sitemap itself. */
 const LEASE_FETCHES = 24;
-/** Starts on one document at most; a document that never gets through is failed after them. */
-export const MAX_DOCUMENT_ATTEMPTS = 3;
+/**
+ * Starts on one document at most. A document whose parser runs out of memory or time fails at
+ * once (the parser runs in a process of its own); one that was started and never finished
+ * ended the service itself, and is failed in words instead of being taken up again.
+ */
+export const MAX_DOCUMENT_ATTEMPTS = 1;
+
+export interface ImportWorkerOptions {
+  /** Test hook of the parser (a parser that hangs). */
+  parserHook?: ParserHook;
+}
 
 interface ImportedEntry {
   prepared: PreparedEntry;
@@ -53,7 +61,22 @@ export class ImportWorker {
   /** robots.txt rules per import, so the pages of one sitemap do not fetch it again each. */
   private readonly robots = new LRUCache<string, RobotsCache>({ max: 50, ttl: 10 * 60_000 });
 
-  constructor(private readonly deps: ImportDeps) {}
+  constructor(
+    private readonly deps: ImportDeps,
+    private readonly options: ImportWorkerOptions = {},
+  ) {}
+
+  private get parserLimits(): ParserLimits {
+    const limits = this.deps.limits;
+    return {
+      maxChars: limits.maxChars,
+      maxPdfPages: limits.maxPdfPages,
+      maxUnpackedBytes: limits.maxUnpackedBytes,
+      maxCompressionRatio: limits.maxCompressionRatio,
+      timeoutMs: limits.parserTimeoutMs,
+      memoryMb: limits.parserMemoryMb,
+    };
+  }
 
   private get limits(): FetchLimits {
     const { timeoutMs, maxBytes, allowPrivateTargets } = this.deps.limits;
@@ -63,7 +86,7 @@ export class ImportWorker {
   /** One step of one import; true when a step was done (more work may be waiting). */
   async step(): Promise<boolean> {
     const token = randomUUID();
-    const leaseMs = LEASE_FETCHES * this.deps.limits.timeoutMs + 60_000;
+    const leaseMs = LEASE_FETCHES * this.deps.limits.timeoutMs + this.deps.limits.parserTimeoutMs + 60_000;
     const job = await imports.claimImport(this.deps.db, token, leaseMs);
     if (!job) return false;
     if (job.sitemap_url && job.sitemap_read === null) {
@@ -81,7 +104,7 @@ export class ImportWorker {
     const attempts = await imports.startDocument(this.deps.db, document.id);
     const outcome: Outcome =
       attempts > MAX_DOCUMENT_ATTEMPTS
-        ? { status: 'failed', pages: null, error: importErrors.attemptsExhausted(MAX_DOCUMENT_ATTEMPTS) }
+        ? { status: 'failed', pages: null, error: importErrors.attemptsExhausted() }
         : await this.importDocument(job, document);
     await this.store(job, token, document, outcome);
     return true;
@@ -101,12 +124,13 @@ export class ImportWorker {
     job: ImportRow,
     token: string,
     fn: (tx: Queryable) => Promise<void>,
-  ): Promise<void> {
-    await this.deps.db.transaction(async (tx) => {
+  ): Promise<boolean> {
+    return this.deps.db.transaction(async (tx) => {
       // Taken over by another worker after the lease ran out: that worker redoes the step.
-      if (!(await imports.holdClaim(tx, job.id, token))) return;
+      if (!(await imports.holdClaim(tx, job.id, token))) return false;
       await fn(tx);
       await imports.releaseClaim(tx, job.id);
+      return true;
     });
   }
 
@@ -168,10 +192,13 @@ export class ImportWorker {
       const hash = document.sha256 ?? sha256Hex(bytes);
       const format = detectFormat(bytes, document.name, mediaType);
       if (!format) throw importErrors.unsupportedFormat();
-      const text = await extractDocument(bytes, format).catch((error: unknown) => {
-        if (error instanceof ImportDocumentError) throw error;
-        throw importErrors.damaged(format.toUpperCase());
-      });
+      // Outside the service's event loop and heap, with the pool's limits and deadline.
+      const text = await parserPool(this.deps.limits.parsers).parse(
+        bytes,
+        format,
+        this.parserLimits,
+        this.options.parserHook,
+      );
       pages = text.pages;
       const source = { key: sourceKey, hash };
       const entries = this.entriesOf(
@@ -193,16 +220,22 @@ export class ImportWorker {
     sourceUrl: string | null,
     title: string,
   ): PreparedEntry[] {
-    const sections = text.parts.flatMap((part) =>
-      splitSections(part.text, part.page ? `${title}, Seite ${part.page}` : title).map((section) => ({
-        ...section,
-        page: part.page,
-      })),
-    );
-    if (sections.length === 0) throw importErrors.noText();
-    if (sections.length > MAX_DOCUMENT_ENTRIES) {
-      throw importErrors.tooManyEntries(sections.length, MAX_DOCUMENT_ENTRIES);
+    const max = this.deps.limits.maxEntries;
+    const sections: { title: string; content: string; page: number | null }[] = [];
+    for (const part of text.parts) {
+      try {
+        // The entry limit is checked as sections are produced, not after all of them.
+        const split = splitSections(part.text, part.page ? `${title}, Seite ${part.page}` : title, {
+          maxChars: DEFAULT_SECTION_CHARS,
+          maxSections: max - sections.length,
+        });
+        for (const section of split) sections.push({ ...section, page: part.page });
+      } catch (error) {
+        if (error instanceof TooManySections) throw importErrors.tooManyEntries(max);
+        throw error;
+      }
     }
+    if (sections.length === 0) throw importErrors.noText();
     return sections.map((section) => {
       try {
         const prepared = prepareEntry(
@@ -245,7 +278,7 @@ export class ImportWorker {
         errorCode: outcome.status === 'failed' ? outcome.error.code : null,
         error: outcome.status === 'failed' ? outcome.error.message : null,
       });
-    await this.underClaim(job, token, async (tx) => {
+    const held = await this.underClaim(job, token, async (tx) => {
       if (outcome.status !== 'entries') return finish(tx, outcome.status);
       await holdScope(tx, job.tenant_id, scope);
       // Imports of the same source into one scope wait for each other instead of both writing.
@@ -267,6 +300,9 @@ export class ImportWorker {
       await repo.setOnboardingStep(tx, job.tenant_id, 'entry_created', true);
       await finish(tx, 'done', rows.length);
     });
+    // This worker got through the document but lost its lease: the document did not end a
+    // worker, so the attempt does not count against it when the next worker redoes it.
+    if (!held) await imports.forgetAttempt(this.deps.db, document.id);
     if (outcome.status === 'entries') {
       afterEmbedding(
         this.deps,

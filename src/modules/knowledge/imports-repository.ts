@@ -231,6 +231,14 @@ export async function startDocument(db: Queryable, documentId: string): Promise<
   return row?.attempts ?? 0;
 }
 
+/** Takes back a start on a document that was not interrupted (its worker lost the lease). */
+export async function forgetAttempt(db: Queryable, documentId: string): Promise<void> {
+  await db.query(
+    "UPDATE knowledge_import_documents SET attempts = greatest(attempts - 1, 0) WHERE id = $1 AND status = 'pending'",
+    [documentId],
+  );
+}
+
 export async function finishDocument(
   tx: Queryable,
   documentId: string,

@@ -4,7 +4,8 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
-import { AppError, ErrorCode, badRequest } from '../../http/errors.js';
+import { badRequest } from '../../http/errors.js';
+import { receiveMultipart, UploadBudget } from '../../http/multipart-upload.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { validatorCompiler } from '../../http/validation.js';
@@ -24,17 +25,30 @@ import {
   getImport,
   importDeps,
   MAX_IMPORT_FILES,
+  type ImportDeps,
   type ImportRequest,
-  type UploadedFile,
 } from './imports-service.js';
 import type { EntryScope } from './repository.js';
 import { requireBot } from './service.js';
 
 const IMPORT_LIST = 'knowledge_imports';
 
+const budgets = new WeakMap<AppContext, UploadBudget>();
+
+/** Upload bytes in flight per tenant on this instance (one budget per service). */
+export function uploadBudgetOf(ctx: AppContext): UploadBudget {
+  let budget = budgets.get(ctx);
+  if (!budget) {
+    budget = new UploadBudget(ctx.config.knowledgeImport.maxTenantUploadBytes);
+    budgets.set(ctx, budget);
+  }
+  return budget;
+}
+
 /** Import jobs of a bot's and of the tenant-wide knowledge (docs/knowledge.md, "Imports"). */
 export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps = importDeps(ctx);
+  const uploads = uploadBudgetOf(ctx);
   await app.register(multipart, {
     limits: {
       fileSize: deps.limits.maxBytes,
@@ -98,17 +112,21 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
               'multipart/form-data': { schema: ImportMultipartBody },
             },
           },
-          response: { 202: ImportSchema, ...errorResponses(400, 401, 403, 404, 413, 415) },
+          response: { 202: ImportSchema, ...errorResponses(400, 401, 403, 404, 413, 415, 429) },
         },
       },
       async (request, reply) => {
         const where = await scope.resolve(request);
         const user = currentUser(request);
-        const input = request.isMultipart()
-          ? await multipartInput(request, deps.limits.maxBytes)
-          : jsonInput(request.body as Static<typeof ImportJsonBody>);
-        const view = await createImport(deps, user.tenantId, where, input, user.id);
-        return reply.status(202).send(serializeImport(view.job, view.documents));
+        const { input, dispose } = request.isMultipart()
+          ? await multipartInput(request, deps, uploads)
+          : { input: jsonInput(request.body as Static<typeof ImportJsonBody>), dispose: async () => {} };
+        try {
+          const view = await createImport(deps, user.tenantId, where, input, user.id);
+          return reply.status(202).send(serializeImport(view.job, view.documents));
+        } finally {
+          await dispose();
+        }
       },
     );
 
@@ -182,44 +200,37 @@ function jsonInput(body: Static<typeof ImportJsonBody> | null | undefined): Impo
 }
 
 const FILE_FIELDS = new Set(['files', 'file']);
+const TEXT_FIELDS = new Set(['url', 'sitemap_url']);
 
-/** Files and fields of a multipart request; a file over the size limit refuses the request. */
-async function multipartInput(request: FastifyRequest, maxBytes: number): Promise<ImportRequest> {
-  const input: ImportRequest = { files: [] };
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (!FILE_FIELDS.has(part.fieldname))
-          throw badRequest(`Unknown file field '${part.fieldname}'; use 'files'`);
-        const file: UploadedFile = {
-          name: part.filename,
-          mediaType: part.mimetype || null,
-          bytes: await part.toBuffer(),
-        };
-        input.files.push(file);
-      } else if (part.fieldname === 'url' || part.fieldname === 'sitemap_url') {
-        const value = String(part.value ?? '').trim();
-        if (value.length > 2000) throw badRequest(`Field '${part.fieldname}' is longer than 2000 characters`);
-        if (value) input[part.fieldname === 'url' ? 'url' : 'sitemapUrl'] = value;
-      } else {
-        throw badRequest(`Unknown field '${part.fieldname}' in body`);
-      }
+/** Files (streamed to temporary files) and fields of a multipart request. */
+async function multipartInput(
+  request: FastifyRequest,
+  deps: ImportDeps,
+  budget: UploadBudget,
+): Promise<{ input: ImportRequest; dispose: () => Promise<void> }> {
+  const { limits } = deps;
+  const upload = await receiveMultipart(
+    request,
+    currentUser(request).tenantId,
+    budget,
+    {
+      maxFileBytes: limits.maxBytes,
+      maxRequestBytes: limits.maxRequestBytes,
+      maxTenantBytes: limits.maxTenantUploadBytes,
+      maxFiles: MAX_IMPORT_FILES,
+    },
+    { fileFields: FILE_FIELDS, textFields: TEXT_FIELDS },
+  );
+  const input: ImportRequest = { files: upload.files };
+  for (const [field, raw] of Object.entries(upload.fields)) {
+    const value = raw.trim();
+    if (value.length > 2000) {
+      await upload.dispose();
+      throw badRequest(`Field '${field}' is longer than 2000 characters`);
     }
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'FST_REQ_FILE_TOO_LARGE') {
-      throw new AppError(413, ErrorCode.payloadTooLarge, 'A file is larger than the import size limit', {
-        details: { max_bytes: maxBytes },
-      });
-    }
-    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-      throw badRequest(
-        `An import holds at most ${MAX_IMPORT_FILES} files plus the fields url and sitemap_url`,
-      );
-    }
-    throw error;
+    if (value) input[field === 'url' ? 'url' : 'sitemapUrl'] = value;
   }
-  return input;
+  return { input, dispose: upload.dispose };
 }
 
 /** The job as the API shows it; errors name the document (or the sitemap) in words. */

@@ -42,7 +42,7 @@ const ImportError = Type.Object({
   document: Type.String({ description: 'File name or URL the error is about' }),
   code: Type.String({
     description:
-      'unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit, attempts_exhausted',
+      'unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, document_too_large, too_many_pages, compression_ratio, parser_timeout, parser_memory, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit, attempts_exhausted',
   }),
   message: Type.String({ description: 'What went wrong, in German words' }),
 });

@@ -35,10 +35,13 @@ export function importDeps(ctx: AppContext): ImportDeps {
 export const MAX_IMPORT_FILES = 10;
 const MAX_FILE_NAME = 255;
 
+/** A received file: its bytes wait in a temporary file until they are stored. */
 export interface UploadedFile {
   name: string;
   mediaType: string | null;
-  bytes: Buffer;
+  size: number;
+  sha256: string;
+  read(): Promise<Buffer>;
 }
 
 export interface ImportRequest {
@@ -91,24 +94,30 @@ export async function createImport(
     throw badRequest(`An import holds at most ${MAX_IMPORT_FILES} files, got ${files.length}`);
   }
   for (const file of files) {
-    if (file.bytes.length === 0) throw badRequest(`File '${fileName(file.name)}' is empty`);
+    if (file.size === 0) throw badRequest(`File '${fileName(file.name)}' is empty`);
   }
   const url = request.url ? await checkedUrl('url', request.url, deps.limits.allowPrivateTargets) : null;
   const sitemapUrl = request.sitemapUrl
     ? await checkedUrl('sitemap_url', request.sitemapUrl, deps.limits.allowPrivateTargets)
     : null;
-  const documents: DocumentWrite[] = files.map((file) => ({
-    kind: 'file',
-    name: fileName(file.name),
-    mediaType: file.mediaType?.slice(0, 200) ?? null,
-    content: file.bytes,
-    sha256: sha256Hex(file.bytes),
-  }));
-  if (url) documents.push({ kind: 'page', name: url, mediaType: null, content: null, sha256: null });
   const importId = await deps.db.transaction(async (tx) => {
     await holdScope(tx, tenantId, scope);
     const job = await repo.insertImport(tx, tenantId, scope, { sitemapUrl, createdBy });
-    await repo.insertDocuments(tx, tenantId, job.id, documents);
+    // One file at a time: only one file's bytes are in memory while the job is written.
+    for (const file of files) {
+      const document: DocumentWrite = {
+        kind: 'file',
+        name: fileName(file.name),
+        mediaType: file.mediaType?.slice(0, 200) ?? null,
+        content: await file.read(),
+        sha256: file.sha256,
+      };
+      await repo.insertDocuments(tx, tenantId, job.id, [document]);
+    }
+    if (url) {
+      const page: DocumentWrite = { kind: 'page', name: url, mediaType: null, content: null, sha256: null };
+      await repo.insertDocuments(tx, tenantId, job.id, [page]);
+    }
     return job.id;
   });
   return getImport(deps.db, tenantId, scope, importId);

@@ -16,6 +16,16 @@ export interface Section {
 export interface SectionOptions {
   /** Upper bound of an entry's content in characters; longer sections are split. */
   maxChars: number;
+  /** Sections at most: splitting stops with TooManySections at the first one more. */
+  maxSections?: number;
+}
+
+/** More sections than SectionOptions.maxSections: found while splitting, not afterwards. */
+export class TooManySections extends Error {
+  constructor(readonly max: number) {
+    super(`more than ${max} sections`);
+    this.name = 'TooManySections';
+  }
 }
 
 /** Large enough to keep a section together, small enough to cite one place of a document. */
@@ -151,11 +161,13 @@ export function splitSections(
   options: SectionOptions = { maxChars: DEFAULT_SECTION_CHARS },
 ): Section[] {
   const sections: Section[] = [];
+  const max = options.maxSections ?? Infinity;
   for (const raw of rawSections(markdown)) {
     const body = raw.lines.join('\n').trim();
     if (!body) continue;
     const title = entryTitle(raw.path, documentTitle);
     const parts = packParagraphs(body, options.maxChars);
+    if (sections.length + parts.length > max) throw new TooManySections(max);
     parts.forEach((content, i) => {
       const suffix = parts.length > 1 ? ` (${i + 1}/${parts.length})` : '';
       sections.push({ title: `${title.slice(0, MAX_TITLE - suffix.length)}${suffix}`, content });

@@ -1983,7 +1983,7 @@ export interface components {
         KnowledgeImportError: {
             /** @description File name or URL the error is about */
             document: string;
-            /** @description unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit, attempts_exhausted */
+            /** @description unsupported_format, too_large, damaged, encrypted, no_text_layer, no_text, too_many_entries, document_too_large, too_many_pages, compression_ratio, parser_timeout, parser_memory, invalid_entry, refused_address, robots_disallowed, http_status, timeout, fetch_failed, too_many_redirects, not_a_sitemap, page_limit, attempts_exhausted */
             code: string;
             /** @description What went wrong, in German words */
             message: string;
@@ -8776,6 +8776,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getBotKnowledgeImport: {
@@ -8977,6 +8986,15 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,357 @@
+/**
+ * Hostile document imports benchmark: starts the service in a child process (PGlite, and
+ * PostgreSQL when reachable), probes GET /health continuously (one request after another) and
+ * imports hostile documents one after another:
+ * - a DOCX zip bomb (about 1.5 MB that unpack to 500 MB of XML),
+ * - a PDF of 20,000 pages,
+ * - ten files of 9.5 MB in one upload (over the request bound: refused), and five in one
+ *   upload (accepted, each over the character limit).
+ * A first scenario probes /health alone (the machine's noise floor). For each it prints the
+ * import's outcome, /health p50/p99/max while it ran and the growth of
+ * the service's resident set (RSS of the service's process; the parser processes are separate
+ * and reported as the parsers' peak).
+ *
+ *   npm run bench:imports
+ *   BENCH_TARGETS=pglite npm run bench:imports
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:imports
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import pg from 'pg';
+import { textPdf, zipBombDocx } from '../test/knowledge/documents.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const POSTGRES_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'pglite,postgres').split(',').map((t) => t.trim()));
+const MB = 1024 * 1024;
+
+interface Ready {
+  port: number;
+  token: string;
+  botId: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Child: the service
+// ---------------------------------------------------------------------------------------
+
+async function serve(): Promise<void> {
+  const { loadConfig } = await import('../src/config.js');
+  const { createContext } = await import('../src/context.js');
+  const { buildApp } = await import('../src/app.js');
+  const { migrate } = await import('../src/db/migrate.js');
+  const { createTenant } = await import('../src/modules/tenants/service.js');
+  const { createBot } = await import('../src/modules/bots/service.js');
+  const { insertUser, insertSession } = await import('../src/modules/auth/repository.js');
+  const { sha256Hex } = await import('../src/modules/auth/secrets.js');
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    MODEL_PROVIDER: 'offline',
+    PARLEY_SEED_DEMO: 'false',
+    WEBHOOK_WORKER: 'true',
+    WEBHOOK_POLL_INTERVAL_MS: '200',
+    BCRYPT_COST: '4',
+  });
+  const ctx = await createContext(config);
+  await migrate(ctx.db);
+  const { tenant } = await ctx.db.transaction((tx) =>
+    createTenant(tx, { name: 'Bench', plan: 'enterprise' }),
+  );
+  const bot = await createBot(ctx.db, tenant.id, { name: 'Bench bot' });
+  const user = await insertUser(ctx.db, tenant.id, {
+    email: 'editor@bench.test',
+    passwordHash: await ctx.sessions.hashPassword(randomBytes(12).toString('hex')),
+    role: 'editor',
+    firstName: 'Bench',
+    lastName: 'Editor',
+  });
+  const token = `pst_${randomBytes(32).toString('hex')}`;
+  await insertSession(ctx.db, tenant.id, {
+    userId: user.id,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(Date.now() + 3600_000),
+  });
+  const app = await buildApp(ctx);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const ready: Ready = {
+    port: typeof address === 'object' && address ? address.port : 0,
+    token,
+    botId: bot.id,
+  };
+  process.once('SIGTERM', () => process.exit(0));
+  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Parent: drive the service, measure, report
+// ---------------------------------------------------------------------------------------
+
+function startService(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve'], {
+    env: { ...process.env, REDIS_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = /READY (.*)\n/.exec(buffer);
+      if (line) resolve({ child, ready: JSON.parse(line[1]!) as Ready });
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
+  });
+}
+
+function statusOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Resident set of a process in MB. */
+function rssOf(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(statusOf(pid));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** The service's child processes (the document parsers). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(Number)
+      .filter((child) => /PPid:\s+(\d+)/.exec(statusOf(child))?.[1] === String(pid));
+  }
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/**
+ * The /health prober: a thread of its own, so the benchmark's own work (building and sending
+ * large bodies) never delays a probe. Plain JavaScript, evaluated as a worker.
+ */
+const PROBER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const latencies = [];
+let failures = 0;
+let running = true;
+parentPort.on('message', () => { running = false; });
+(async () => {
+  while (running) {
+    const started = performance.now();
+    try {
+      const response = await fetch(workerData.url, { signal: AbortSignal.timeout(30000) });
+      await response.arrayBuffer();
+      if (!response.ok) failures += 1;
+    } catch {
+      failures += 1;
+    }
+    latencies.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  parentPort.postMessage({ latencies, failures });
+})();
+`;
+
+/** /health one request after another, and the RSS of the service and its parsers, until stopped. */
+function probe(base: string, pid: number) {
+  let peakRss = rssOf(pid);
+  let peakParsers = 0;
+  const prober = new Worker(PROBER, { eval: true, workerData: { url: `${base}/health` } });
+  const result = new Promise<{ latencies: number[]; failures: number }>((resolve) =>
+    prober.once('message', resolve),
+  );
+  const memory = setInterval(() => {
+    peakRss = Math.max(peakRss, rssOf(pid));
+    const parsers = childrenOf(pid).reduce((sum, child) => sum + (rssOf(child) || 0), 0);
+    peakParsers = Math.max(peakParsers, parsers);
+  }, 50);
+  return async () => {
+    clearInterval(memory);
+    prober.postMessage('stop');
+    const { latencies, failures } = await result;
+    await prober.terminate();
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      probes: latencies.length,
+      failures,
+      p50: percentile(sorted, 50),
+      p99: percentile(sorted, 99),
+      max: sorted[sorted.length - 1] ?? NaN,
+      peakRss,
+      peakParsers,
+    };
+  };
+}
+
+function multipartBody(files: { name: string; type: string; content: Buffer }[]) {
+  const boundary = `----parleybench${randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const file of files) {
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
+      ),
+      file.content,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+interface Scenario {
+  name: string;
+  files: { name: string; type: string; content: Buffer }[];
+}
+
+async function run(base: string, ready: Ready, pid: number, scenario: Scenario) {
+  const headers = { authorization: `Bearer ${ready.token}` };
+  const url = `${base}/api/bots/${ready.botId}/knowledge/imports`;
+  const { body, contentType } = multipartBody(scenario.files);
+  const baseline = rssOf(pid);
+  const stop = probe(base, pid);
+  const started = performance.now();
+  let outcome: string;
+  try {
+    if (scenario.files.length === 0) {
+      // The machine's own noise: /health with nothing else to do.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      throw new Error('idle');
+    }
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': contentType },
+      body,
+    });
+    const answer = (await response.json()) as { id?: string; error?: string };
+    if (response.status !== 202) outcome = `${response.status} ${answer.error ?? ''}`;
+    else {
+      outcome = 'no result within 10 minutes';
+      for (let i = 0; i < 6000; i += 1) {
+        const job = (await (await fetch(`${url}/${answer.id}`, { headers })).json()) as {
+          status: string;
+          documents: { error_code: string | null; status: string }[];
+        };
+        if (job.status === 'done' || job.status === 'failed') {
+          const codes = new Map<string, number>();
+          for (const d of job.documents) {
+            const key = d.error_code ?? d.status;
+            codes.set(key, (codes.get(key) ?? 0) + 1);
+          }
+          outcome = `202, import ${job.status}: ${[...codes].map(([k, n]) => `${n}× ${k}`).join(', ')}`;
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } catch (error) {
+    const message = (error as Error).message;
+    outcome = message === 'idle' ? 'no import (10 s)' : `request failed: ${message}`;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const figures = await stop();
+  return {
+    scenario: scenario.name,
+    outcome,
+    seconds: Math.round(seconds * 10) / 10,
+    'health probes': figures.probes,
+    'health failures': figures.failures,
+    'health p50 ms': Math.round(figures.p50 * 10) / 10,
+    'health p99 ms': Math.round(figures.p99 * 10) / 10,
+    'health max ms': Math.round(figures.max * 10) / 10,
+    'RSS before MB': Math.round(baseline),
+    'RSS growth MB': Math.round(figures.peakRss - baseline),
+    'parsers peak RSS MB': Math.round(figures.peakParsers),
+  };
+}
+
+async function measure(name: string, env: Record<string, string>, scenarios: Scenario[]) {
+  const { child, ready } = await startService(env);
+  const base = `http://127.0.0.1:${ready.port}`;
+  try {
+    console.log(`\n${name}`);
+    const rows = [];
+    for (const scenario of scenarios) rows.push(await run(base, ready, child.pid!, scenario));
+    console.table(rows);
+    return rows;
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+async function withScratchPostgres(fn: (url: string) => Promise<unknown>): Promise<void> {
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    console.log(`PostgreSQL not reachable at ${POSTGRES_URL} (${(error as Error).message}); skipped.`);
+    return;
+  }
+  const name = `parley_bench_imports_${randomBytes(4).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  try {
+    await fn(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log('Generating the hostile documents …');
+  const bomb = await zipBombDocx(500 * MB);
+  const pdf = textPdf(Array.from({ length: 20_000 }, (_, i) => `Seite ${i + 1}`));
+  const words = 'Fahrrad Werkstatt Reparatur Bremse Kette Sattel Lenker Pedal Schlauch Ventil ';
+  const large = (i: number) => ({
+    name: `gross-${i}.txt`,
+    type: 'text/plain',
+    content: Buffer.from(words.repeat(Math.ceil((9.5 * MB) / words.length)).slice(0, 9.5 * MB)),
+  });
+  const scenarios: Scenario[] = [
+    { name: 'baseline: /health alone', files: [] },
+    {
+      name: `zip bomb DOCX (${(bomb.length / MB).toFixed(1)} MB → 500 MB XML)`,
+      files: [{ name: 'bombe.docx', type: 'application/octet-stream', content: bomb }],
+    },
+    {
+      name: `PDF of 20,000 pages (${(pdf.length / MB).toFixed(1)} MB)`,
+      files: [{ name: 'seiten.pdf', type: 'application/pdf', content: pdf }],
+    },
+    { name: 'ten files of 9.5 MB in one upload', files: Array.from({ length: 10 }, (_, i) => large(i)) },
+    { name: 'five files of 9.5 MB in one upload', files: Array.from({ length: 5 }, (_, i) => large(i)) },
+  ];
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  console.log(`Node ${process.version}, ${scenarios.length} scenarios per database; load average ${load}`);
+  if (TARGETS.has('pglite')) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-imports-'));
+    try {
+      await measure('PGlite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }, scenarios);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  if (TARGETS.has('postgres')) {
+    await withScratchPostgres((url) => measure('PostgreSQL', { DATABASE_URL: url }, scenarios));
+  }
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();
