@@ -17,6 +17,8 @@ export interface QueryWord {
   word: string;
   /** IDF of its best lexeme in the corpus; null when no chunk holds it (nor a close spelling). */
   idf: number | null;
+  /** How much it tells about the topic (0..1, see topicWeight); 1 when not given. */
+  topic?: number;
 }
 
 export interface HitEvidence {
@@ -71,13 +73,35 @@ const UNKNOWN_WORD_WEIGHT = 1;
  * heaviest word, multiplies the coverage by (1 − MISSING_PENALTY) on top of the share it takes.
  */
 const STRONG_SHARE = 0.6;
-const MISSING_PENALTY = 0.1;
+const MISSING_PENALTY = 0.15;
 
-/** How much a query word tells about the topic, before its IDF (0..1). */
-export function topicWeight(word: string): number {
+/**
+ * German writes every noun with a capital, and the nouns name what a question is about; a word
+ * written in lower case there is a verb, adjective or adverb ("gefahrenen", "aufbewahrt") and
+ * weighs this much.
+ */
+const GERMAN_LOWER_CASE_WEIGHT = 0.5;
+
+/**
+ * How much a query word tells about the topic, before its IDF (0..1). `asWritten` is how the
+ * question writes it (with German, lower case marks a word that is no noun).
+ */
+export function topicWeight(word: string, language = 'en', asWritten = word): number {
   if (QUESTION_SHAPE.has(word)) return SHAPE_WEIGHT;
   if (/^\p{N}+$/u.test(word)) return NUMBER_WEIGHT;
+  if (language === 'de' && /^\p{Ll}+$/u.test(asWritten)) return GERMAN_LOWER_CASE_WEIGHT;
   return 1;
+}
+
+/**
+ * The topic weight of each searched word of a question: a word counts as written in lower case
+ * only when the question never writes it with a capital.
+ */
+export function questionTopicWeights(question: string, language: string, words: string[]): number[] {
+  const capitalised = new Set(
+    (question.normalize('NFC').match(/\p{Lu}[\p{L}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase()),
+  );
+  return words.map((word) => topicWeight(word, language, capitalised.has(word) ? word.toUpperCase() : word));
 }
 
 /**
@@ -129,9 +153,9 @@ export function confidence(
   const covered: string[] = [];
   const missing: string[] = [];
   const shares: HitEvidence['words'] = [];
-  words.forEach(({ word, idf }, i) => {
+  words.forEach(({ word, idf, topic }, i) => {
     const part = parts[i] ?? 0;
-    const weight = topicWeight(word) * (idf ?? UNKNOWN_WORD_WEIGHT * oneChunkIdf);
+    const weight = (topic ?? topicWeight(word)) * (idf ?? UNKNOWN_WORD_WEIGHT * oneChunkIdf);
     const share = part > 0 && idf !== null && idf > 0 ? Math.min(1, part / idf) : 0;
     shares.push({ word, weight, share });
     total += weight;

@@ -6,7 +6,7 @@ import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { detectLanguage as detectQueryLanguage } from '../models/language.js';
 import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
 import { scheduleBackfill } from './vectors.js';
-import { confidence, type HitEvidence, type QueryWord } from './confidence.js';
+import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {
   entryId: string;
@@ -501,9 +501,15 @@ export async function searchWithEvidence(
   ]);
   const minScore = input.minScore ?? 0;
   const first = rows[0];
+  const topics = questionTopicWeights(
+    input.query,
+    language,
+    terms.map((t) => t.word),
+  );
   const queryWordsSeen: QueryWord[] = terms.map((t, i) => ({
     word: t.word,
     idf: first?.word_reach?.[i] ?? null,
+    topic: topics[i]!,
   }));
   const corpusChunks = first?.corpus_chunks ?? 1;
   const hits = rows.map((row) => {
