@@ -52,15 +52,16 @@ interface DevSet {
 const THRESHOLD = 0.4;
 
 /**
- * Minimum figures for --assert, a little under what the current code reaches on the set,
- * so a change that loses quality fails CI.
+ * Limits for --assert on both sides, a little short of what the current code reaches on the set,
+ * so a change that loses quality fails CI: recall and answers as minimums, the share of
+ * unanswerable questions answered and of answerable ones handed over as maximums.
  */
 const MINIMUM: Record<
   string,
   { recall1: number; recall3: number; maxAnswered: number; maxHandedOver: number; reply: number }
 > = {
-  de: { recall1: 0.76, recall3: 0.85, maxAnswered: 1, maxHandedOver: 1, reply: 0.72 },
-  en: { recall1: 0.86, recall3: 0.93, maxAnswered: 1, maxHandedOver: 1, reply: 0.81 },
+  de: { recall1: 0.77, recall3: 0.82, maxAnswered: 0.65, maxHandedOver: 0.1, reply: 0.72 },
+  en: { recall1: 0.83, recall3: 0.89, maxAnswered: 0.53, maxHandedOver: 0.08, reply: 0.79 },
 };
 
 interface Figures {

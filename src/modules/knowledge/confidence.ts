@@ -73,7 +73,7 @@ const UNKNOWN_WORD_WEIGHT = 1;
  * heaviest word, multiplies the coverage by (1 − MISSING_PENALTY) on top of the share it takes.
  */
 const STRONG_SHARE = 0.6;
-const MISSING_PENALTY = 0.15;
+const MISSING_PENALTY = 0.1;
 
 /**
  * German writes every noun with a capital, and the nouns name what a question is about; a word
