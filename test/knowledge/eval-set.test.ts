@@ -81,7 +81,7 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
     expect(long.map((p) => p.id)).toEqual([]);
   });
 
-  it('reaches the minimum sizes, with 10–15 % unanswerable questions and every kind represented', () => {
+  it('reaches the minimum sizes, with 10–25 % unanswerable questions and every kind represented', () => {
     expect(set.paragraphs.length).toBeGreaterThanOrEqual(MIN_PARAGRAPHS);
     expect(set.questions.length).toBeGreaterThanOrEqual(MIN_QUESTIONS);
     const perKind = new Map<Kind, number>(KINDS.map((kind) => [kind, 0]));
@@ -91,7 +91,7 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
     }
     const unanswerable = (perKind.get('unanswerable') ?? 0) / set.questions.length;
     expect(unanswerable).toBeGreaterThanOrEqual(0.1);
-    expect(unanswerable).toBeLessThanOrEqual(0.15);
+    expect(unanswerable).toBeLessThanOrEqual(0.25);
   });
 
   it('takes every answer verbatim from the content of its paragraph', () => {

@@ -87,7 +87,8 @@ describeEachBackend('knowledge ranking (BM25F, codes, compounds, languages)', (g
     expect(hits[0]?.entryId).toBe(ids.aqua);
     const common = hits.filter((h) => [ids.yoga1, ids.yoga2, ids.yoga3].includes(h.entryId));
     expect(common.length).toBe(3);
-    for (const hit of common) expect(hit.score).toBeLessThan(hits[0]!.score / 2);
+    // Calibrated scores are no longer proportional to BM25; the rare word still sets the top hit clearly apart.
+    for (const hit of common) expect(hit.score).toBeLessThan(hits[0]!.score * 0.6);
   });
 
   it('scores in 0..1, a chunk with every word of the question at the top of the scale', async () => {

@@ -310,7 +310,8 @@ describeApp('knowledge routes', (get) => {
     expect(body.min_score).toBeCloseTo(0.7);
     expect(body.results.length).toBe(2);
     for (const result of body.results) {
-      expect(result.used_in_chat).toBe(result.score >= 0.7);
+      // Used in the chat only at or above the minimum score (and when the decision keeps it).
+      if (result.used_in_chat) expect(result.score).toBeGreaterThanOrEqual(0.7);
       expect(result.score).toBeGreaterThan(0);
       expect(result.score).toBeLessThanOrEqual(1);
     }
@@ -322,6 +323,55 @@ describeApp('knowledge routes', (get) => {
       400,
     );
     expect((await call('GET', `/api/bots/${bot.id}/knowledge/search?q=x`)).statusCode).toBe(401);
+  });
+
+  it('hit test shows the answerability decision and the key terms the hits lack', async () => {
+    const t = await buildTenant(get().ctx);
+    const bot = await t.bot();
+    await create(
+      `/api/bots/${bot.id}/knowledge`,
+      {
+        title: 'Ersatzmesser',
+        content: 'Das Ersatzmesser AS-206 passt für die Serie AS und kostet 24,90 €.',
+      },
+      t.owner.headers,
+    );
+    const test = async (q: string) => {
+      const response = await call(
+        'GET',
+        `/api/bots/${bot.id}/knowledge/search?q=${encodeURIComponent(q)}`,
+        t.owner.headers,
+      );
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json<{
+        results: { used_in_chat: boolean; score: number }[];
+        decision: { answer: boolean; reason: string; key_terms: string[]; missing_terms: string[] };
+      }>();
+    };
+    const answered = await test('Was kostet das Ersatzmesser AS-206?');
+    expect(answered.decision).toEqual({
+      answer: true,
+      reason: 'answer',
+      key_terms: ['as206'],
+      missing_terms: [],
+    });
+    expect(answered.results[0]!.used_in_chat).toBe(true);
+    // A hit above the threshold that lacks the asked part number is not used.
+    const other = await test('Was kostet das Ersatzmesser AS-310?');
+    expect(other.results[0]!.score).toBeGreaterThanOrEqual(0.4);
+    expect(other.decision).toEqual({
+      answer: false,
+      reason: 'missing_key_terms',
+      key_terms: ['as310'],
+      missing_terms: ['as310'],
+    });
+    expect(other.results.every((r) => !r.used_in_chat)).toBe(true);
+    const none = await test('Wie wird das Wetter morgen?');
+    expect(none.decision).toMatchObject({ answer: false, reason: 'no_hits' });
+    // Another tenant's bot: 404, as for every knowledge route.
+    const other_ = await buildTenant(get().ctx);
+    const foreign = await call('GET', `/api/bots/${bot.id}/knowledge/search?q=AS-206`, other_.owner.headers);
+    expect(foreign.statusCode).toBe(404);
   });
 
   it('tracks the onboarding checklist and reports it for the pre-flight check', async () => {

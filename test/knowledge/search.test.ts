@@ -4,7 +4,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import { httpEmbeddings } from '../../src/modules/knowledge/embeddings.js';
 import { searchKnowledge } from '../../src/modules/knowledge/search.js';
-import { replaceEntry } from '../../src/modules/knowledge/service.js';
+import { replaceEntry, searchForAnswer } from '../../src/modules/knowledge/service.js';
 import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startFakeEmbeddings, type FakeEmbeddingsServer } from './fake-embeddings.js';
@@ -255,6 +255,39 @@ describeEachBackend('knowledge search', (get) => {
       });
       expect(fused[0]?.entryId).toBe(pets);
       expect(fused[0]!.score).toBeGreaterThanOrEqual(lexical[0]!.score);
+    });
+
+    it('uses the cosine similarity as a second opinion in the answerability decision', async () => {
+      const embeddings = httpEmbeddings({ baseUrl: fake.url, model: 'fake' });
+      const bot = await tenant.bot();
+      const [parking, pets] = await addEntries(
+        ctx,
+        tenant.id,
+        bot.id,
+        [
+          { title: 'Anreise', content: 'Parkplätze für Autos gibt es hinter dem Haus.' },
+          { title: 'Tiere', content: 'Hunde und andere Haustiere sind leider nicht erlaubt.' },
+        ],
+        embeddings,
+      );
+      const ask = (query: string, withVectors: boolean) =>
+        searchForAnswer(get().db, tenant.id, {
+          botId: bot.id,
+          query,
+          minScore: 0.4,
+          embeddings: withVectors ? embeddings : null,
+        });
+      // Lexically only the pets entry shares a word ("erlaubt"); in meaning it is far from parking.
+      const lexical = await ask('Ist Parken erlaubt?', false);
+      expect(lexical.searched.map((h) => h.entryId)).toEqual([pets]);
+      const hybrid = await ask('Ist Parken erlaubt?', true);
+      expect(hybrid.searched.find((h) => h.entryId === pets)?.evidence?.cosine ?? 1).toBeLessThan(0.3);
+      expect(hybrid.decision.answer).toBe(true);
+      expect(hybrid.hits.map((h) => h.entryId)).toEqual([parking]);
+      // A question near no entry in meaning and sharing no word is handed over.
+      const none = await ask('Wie wird das Wetter morgen?', true);
+      expect(none.decision.answer).toBe(false);
+      expect(none.hits).toEqual([]);
     });
 
     it('falls back to full-text search when the embeddings endpoint fails', async () => {

@@ -3,9 +3,11 @@ import { alternateRoles } from '../../src/modules/models/anthropic.js';
 import { detectLanguage } from '../../src/modules/models/language.js';
 import {
   OFFLINE_MODEL_NAME,
+  coversTerm,
   extractAnswer,
   offlineAnswer,
   offlineProvider,
+  questionKeyTerms,
   toPlainText,
 } from '../../src/modules/models/offline.js';
 import { questionType, splitSentences } from '../../src/modules/models/sentences.js';
@@ -168,6 +170,74 @@ describe('offlineAnswer', () => {
     ['Che tempo farà domani?', true, /^Mi dispiace/],
   ])('hands over politely without a hit: %s (formal %s)', (message, formal, pattern) => {
     expect(offlineAnswer(grounding(message, [], formal))).toMatch(pattern);
+  });
+});
+
+describe('sentence coverage of key terms', () => {
+  it.each([
+    ['Was kostet das Messer AS-206?', 'de', ['as206']],
+    ['Was bedeutet der Fehler 4021?', 'de', ['4021']],
+    ['Passt das Messer für ein Mähwerk von 2005?', 'de', ['2005']],
+    ['Hat das Hotel Seeblick eine Sauna?', 'de', []],
+    ['What year did Tesla die?', 'en', ['tesla']],
+    ["Who is the nurse at Saint Edmund's on Mondays?", 'en', ['saint', 'edmund']],
+  ] as const)('key terms of %s', (question, language, terms) => {
+    expect(questionKeyTerms(question, language)).toEqual(terms);
+  });
+
+  it.each([
+    // codes and numbers in any of their search forms
+    ['Das Ersatzmesser AS-206 kostet 24,90 €.', 'as206', true],
+    ['Das Ersatzmesser AS 206 kostet 24,90 €.', '206', true],
+    ['Das Ersatzmesser AS-207 kostet 24,90 €.', 'as206', false],
+    ['Fehler E-4021: Der Drucker ist nicht verbunden.', '4021', true],
+    ['Fehler E-4022: Das Papier ist leer.', '4021', false],
+    ['Ab einem Bestellwert von 1.299,00 € liefern wir frei.', '129900', true],
+    ['Ab einem Bestellwert von 1.299,00 € liefern wir frei.', '1299', true],
+    ['Mähwerke ab Baujahr 2012.', '2005', false],
+    // German forms and compounds
+    ['Der Zahnnotdienst ist am Wochenende erreichbar.', 'notdienst', true],
+    ['Der Stundensatz der Werkstatt beträgt 68 €.', 'werkstattstunde', true],
+    ['Die Öffnungszeit am Samstag ist kürzer.', 'öffnungszeiten', true],
+    ['Das Hotel hat eine finnische Sauna.', 'hubschrauberlandeplatz', false],
+    // names
+    ['Tesla died in New York in 1943.', 'tesla', true],
+    ['The Black Death reached England in 1348.', 'tesla', false],
+    ["Nurse Jane Holt works at Saint Edmund's.", 'edmund', true],
+  ] as const)('%s covers %s: %s', (sentence, term, expected) => {
+    expect(coversTerm(sentence, term)).toBe(expected);
+  });
+
+  it('hands over, in the question’s language, when no sentence covers the key terms', () => {
+    const hits = [
+      {
+        title: 'Anmeldung und Probetraining',
+        content: 'Bitte bringen Sie bequeme Kleidung und ein Handtuch mit.',
+        score: 0.69,
+      },
+    ];
+    expect(offlineAnswer(grounding('What year did Tesla die?', hits))).toMatch(/^I'm sorry/);
+    const parts = [{ title: 'Ersatzmesser', content: 'Das Ersatzmesser AS-207 kostet 24,90 €.', score: 0.9 }];
+    expect(offlineAnswer(grounding('Was kostet das Ersatzmesser AS-206?', parts))).toMatch(
+      /^Dazu liegen mir leider keine gesicherten Informationen vor/,
+    );
+    expect(offlineAnswer(grounding('Was kostet das Ersatzmesser AS-207?', parts))).toBe(
+      'Laut unseren Informationen zu „Ersatzmesser“: Das Ersatzmesser AS-207 kostet 24,90 €.',
+    );
+  });
+
+  it('answers from the sentence that covers the key terms, not from the best-scoring other one', () => {
+    const hits = [
+      {
+        title: 'Fehlercodes',
+        content:
+          'Fehler E-4022 bedeutet, dass das Papier leer ist. Fehler E-4021 bedeutet, dass der Drucker nicht verbunden ist.',
+        score: 0.9,
+      },
+    ];
+    expect(offlineAnswer(grounding('Was bedeutet Fehler E-4021?', hits))).toBe(
+      'Laut unseren Informationen zu „Fehlercodes“: Fehler E-4021 bedeutet, dass der Drucker nicht verbunden ist.',
+    );
   });
 });
 

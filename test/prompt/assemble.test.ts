@@ -137,7 +137,7 @@ describe('assembleSystemPrompt', () => {
 
   it('derives rules from the hits: best hit, precedence of bot entries, sources, low confidence', () => {
     const text = assembleSystemPrompt(BOT, TENANT, HITS, ON).text;
-    expect(text).toContain('Treffer 1 „Öffnungszeiten“ passt am besten (score 0.80)');
+    expect(text).toContain('Treffer 1 passt am besten (score 0.80)');
     expect(text).toContain('Einträge dieses Bots gehen allgemeinen Einträgen des Unternehmens vor');
     expect(text).toContain('https://example.test/zeiten');
     const weak = assembleSystemPrompt(BOT, TENANT, [hit(1, { score: 0.45 })], ON).text;

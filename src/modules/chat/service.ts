@@ -5,7 +5,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError, CHAT_TEXT } from '../../http/errors.js';
 import { embeddingsFor } from '../knowledge/embeddings.js';
-import { searchKnowledge, type KnowledgeHit } from '../knowledge/search.js';
+import { type KnowledgeHit } from '../knowledge/search.js';
+import { searchForAnswer } from '../knowledge/service.js';
 import { ModelUnavailableError, type ModelReply, type ModelRequest } from '../models/provider.js';
 import { assembleSystemPrompt, protectForModel } from '../prompt/assemble.js';
 import { collectPromptSections, processReply, type ChatTurn } from './extensions.js';
@@ -236,14 +237,15 @@ async function prepare(
         call.trace,
         'knowledge',
         observeKnowledgeSearch(
-          searchKnowledge(ctx.db, tenantId, {
+          // Only the hits the answerability decision keeps; none when the knowledge base has no answer.
+          searchForAnswer(ctx.db, tenantId, {
             botId: bot.id,
             query: input.message,
             limit: KNOWLEDGE_LIMIT,
             minScore,
             embeddings: embeddingsFor(ctx.config),
             vocabularyVersion: bot.knowledge_vocabulary_version,
-          }),
+          }).then((found) => found.hits),
         ),
       ),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),

@@ -235,10 +235,16 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       const tenantId = tenantOf(request);
       const bot = await service.requireBot(ctx.db, tenantId, request.params.id);
       const { q, limit } = request.query;
-      const { minScore, hits } = await service.hitTest(deps, tenantId, bot, q, limit ?? 3);
+      const { minScore, hits, decision } = await service.hitTest(deps, tenantId, bot, q, limit ?? 3);
       return {
         query: q,
         min_score: minScore,
+        decision: {
+          answer: decision.answer,
+          reason: decision.reason,
+          key_terms: decision.keyTerms,
+          missing_terms: decision.missingTerms,
+        },
         results: hits.map((hit) => ({
           entry_id: hit.entryId,
           chunk_id: hit.chunkId,

@@ -147,8 +147,35 @@ export const SearchResponse = Type.Object({
       score: Type.Number({ minimum: 0, maximum: 1 }),
       source_url: Nullable(Type.String()),
       scope: Type.Union([Type.Literal('bot'), Type.Literal('tenant')]),
-      used_in_chat: Type.Boolean({ description: 'Among the top 3 and at or above min_score' }),
+      used_in_chat: Type.Boolean({
+        description: 'Among the top 3, at or above min_score and kept by the answerability decision',
+      }),
     }),
+  ),
+  decision: Type.Object(
+    {
+      answer: Type.Boolean({
+        description:
+          'true: the chat answers from the knowledge base; false: it has no knowledge and hands over',
+      }),
+      reason: Type.Union(
+        [
+          Type.Literal('answer'),
+          Type.Literal('no_hits'),
+          Type.Literal('low_score'),
+          Type.Literal('missing_key_terms'),
+          Type.Literal('low_similarity'),
+        ],
+        { description: 'Why (see docs/knowledge.md "Answerability")' },
+      ),
+      key_terms: Type.Array(Type.String(), {
+        description: "The question's key terms: codes, numbers and names, as searched",
+      }),
+      missing_terms: Type.Array(Type.String(), {
+        description: 'Key terms the best hit at or above min_score lacks',
+      }),
+    },
+    { description: "The chat's answerability decision for this message" },
   ),
 });
 

@@ -6,6 +6,7 @@ import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { detectLanguage as detectQueryLanguage } from '../models/language.js';
 import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
 import { scheduleBackfill } from './vectors.js';
+import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {
   entryId: string;
@@ -20,6 +21,8 @@ export interface KnowledgeHit {
   sourcePage?: number | null;
   /** null for a tenant-wide entry. */
   botId: string | null;
+  /** What the score was computed from; the answerability decision reads it. */
+  evidence?: HitEvidence;
 }
 
 export interface SearchInput {
@@ -48,11 +51,11 @@ const B = 0.75;
 /** BM25F: an occurrence in the title counts this many occurrences in the text. */
 const TITLE_WEIGHT = 2;
 /**
- * A query word that no chunk of the corpus contains weighs this share of the IDF of a word
- * found in a single chunk: it cannot tell chunks apart, but a question full of unknown words
- * is less likely answered by a chunk that matches one of them.
+ * For the ranking value only (it weighs the lexical side of the vector fusion): a query word
+ * that no chunk contains weighs this share of the IDF of a word found in a single chunk. The
+ * returned score weighs such a word fully (confidence.ts).
  */
-const UNKNOWN_WORD_WEIGHT = 0.25;
+const RANK_UNKNOWN_WORD_WEIGHT = 0.25;
 /** Lowest trigram similarity at which a vocabulary word counts as the intended spelling. */
 const MIN_CORRECTION_SIMILARITY = 0.5;
 /**
@@ -240,6 +243,12 @@ interface HitRow {
   bot_id: string | null;
   score: number;
   lexical: number;
+  bm25: number;
+  vector: number | null;
+  part_words: number[] | null;
+  part_values: number[] | null;
+  word_reach: (number | null)[] | null;
+  corpus_chunks: number;
 }
 
 /** A lexeme as a tsquery operand (lexemes of letter/digit words hold no quote, but be safe). */
@@ -362,14 +371,23 @@ function searchSql(terms: number, withVector: boolean): string {
       FROM (${bounded.join('\n UNION ALL ')}) AS x
     ),
     -- The most a word can add: the IDF of its rarest lexeme in the corpus (credit 1), else the
-    -- best a close spelling can give, else (no chunk holds it) a share of a one-chunk word's IDF.
+    -- best a close spelling can give, else (no chunk holds it) NULL. The ranking value below
+    -- counts an unknown word with a share of a one-chunk word's IDF; the returned score is
+    -- computed from the per-word figures in confidence.ts.
+    -- For the score, a word found only through a close spelling or compound part reaches the
+    -- IDF of that lexeme without its credit, so the chunk covers the word only by that credit.
+    reach_words AS MATERIALIZED (
+      SELECT q.word,
+             coalesce(max(q.idf) FILTER (WHERE q.df > 0 AND q.credit >= 1),
+                      max(q.idf * q.credit) FILTER (WHERE q.df > 0)) AS best,
+             coalesce(max(q.idf) FILTER (WHERE q.df > 0 AND q.credit >= 1),
+                      max(q.idf) FILTER (WHERE q.df > 0)) AS full
+      FROM q GROUP BY q.word
+    ),
     reach AS (
-      SELECT coalesce(sum(w.best), 0) AS total FROM (
-        SELECT coalesce(max(q.idf) FILTER (WHERE q.df > 0 AND q.credit >= 1),
-                        max(q.idf * q.credit) FILTER (WHERE q.df > 0),
-                        ${UNKNOWN_WORD_WEIGHT} * ln(1 + (o.n - 0.5) / 1.5)) AS best
-        FROM q CROSS JOIN corpus o GROUP BY q.word, o.n
-      ) w
+      SELECT coalesce(sum(coalesce(w.best, ${RANK_UNKNOWN_WORD_WEIGHT} * ln(1 + (o.n - 0.5) / 1.5))), 0) AS total,
+             array_agg(w.full::float8 ORDER BY w.word) AS words, max(o.n) AS n
+      FROM reach_words w CROSS JOIN corpus o
     ),
     hits AS MATERIALIZED (
       SELECT c.id, c.entry_id, c.bot_id, c.content, c.tsv, c.doc_length, ${vectorScore} AS vector
@@ -384,10 +402,14 @@ function searchSql(terms: number, withVector: boolean): string {
       JOIN q ON q.lexeme = t.lexeme
       GROUP BY h.id, q.word
     ),
-    bm25 AS (SELECT id, sum(part) AS bm25 FROM parts GROUP BY id),
+    bm25 AS (
+      SELECT id, sum(part) AS bm25, array_agg(word) AS part_words, array_agg(part::float8) AS part_values
+      FROM parts GROUP BY id
+    ),
     scored AS (
       SELECT h.id, h.entry_id, h.bot_id, h.content, coalesce(b.bm25, 0) AS bm25, h.vector,
-             least(1, coalesce(b.bm25, 0) / nullif(r.total, 0)) AS lexical
+             least(1, coalesce(b.bm25, 0) / nullif(r.total, 0)) AS lexical,
+             b.part_words, b.part_values
       FROM hits h LEFT JOIN bm25 b ON b.id = h.id CROSS JOIN reach r
     ),
     -- Reciprocal rank fusion of the lexical and the vector ranking, scaled so that first place
@@ -416,8 +438,9 @@ function searchSql(terms: number, withVector: boolean): string {
       SELECT * FROM best b WHERE b.score > 0 ORDER BY b.score DESC, b.bm25 DESC, b.id LIMIT $3
     )
     SELECT b.id AS chunk_id, b.entry_id, e.title, b.content, e.source_url, e.source_name, e.source_page, b.bot_id,
-           b.score::float8 AS score, b.lexical::float8 AS lexical
-    FROM top b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1
+           b.score::float8 AS score, b.lexical::float8 AS lexical, b.bm25::float8 AS bm25,
+           b.vector::float8 AS vector, b.part_words, b.part_values, r.words AS word_reach, r.n::float8 AS corpus_chunks
+    FROM top b JOIN knowledge_entries e ON e.id = b.entry_id AND e.tenant_id = $1 CROSS JOIN reach r
     ORDER BY b.score DESC, b.bm25 DESC, b.id`;
 }
 
@@ -433,7 +456,23 @@ export async function searchKnowledge(
   tenantId: string,
   input: SearchInput,
 ): Promise<KnowledgeHit[]> {
-  if (!isUuid(tenantId) || !isUuid(input.botId)) return [];
+  return (await searchWithEvidence(db, tenantId, input)).hits;
+}
+
+/** The search's hits together with the query's words as the score saw them. */
+export interface SearchResult {
+  hits: KnowledgeHit[];
+  /** The query's searched words (stop words dropped), with their weight in this corpus. */
+  words: QueryWord[];
+}
+
+/** searchKnowledge, also returning the per-word evidence behind each score. */
+export async function searchWithEvidence(
+  db: Queryable,
+  tenantId: string,
+  input: SearchInput,
+): Promise<SearchResult> {
+  if (!isUuid(tenantId) || !isUuid(input.botId)) return { hits: [], words: [] };
   const limit = Math.min(Math.max(Math.trunc(input.limit ?? DEFAULT_SEARCH_LIMIT), 1), MAX_SEARCH_LIMIT);
   const words = queryWords(input.query);
   const language = detectQueryLanguage(input.query);
@@ -442,7 +481,7 @@ export async function searchKnowledge(
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
   // The endpoint answers (again): entries stored while it failed get their vectors.
   if (vector && input.embeddings && 'transaction' in db) scheduleBackfill(db as Database, input.embeddings);
-  if (terms.length === 0 && !vector) return [];
+  if (terms.length === 0 && !vector) return { hits: [], words: [] };
 
   const pairs = terms.flatMap((t, i) => [
     ...t.exact.map((lexeme) => ({ word: i, lexeme, credit: 1 })),
@@ -462,19 +501,46 @@ export async function searchKnowledge(
     ...(vector ? [vector, vectorNorm(vector)] : []),
   ]);
   const minScore = input.minScore ?? 0;
-  return rows
-    .map((row) => ({
+  const first = rows[0];
+  const topics = questionTopicWeights(
+    input.query,
+    language,
+    terms.map((t) => t.word),
+  );
+  const queryWordsSeen: QueryWord[] = terms.map((t, i) => ({
+    word: t.word,
+    idf: first?.word_reach?.[i] ?? null,
+    topic: topics[i]!,
+  }));
+  const corpusChunks = first?.corpus_chunks ?? 1;
+  const hits = rows.map((row) => {
+    const parts = new Array<number>(terms.length).fill(0);
+    (row.part_words ?? []).forEach((word, j) => {
+      parts[word] = row.part_values?.[j] ?? 0;
+    });
+    const evidence = confidence(queryWordsSeen, parts, corpusChunks, vector ? row.vector : null);
+    // A semantic place lifts the score as before (fusion); a lexical match keeps its confidence.
+    if (vector && row.score > row.lexical) evidence.score = Math.max(evidence.score, row.score);
+    return {
       entryId: row.entry_id,
       chunkId: row.chunk_id,
       title: row.title,
       content: row.content,
-      score: Math.round(Math.min(Math.max(row.score, 0), 1) * 10_000) / 10_000,
+      score: Math.round(Math.min(Math.max(evidence.score, 0), 1) * 10_000) / 10_000,
       sourceUrl: row.source_url,
       sourceName: row.source_name,
       sourcePage: row.source_page,
       botId: row.bot_id,
-    }))
-    .filter((hit) => hit.score >= minScore);
+      evidence,
+    };
+  });
+  // The confidence keeps the statement's order within a query except where a rare word decides;
+  // the statement's order (BM25) breaks ties.
+  const ordered = hits
+    .map((hit, index) => ({ hit, index }))
+    .sort((a, b) => b.hit.score - a.hit.score || a.index - b.index)
+    .map(({ hit }) => hit);
+  return { hits: ordered.filter((hit) => hit.score >= minScore), words: queryWordsSeen };
 }
 
 /**

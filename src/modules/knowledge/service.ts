@@ -7,7 +7,9 @@ import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import * as repo from './repository.js';
 import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
-import { DEFAULT_SEARCH_LIMIT, searchKnowledge, type KnowledgeHit } from './search.js';
+import { detectLanguage as detectMessageLanguage } from '../models/language.js';
+import { decideAnswerability, type Answerability } from './answerability.js';
+import { DEFAULT_SEARCH_LIMIT, searchWithEvidence, type KnowledgeHit, type SearchInput } from './search.js';
 import { chunkText, detectLanguage, vocabularyOf, type Language } from './text.js';
 
 export interface KnowledgeDeps {
@@ -229,8 +231,31 @@ export function effectiveMinScore(
 }
 
 /**
+ * The chat's knowledge: the search's hits and the answerability decision. When the decision is
+ * no, `hits` is empty and the chat behaves as without any knowledge (no-knowledge marker in the
+ * prompt, `knowledge_used` false, the offline model hands over).
+ */
+export async function searchForAnswer(
+  db: Queryable,
+  tenantId: string,
+  input: SearchInput & { minScore: number },
+): Promise<{ hits: KnowledgeHit[]; decision: Answerability; searched: KnowledgeHit[] }> {
+  const { minScore, ...search } = input;
+  const result = await searchWithEvidence(db, tenantId, search);
+  const decision = decideAnswerability({
+    question: input.query,
+    language: detectMessageLanguage(input.query),
+    hits: result.hits,
+    words: result.words,
+    minScore,
+  });
+  return { hits: decision.hits, decision, searched: result.hits };
+}
+
+/**
  * The hit test: what the chat would retrieve for this query, plus the hits below the bot's
- * minimum score (marked), so a tenant can tune entries and the threshold.
+ * minimum score (marked), so a tenant can tune entries and the threshold, and the chat's
+ * answerability decision for the query.
  */
 export async function hitTest(
   deps: KnowledgeDeps,
@@ -238,19 +263,36 @@ export async function hitTest(
   bot: BotRow,
   query: string,
   limit: number,
-): Promise<{ minScore: number; hits: (KnowledgeHit & { usedInChat: boolean })[] }> {
+): Promise<{
+  minScore: number;
+  hits: (KnowledgeHit & { usedInChat: boolean })[];
+  decision: Answerability;
+}> {
   if (!query.trim()) throw new AppError(400, ErrorCode.validation, "Query parameter 'q' must not be blank");
   const minScore = effectiveMinScore(bot, deps.minScore);
-  const hits = await searchKnowledge(deps.db, tenantId, {
+  const result = await searchWithEvidence(deps.db, tenantId, {
     botId: bot.id,
     query,
-    limit,
+    limit: Math.max(limit, DEFAULT_SEARCH_LIMIT),
     embeddings: deps.embeddings,
   });
   await repo.setOnboardingStep(deps.db, tenantId, 'search_tested', true);
-  // The chat takes the top 3 and then drops those under the minimum.
+  // The chat decides on its top 3 and uses the hits the decision keeps.
+  const decision = decideAnswerability({
+    question: query,
+    language: detectMessageLanguage(query),
+    hits: result.hits.slice(0, DEFAULT_SEARCH_LIMIT),
+    words: result.words,
+    minScore,
+  });
+  const used = new Set(decision.hits.map((hit) => hit.chunkId));
+  const searched = result.hits;
   return {
     minScore,
-    hits: hits.map((hit, i) => ({ ...hit, usedInChat: i < DEFAULT_SEARCH_LIMIT && hit.score >= minScore })),
+    decision,
+    hits: searched.slice(0, limit).map((hit, i) => ({
+      ...hit,
+      usedInChat: i < DEFAULT_SEARCH_LIMIT && used.has(hit.chunkId),
+    })),
   };
 }

@@ -1,6 +1,7 @@
 import { detectLanguage, isFrequentWord, type Language } from './language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
-import { questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
+import { codeVariants, queryWords } from '../knowledge/text.js';
+import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
 /** Says what it is: no language model, a deterministic answerer over the knowledge base. */
@@ -87,6 +88,47 @@ function sameWord(a: string, b: string): boolean {
   return part.length >= 5 && long.length > short.length && long.includes(part);
 }
 
+/** Linking elements between the parts of a German compound ("Arbeit-s-zeit"). */
+const LINKS = ['', 's', 'es', 'n', 'en', 'e', 'er'];
+const MIN_PART = 4;
+
+/** Whether `word` occurs in `words` as itself, an inflected form or part of a compound. */
+function holds(words: string[], word: string): boolean {
+  return words.some((w) => sameWord(word, w) || (word.length >= MIN_PART && w.includes(word)));
+}
+
+/**
+ * The question's key terms: every code or number it names (joined, lowercase: "AS-206" →
+ * as206, "4021") and every name (see questionNames).
+ */
+export function questionKeyTerms(question: string, language: Language): string[] {
+  const codes = queryWords(question).filter((word) => /\p{N}/u.test(word));
+  return [...new Set([...codes, ...questionNames(question, language)])];
+}
+
+/**
+ * Whether a sentence (with its entry's title) covers a key term: a code or number in any of
+ * its search forms ("AS-206" covers as206 and 206, "1.299,00" covers 129900 and 1299); a word
+ * as itself, an inflected form, part of a compound ("Notdienst" in "Zahnnotdienst"), or, for a
+ * compound term, every one of its two parts ("Werkstattstunde" in "Stundensatz der Werkstatt").
+ */
+export function coversTerm(text: string, term: string): boolean {
+  const lower = text.normalize('NFC').toLowerCase();
+  const words: string[] = lower.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (/\p{N}/u.test(term)) return words.includes(term) || codeVariants(text).includes(term);
+  if (holds(words, term)) return true;
+  for (let i = MIN_PART; i <= term.length - MIN_PART; i += 1) {
+    const tail = term.slice(i);
+    for (const link of LINKS) {
+      const head = term.slice(0, i);
+      if (link && !head.endsWith(link)) continue;
+      const stem = link ? head.slice(0, -link.length) : head;
+      if (stem.length >= MIN_PART && holds(words, stem) && holds(words, tail)) return true;
+    }
+  }
+  return false;
+}
+
 /**
  * A question word that the entry's title holds names the topic every sentence of the entry is
  * about ("Was kostet die PZR …" in an entry titled "Professionelle Zahnreinigung"): it tells the
@@ -144,8 +186,12 @@ export function extractAnswer(
   maxChars = MAX_ANSWER_CHARS,
   language: Language = detectLanguage(question),
   title = '',
+  keyTerms: string[] = [],
 ): string {
-  const all = candidates(content, question, language, title);
+  // With key terms, only sentences covering all of them (with the title) may answer.
+  const all = candidates(content, question, language, title).filter((c) =>
+    keyTerms.every((term) => coversTerm(`${title} ${c.sentence}`, term)),
+  );
   if (all.length === 0) return '';
   const ranked = [...all].sort((a, b) => b.score - a.score || a.index - b.index);
   const best = ranked[0]!;
@@ -172,28 +218,27 @@ export function extractAnswer(
  */
 export function offlineAnswer(grounding: ModelRequest['grounding']): string {
   const language = detectLanguage(grounding.userMessage);
+  const question = grounding.userMessage;
   const hits = [...grounding.knowledge].sort((a, b) => b.score - a.score) as GroundingHit[];
-  const top = hits[0];
+  const terms = questionKeyTerms(question, language);
+  // Only a hit with a sentence that covers every key term (with the entry's title) can answer.
+  const answering = hits.filter((hit) =>
+    splitSentences(toPlainText(hit.content), language).some((sentence) =>
+      terms.every((term) => coversTerm(`${hit.title} ${sentence}`, term)),
+    ),
+  );
+  const top = answering[0];
   if (top) {
     let chosen = top;
     let chosenScore = -1;
-    for (const hit of hits.filter((h) => h.score >= top.score * CLOSE_HIT_SHARE)) {
-      const best = Math.max(
-        0,
-        ...candidates(hit.content, grounding.userMessage, language, hit.title).map((c) => c.score),
-      );
+    for (const hit of answering.filter((h) => h.score >= top.score * CLOSE_HIT_SHARE)) {
+      const best = Math.max(0, ...candidates(hit.content, question, language, hit.title).map((c) => c.score));
       if (best * hit.score > chosenScore) {
         chosen = hit;
         chosenScore = best * hit.score;
       }
     }
-    const answer = extractAnswer(
-      chosen.content,
-      grounding.userMessage,
-      MAX_ANSWER_CHARS,
-      language,
-      chosen.title,
-    );
+    const answer = extractAnswer(chosen.content, question, MAX_ANSWER_CHARS, language, chosen.title, terms);
     if (answer) return LEAD_IN[language](toPlainText(chosen.title)) + answer;
   }
   return HAND_OVER[language][grounding.formalAddress ? 'formal' : 'informal'];

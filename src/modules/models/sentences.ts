@@ -116,3 +116,34 @@ export function typeFit(sentence: string, type: QuestionType, question: string):
       return 0;
   }
 }
+
+const CALENDAR_WORDS = new Set(
+  [
+    'monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays',
+    'fridays saturdays sundays january february march april may june july august september october',
+    'november december lundi mardi mercredi jeudi vendredi samedi dimanche lunedì martedì mercoledì',
+    'giovedì venerdì sabato domenica',
+  ]
+    .join(' ')
+    .split(/\s+/),
+);
+
+/**
+ * Names in a question: capitalised words after a sentence's first word, except weekdays and
+ * months, lowercase and split at apostrophes and hyphens ("Edmund's" → edmund). None for German,
+ * where every noun is capitalised and capitals do not mark a name.
+ */
+export function questionNames(question: string, language: Language): string[] {
+  if (language === 'de') return [];
+  const names = new Set<string>();
+  for (const sentence of question.normalize('NFC').split(/[.!?]\s+/)) {
+    const tokens = sentence.match(/[\p{L}\p{N}'’-]+/gu) ?? [];
+    tokens.forEach((token, i) => {
+      if (i === 0 || !/^\p{Lu}/u.test(token) || /^\p{Lu}+$/u.test(token)) return;
+      for (const part of token.toLowerCase().split(/['’-]/)) {
+        if (part.length >= 2 && part !== 's' && !CALENDAR_WORDS.has(part)) names.add(part);
+      }
+    });
+  }
+  return [...names];
+}

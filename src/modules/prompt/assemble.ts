@@ -92,7 +92,9 @@ function industrySection(
 
 function knowledgeRules(hits: KnowledgeHit[]): string {
   const best = hits[0]!;
-  const rules = [`- Treffer 1 „${inlineText(best.title)}“ passt am besten (score ${best.score.toFixed(2)}).`];
+  // Hits are named by number only: a title is tenant text and stays inside the delimited
+  // knowledge section, never in this protected part.
+  const rules = [`- Treffer 1 passt am besten (score ${best.score.toFixed(2)}).`];
   if (hits.length > 1) {
     rules.push('- Widersprechen sich Treffer, gilt der Treffer mit der höheren Bewertung.');
   }

@@ -8469,9 +8469,20 @@ export interface operations {
                             score: number;
                             source_url: string | null;
                             scope: "bot" | "tenant";
-                            /** @description Among the top 3 and at or above min_score */
+                            /** @description Among the top 3, at or above min_score and kept by the answerability decision */
                             used_in_chat: boolean;
                         }[];
+                        /** @description The chat's answerability decision for this message */
+                        decision: {
+                            /** @description true: the chat answers from the knowledge base; false: it has no knowledge and hands over */
+                            answer: boolean;
+                            /** @description Why (see docs/knowledge.md "Answerability") */
+                            reason: "answer" | "no_hits" | "low_score" | "missing_key_terms" | "low_similarity";
+                            /** @description The question's key terms: codes, numbers and names, as searched */
+                            key_terms: string[];
+                            /** @description Key terms the best hit at or above min_score lacks */
+                            missing_terms: string[];
+                        };
                     };
                 };
             };

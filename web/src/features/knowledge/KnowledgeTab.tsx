@@ -1,4 +1,5 @@
 import {
+  Alert,
   Badge,
   Box,
   Button,
@@ -93,6 +94,24 @@ function HitTest({ botId }: { botId: string }) {
       {search.error && <ErrorAlert error={search.error} />}
       {data && parts && (
         <Box mt="md" data-testid="hit-results">
+          <Alert
+            mb="sm"
+            data-testid="hit-decision"
+            color={data.decision.answer ? 'green' : 'orange'}
+            title={t(data.decision.answer ? 'knowledge.decision.answer' : 'knowledge.decision.handOver')}
+          >
+            <Text size="sm">{t(`knowledge.decision.reasons.${data.decision.reason}`)}</Text>
+            {data.decision.missing_terms.length > 0 && (
+              <Text size="sm" data-testid="hit-missing-terms">
+                {t('knowledge.decision.missing', { terms: data.decision.missing_terms.join(', ') })}
+              </Text>
+            )}
+            {data.decision.key_terms.length > 0 && (
+              <Text size="xs" c="dimmed">
+                {t('knowledge.decision.keyTerms', { terms: data.decision.key_terms.join(', ') })}
+              </Text>
+            )}
+          </Alert>
           {data.results.length === 0 ? (
             <Text c="dimmed">{t('knowledge.noHits')}</Text>
           ) : (

@@ -1,0 +1,78 @@
+import type { QueryWord } from './confidence.js';
+import type { KnowledgeHit } from './search.js';
+import { questionNames } from '../models/sentences.js';
+import type { Language } from '../models/language.js';
+
+/**
+ * Whether the knowledge base answers a question: a decision of its own, separate from the
+ * ranking. Pure; see docs/knowledge.md "Answerability".
+ *
+ * A hit can answer only when its calibrated score reaches the minimum score and it covers the
+ * question's key terms: every code or number the question names ("AS-206", "4021", "2005") and
+ * every name (a capitalised word inside an English, French or Italian sentence: "Tesla", "Mona
+ * Lisa"; in German every noun is capitalised, so there names are not told apart). Coverage is
+ * the search's own: a word counts as held when the chunk holds one of its stems, close spellings,
+ * compound parts or code forms. With an embeddings endpoint, the cosine similarity of question and
+ * chunk is a second opinion: a hit far from the question in meaning does not answer it, however
+ * many words it shares.
+ */
+
+export type AnswerReason = 'answer' | 'no_hits' | 'low_score' | 'missing_key_terms' | 'low_similarity';
+
+export interface Answerability {
+  /** true: the knowledge base answers this (the chat uses `hits`); false: hand over. */
+  answer: boolean;
+  reason: AnswerReason;
+  /** The hits the chat may use: those at or above the minimum score that cover every key term. */
+  hits: KnowledgeHit[];
+  /** The question's key terms (as searched: lowercase, codes joined). */
+  keyTerms: string[];
+  /** Key terms the best hit at or above the minimum score lacks (empty when it answers). */
+  missingTerms: string[];
+}
+
+/** Below this cosine a hit does not answer, whatever its words (with an embeddings endpoint). */
+export const MIN_ANSWER_COSINE = 0.3;
+
+/** The question's key terms among its searched words: codes and numbers, then names. */
+export function keyTerms(question: string, language: Language, words: QueryWord[]): string[] {
+  const searched = new Set(words.map((w) => w.word));
+  const codes = words.map((w) => w.word).filter((word) => /\p{N}/u.test(word));
+  const names = questionNames(question, language).filter((name) => searched.has(name));
+  return [...new Set([...codes, ...names])];
+}
+
+/**
+ * The decision for a question, from the search's hits (best first, with their evidence) and
+ * the query's words. `language` is the question's language (models/language.ts).
+ */
+export function decideAnswerability(input: {
+  question: string;
+  language: Language;
+  hits: KnowledgeHit[];
+  words: QueryWord[];
+  minScore: number;
+}): Answerability {
+  const terms = keyTerms(input.question, input.language, input.words);
+  const passing = input.hits.filter((hit) => hit.score >= input.minScore);
+  if (input.hits.length === 0) return no('no_hits', terms, []);
+  if (passing.length === 0) return no('low_score', terms, []);
+  const covering = passing.filter((hit) => missingOf(hit, terms).length === 0);
+  if (covering.length === 0) return no('missing_key_terms', terms, missingOf(passing[0]!, terms));
+  const close = covering.filter((hit) => {
+    const cosine = hit.evidence?.cosine;
+    return cosine === null || cosine === undefined || cosine >= MIN_ANSWER_COSINE;
+  });
+  if (close.length === 0) return no('low_similarity', terms, []);
+  return { answer: true, reason: 'answer', hits: close, keyTerms: terms, missingTerms: [] };
+}
+
+function missingOf(hit: KnowledgeHit, terms: string[]): string[] {
+  // A hit without evidence (no lexical words searched) holds no key term.
+  const covered = new Set(hit.evidence?.covered ?? []);
+  return terms.filter((term) => !covered.has(term));
+}
+
+function no(reason: AnswerReason, keyTerms: string[], missingTerms: string[]): Answerability {
+  return { answer: false, reason, hits: [], keyTerms, missingTerms };
+}

@@ -1,0 +1,125 @@
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { testConfig } from '../../src/config.js';
+import { createModelProvider } from '../../src/modules/models/index.js';
+import { describeApp } from '../helpers/app.js';
+import { buildTenant } from '../helpers/factories.js';
+import { FakeModelServer } from './fake-model-server.js';
+import { addKnowledge, useModel } from './fixtures.js';
+import { sendChat } from './helpers.js';
+
+/**
+ * The chat answers from the knowledge base only when the answerability decision says so; a
+ * question the entries do not answer behaves as without any knowledge.
+ */
+
+const ENTRIES = [
+  {
+    title: 'Anmeldung und Probetraining',
+    content:
+      'Ein Probetraining ist kostenlos und jederzeit möglich. Bitte bringen Sie bequeme Kleidung und ein Handtuch mit. Die Anmeldung erfolgt online oder am Empfang.',
+  },
+  {
+    title: 'Kurse und Preise',
+    content:
+      'Der Kurs Rückenfit kostet 89,00 € für zehn Termine. Der Kurs findet dienstags um 18 Uhr im Saal 2 statt.',
+  },
+  {
+    title: 'Ersatzmesser AS-206',
+    content: 'Das Ersatzmesser AS-206 passt für Mähwerke der Serie AS ab Baujahr 2012 und kostet 24,90 €.',
+  },
+];
+
+const HAND_OVER_DE = 'Dazu liegen mir leider keine gesicherten Informationen vor.';
+const HAND_OVER_EN = "I'm sorry, I don't have reliable information on that.";
+
+async function setUp(get: Parameters<Parameters<typeof describeApp>[1]>[0]) {
+  const { ctx } = get();
+  const tenant = await buildTenant(ctx);
+  const bot = await tenant.bot({ system_prompt: 'Du bist der Assistent des Sportstudios.' });
+  for (const entry of ENTRIES) await addKnowledge(ctx, tenant.id, bot.id, entry);
+  return { tenant, bot };
+}
+
+describeApp('chat: answerability with the offline model', (get) => {
+  it.each([
+    ['Can I bring my dog to the course?', HAND_OVER_EN],
+    ['Darf ich meinen Hund mitbringen?', HAND_OVER_DE],
+    ['Was kostet das Ersatzmesser AS-310?', HAND_OVER_DE],
+    ['What year did Tesla die?', HAND_OVER_EN],
+  ])('hands over an unanswerable question: %s', async (message, handOver) => {
+    const { tenant, bot } = await setUp(get);
+    const res = await sendChat(get(), tenant, bot.id, { message });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.knowledge_used).toBe(false);
+    expect(body.sources).toEqual([]);
+    expect(body.reply).toContain(handOver);
+  });
+
+  it.each([
+    ['Was kostet das Ersatzmesser AS-206?', '24,90 €', 'Ersatzmesser AS-206'],
+    ['Was kostet der Kurs Rückenfit?', '89,00 €', 'Kurse und Preise'],
+    ['Was muss ich zum Probetraining mitbringen?', 'Handtuch', 'Anmeldung und Probetraining'],
+  ])('answers an answerable question with its source: %s', async (message, answer, title) => {
+    const { tenant, bot } = await setUp(get);
+    const body = (await sendChat(get(), tenant, bot.id, { message })).json();
+    expect(body.knowledge_used).toBe(true);
+    expect(body.reply).toContain(answer);
+    expect(body.sources.map((s: { title: string }) => s.title)).toContain(title);
+  });
+});
+
+describeApp('chat: answerability with a model server', (get) => {
+  const server = new FakeModelServer();
+  let restore: () => void;
+  beforeAll(async () => {
+    await server.start();
+    const config = testConfig({
+      MODEL_PROVIDER: 'openai',
+      MODEL_NAME: 'parley-test-model',
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      OPENAI_API_KEY: 'sk-test-provider-key',
+      MODEL_TIMEOUT_MS: '2000',
+    });
+    restore = useModel(get().ctx, createModelProvider(config.model));
+  });
+  afterAll(async () => {
+    restore();
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+  });
+  afterEach(() => {
+    server.queue = [];
+  });
+
+  function systemPrompt(): string {
+    const messages = server.requests.at(-1)!.body.messages as { role: string; content: string }[];
+    return messages[0]!.content;
+  }
+
+  it('tells the model there are no results for an unanswerable question', async () => {
+    const { tenant, bot } = await setUp(get);
+    const body = (
+      await sendChat(get(), tenant, bot.id, { message: 'Can I bring my dog to the course?' })
+    ).json();
+    expect(body.knowledge_used).toBe(false);
+    const system = systemPrompt();
+    expect(system).toContain('[KEINE_WISSENSTREFFER]');
+    expect(system).not.toContain('## Wissenstreffer');
+    expect(system).not.toContain('bequeme Kleidung');
+  });
+
+  it('gives the model the hit of an answerable question, named by number in the rules', async () => {
+    const { tenant, bot } = await setUp(get);
+    const body = (
+      await sendChat(get(), tenant, bot.id, { message: 'Was kostet das Ersatzmesser AS-206?' })
+    ).json();
+    expect(body.knowledge_used).toBe(true);
+    const system = systemPrompt();
+    expect(system).not.toContain('[KEINE_WISSENSTREFFER]');
+    expect(system).toContain('24,90 €');
+    expect(system).toContain('- Treffer 1 passt am besten');
+  });
+});
