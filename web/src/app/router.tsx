@@ -16,12 +16,14 @@ import { PromptTab } from '../features/prompt/PromptTab';
 import { ApiKeysPage } from '../features/settings/ApiKeysPage';
 import { SettingsIndex, SettingsPage } from '../features/settings/SettingsPage';
 import { WebhooksPage } from '../features/settings/WebhooksPage';
+import { AcceptInvitationPage } from '../features/team/AcceptInvitationPage';
 import { TeamPage } from '../features/team/TeamPage';
 import { RouteError } from './RouteError';
 import { Shell } from './Shell';
 
 export const router = createBrowserRouter([
   { path: '/login', element: <LoginPage /> },
+  { path: '/invitation', element: <AcceptInvitationPage /> },
   {
     path: '/',
     element: <Shell />,
