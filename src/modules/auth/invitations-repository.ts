@@ -74,13 +74,13 @@ export function renewInvitation(
   db: Queryable,
   tenantId: string,
   id: string,
-  renewal: { tokenHash: string; expiresAt: Date },
+  renewal: { tokenHash: string; expiresAt: Date; invitedBy: string },
 ): Promise<InvitationRow | undefined> {
   return queryOne<InvitationRow>(
     db,
-    `UPDATE user_invitations SET token_hash = $3, expires_at = $4, sent_at = NULL
+    `UPDATE user_invitations SET token_hash = $3, expires_at = $4, invited_by = $5, sent_at = NULL
      WHERE tenant_id = $1 AND id = $2 RETURNING ${INVITATION_COLUMNS}`,
-    [tenantId, id, renewal.tokenHash, renewal.expiresAt],
+    [tenantId, id, renewal.tokenHash, renewal.expiresAt, renewal.invitedBy],
   );
 }
 

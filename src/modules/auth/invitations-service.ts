@@ -6,6 +6,7 @@ import * as repo from './invitations-repository.js';
 import { INVITATION_TEXT, acceptUrl, invitationExpiry, invitationState } from './invitations-rules.js';
 import { mailerFor } from './mailer.js';
 import type { Role } from './permissions.js';
+import { findTenant } from '../tenants/service.js';
 import { findUserByEmail, insertUser } from './repository.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import type { AuthenticatedUser } from './sessions.js';
@@ -96,8 +97,7 @@ async function deliver(
 }
 
 async function tenantName(ctx: AppContext, tenantId: string): Promise<string> {
-  const rows = await ctx.db.query<{ name: string }>('SELECT name FROM tenants WHERE id = $1', [tenantId]);
-  return rows[0]?.name ?? '';
+  return (await findTenant(ctx.db, tenantId))?.name ?? '';
 }
 
 /**
@@ -145,13 +145,9 @@ export async function resendInvitation(ctx: AppContext, log: WarnLog, actor: Aut
     const renewed = await repo.renewInvitation(tx, actor.tenantId, id, {
       tokenHash: sha256Hex(token),
       expiresAt: invitationExpiry(new Date()),
+      invitedBy: actor.id,
     });
-    await tx.query('UPDATE user_invitations SET invited_by = $3 WHERE tenant_id = $1 AND id = $2', [
-      actor.tenantId,
-      id,
-      actor.id,
-    ]);
-    return { ...renewed!, invited_by: actor.id };
+    return renewed!;
   });
   return deliver(ctx, log, actor.tenantId, row, token, await tenantName(ctx, actor.tenantId));
 }
