@@ -117,6 +117,12 @@ export function loadConfig(env: Env = process.env) {
       internalApiKey: optional(env, 'INTERNAL_API_KEY'),
     },
 
+    mail: {
+      /** SMTP server for team invitations (smtp:// or smtps://, credentials in the URL); unset: the inviter passes the link on. */
+      smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+      from: str(env, 'MAIL_FROM', 'Parley <no-reply@localhost>'),
+    },
+
     model: {
       provider: oneOf<ModelProviderName>(env, 'MODEL_PROVIDER', 'offline', MODEL_PROVIDERS),
       name: optional(env, 'MODEL_NAME'),

@@ -23,7 +23,12 @@ interface OpenApiDocument {
 /** Routes of the documentation itself, not of the service. */
 const DOCUMENTATION_ROUTES = [/^\/docs(\/|$)/, /^\/openapi\.json$/];
 /** Routes that take no credentials by design. */
-const PUBLIC_ROUTES = new Set(['POST /api/auth/login']);
+/** Routes that need no credentials: the sign-in, and an invitation link's preview and acceptance (the link's token). */
+const PUBLIC_ROUTES = new Set([
+  'POST /api/auth/login',
+  'POST /api/invitations/preview',
+  'POST /api/invitations/accept',
+]);
 
 /**
  * Every (method, path) the router serves, read from Fastify's route tree. Each line of

@@ -387,17 +387,37 @@ describe('dashboard journey', () => {
     await log.getByTestId('delivery-row').nth(1).waitFor();
   });
 
-  it('the owner adds a team member, changes the role, and cannot demote the last owner', async () => {
+  it('the owner invites a team member who accepts, changes the role, and cannot demote the last owner', async () => {
     await tab('Team').click();
     await page.waitForURL(/\/settings\/team$/);
-    await page.getByRole('button', { name: 'Person hinzufügen' }).click();
+    await page.getByRole('button', { name: 'Person einladen' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel(field('E-Mail')).fill('tom@parley.local');
-    await dialog.getByLabel('Vorname').fill('Tom');
     await choose(dialog.getByLabel('Rolle'), 'Betrachter');
-    await dialog.getByLabel(field('Erstes Passwort')).fill('tom-password-1');
-    await dialog.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Einladen', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
+    // Without SMTP the link is shown to the inviter, who passes it on.
+    const link = (await page.getByTestId('accept-link').textContent()) ?? '';
+    await page.getByTestId('invitation-row').filter({ hasText: 'tom@parley.local' }).waitFor();
+    await checkPage('settings-team-invited');
+    await page.getByRole('button', { name: 'Weitergegeben' }).click();
+
+    // Tom opens the link in a browser of his own and sets his name and password.
+    const tomPage = await newPage(harness, 'de');
+    await tomPage.goto(`/invitation${new URL(link).hash}`);
+    await tomPage.getByText('Sie wurden in das Team von').waitFor();
+    await tomPage.getByLabel('Vorname').fill('Tom');
+    await tomPage.getByLabel(field('Passwort')).fill('tom-password-1');
+    await tomPage.getByLabel(field('Passwort wiederholen')).fill('tom-password-1');
+    expect(await seriousViolations(tomPage), 'accept-invitation').toEqual([]);
+    await screenshots(tomPage, 'accept-invitation');
+    await tomPage.getByRole('button', { name: 'Einladung annehmen' }).click();
+    await tomPage.getByText('Willkommen im Team').waitFor();
+    await tomPage.context().close();
+
+    await page.reload();
+    await page.getByTestId('team-row').filter({ hasText: 'tom@parley.local' }).waitFor();
+    await expect(page.getByTestId('invitation-row').count()).resolves.toBe(0);
     const tom = page.getByTestId('team-row').filter({ hasText: 'tom@parley.local' });
     await tom.getByText('noch nie').waitFor();
     await choose(tom.getByLabel('Rolle von Tom'), 'Bearbeiter');

@@ -125,6 +125,18 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0];
 }
 
+/**
+ * The highest bcrypt cost among all stored password hashes (an aggregate over every tenant,
+ * revealing nothing of any one): failed sign-ins are padded to a comparison at this cost.
+ */
+export async function slowestPasswordCost(db: Queryable): Promise<number | undefined> {
+  const rows = await db.query<{ cost: number | null }>(
+    'SELECT max(substring(password_hash from $1)::int) AS cost FROM users',
+    ['^\\$2[abxy]\\$([0-9]{2})\\$'],
+  );
+  return rows[0]?.cost ?? undefined;
+}
+
 export async function insertUser(
   db: Queryable,
   tenantId: string,

@@ -3,8 +3,10 @@ import type { Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { hasPermission, type Permission, type Role } from './permissions.js';
+import { CompareClock, bcryptCost, failurePaddingMs, needsRehash } from './login-timing.js';
 import * as repo from './repository.js';
 import { randomToken, sha256Hex } from './secrets.js';
+import { setPasswordHash } from './users-repository.js';
 
 export const SESSION_TOKEN_PREFIX = 'pst_';
 /** Told only to someone who gave the right password: the account exists but may not sign in. */
@@ -28,28 +30,72 @@ export interface SessionServiceOptions {
   loginMaxDelayMs: number;
 }
 
+/** How long the slowest stored hash cost is remembered before it is read again. */
+const SLOWEST_COST_TTL_MS = 60_000;
+
 /** The first delay once an account has loginMaxFailures failures; it doubles with each further one. */
 const LOGIN_BASE_DELAY_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SessionService {
-  /** Compared against when the e-mail is unknown, so both paths cost one bcrypt comparison at the configured cost. */
+  /** Compared against when the e-mail is unknown: one bcrypt comparison at the configured cost, padded like every failure. */
   private standInHash: Promise<string> | undefined;
+  /** Recent bcrypt comparison times, scaled to the configured cost (see login-timing.ts). */
+  private readonly clock: CompareClock;
+  private slowestCost: { cost: number | undefined; until: number } | undefined;
 
   constructor(
     private readonly db: Database,
     private readonly coordination: Coordination,
     private readonly options: SessionServiceOptions,
-  ) {}
+  ) {
+    this.clock = new CompareClock(options.bcryptCost);
+  }
 
   hashPassword(password: string): Promise<string> {
     return bcrypt.hash(password, this.options.bcryptCost);
   }
 
   private standIn(): Promise<string> {
-    this.standInHash ??= bcrypt.hash(randomToken(16), this.options.bcryptCost);
+    this.standInHash ??= bcrypt.hash(randomToken(16), this.options.bcryptCost).then(async (hash) => {
+      // One comparison up front, so the very first failed sign-in is padded too.
+      await this.timedCompare(randomToken(16), hash);
+      return hash;
+    });
     return this.standInHash;
+  }
+
+  private async timedCompare(password: string, hash: string): Promise<{ ok: boolean; elapsedMs: number }> {
+    const started = performance.now();
+    const ok = await bcrypt.compare(password, hash);
+    const elapsedMs = performance.now() - started;
+    this.clock.record(elapsedMs, bcryptCost(hash) ?? this.options.bcryptCost);
+    return { ok, elapsedMs };
+  }
+
+  /** The highest cost among stored password hashes, read at most once a minute. */
+  private async slowestStoredCost(): Promise<number | undefined> {
+    if (!this.slowestCost || this.slowestCost.until <= Date.now()) {
+      const cost = await repo.slowestPasswordCost(this.db);
+      this.slowestCost = { cost, until: Date.now() + SLOWEST_COST_TTL_MS };
+      if (cost !== undefined && cost > this.options.bcryptCost && !this.clock.has(cost)) {
+        // Measure one comparison at that cost in the background, so the floor is measured, not estimated.
+        void bcrypt
+          .hash(randomToken(16), cost)
+          .then((hash) => this.timedCompare(randomToken(16), hash))
+          .catch(() => undefined);
+      }
+    }
+    return this.slowestCost.cost;
+  }
+
+  /**
+   * How long a failed sign-in whose comparison took `elapsedMs` still waits, so that every
+   * failure lasts one comparison at the slowest stored cost (login-timing.ts).
+   */
+  async failurePadding(elapsedMs: number): Promise<number> {
+    return failurePaddingMs(elapsedMs, this.clock.floorMs(await this.slowestStoredCost()));
   }
 
   /**
@@ -87,9 +133,15 @@ export class SessionService {
     }
     const delay = this.accountDelayMs(accountFailures);
     if (delay > 0) await sleep(delay);
-    const user = await repo.findUserByEmail(this.db, email);
-    const ok = await bcrypt.compare(password, user?.password_hash ?? (await this.standIn()));
+    const [user, standIn] = await Promise.all([
+      repo.findUserByEmail(this.db, email),
+      this.standIn(),
+      this.slowestStoredCost(),
+    ]);
+    const { ok, elapsedMs } = await this.timedCompare(password, user?.password_hash ?? standIn);
     if (!user || !ok) {
+      const padding = await this.failurePadding(elapsedMs);
+      if (padding > 0) await sleep(padding);
       const window = this.options.loginFailureWindowSeconds;
       await Promise.all([
         this.coordination.increment(pairKey, window),
@@ -97,6 +149,11 @@ export class SessionService {
         this.coordination.increment(accountKey, window),
       ]);
       throw new AppError(401, ErrorCode.unauthorized, 'E-mail or password is wrong');
+    }
+    if (needsRehash(user.password_hash, this.options.bcryptCost)) {
+      // The password is known only now: bring its hash to the configured cost, up or down.
+      await setPasswordHash(this.db, user.tenant_id, user.id, await this.hashPassword(password));
+      this.slowestCost = undefined;
     }
     if (!user.is_active) throw new AppError(403, ErrorCode.forbidden, ACCOUNT_DEACTIVATED);
     await Promise.all([this.coordination.reset(pairKey), this.coordination.reset(accountKey)]);

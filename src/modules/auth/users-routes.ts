@@ -5,15 +5,30 @@ import { currentUser, requireUser } from '../../http/auth.js';
 import { Page } from '../../http/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
-  ChangePasswordBody,
-  CreateUserBody,
-  TeamListQuery,
-  TeamUserSchema,
-  UpdateUserBody,
-} from './users-schema.js';
-import { changeOwnPassword, createUser, listUsers, updateUser } from './users-service.js';
+  AcceptInvitationBody,
+  AcceptedInvitationSchema,
+  CreateInvitationBody,
+  InvitationListQuery,
+  InvitationPreviewSchema,
+  InvitationSchema,
+  InvitationTokenBody,
+  IssuedInvitationSchema,
+} from './invitations-schema.js';
+import {
+  acceptInvitation,
+  inviteUser,
+  listInvitations,
+  previewInvitation,
+  resendInvitation,
+  revokeInvitation,
+} from './invitations-service.js';
+import { ChangePasswordBody, TeamListQuery, TeamUserSchema, UpdateUserBody } from './users-schema.js';
+import { changeOwnPassword, listUsers, updateUser } from './users-service.js';
 
-/** The tenant's team: `user:manage` (owners and admins) to manage, any user for their own password. */
+/**
+ * The tenant's team: `user:manage` (owners and admins) to manage members and invitations, any
+ * user for their own password, and the invited person (holding the link, no session) to accept.
+ */
 export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const tags = ['dashboard: team'];
   const security = SESSION_SECURITY;
@@ -33,22 +48,99 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     async (request) => listUsers(ctx.db, currentUser(request).tenantId, request.query),
   );
 
-  app.post(
-    '/api/users',
+  app.get(
+    '/api/invitations',
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
         tags,
-        summary: 'Add a user to the team with a role and an initial password (only owners add owners)',
+        summary: "The tenant's pending invitations, newest first (expired ones until resent or revoked)",
         security,
-        body: CreateUserBody,
-        response: { 201: TeamUserSchema, ...errorResponses(400, 401, 403, 409) },
+        querystring: InvitationListQuery,
+        response: { 200: Page(InvitationSchema), ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => listInvitations(ctx, currentUser(request).tenantId, request.query),
+  );
+
+  app.post(
+    '/api/invitations',
+    {
+      onRequest: requireUser(ctx, 'user:manage'),
+      schema: {
+        tags,
+        summary:
+          'Invite an e-mail address with a role (only owners invite owners); the answer is the same whether or not the address has an account elsewhere',
+        security,
+        body: CreateInvitationBody,
+        response: { 201: IssuedInvitationSchema, ...errorResponses(400, 401, 403, 409, 503) },
       },
     },
     async (request, reply) => {
-      const user = await createUser(ctx, currentUser(request), request.body);
-      return reply.status(201).send(user);
+      const issued = await inviteUser(ctx, request.log, currentUser(request), request.body);
+      return reply.status(201).send(issued);
     },
+  );
+
+  app.post(
+    '/api/invitations/:id/resend',
+    {
+      onRequest: requireUser(ctx, 'user:manage'),
+      schema: {
+        tags,
+        summary: 'Send an invitation again with a new link and validity period; the old link stops working',
+        security,
+        params: IdParams,
+        response: { 200: IssuedInvitationSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => resendInvitation(ctx, request.log, currentUser(request), request.params.id),
+  );
+
+  app.delete(
+    '/api/invitations/:id',
+    {
+      onRequest: requireUser(ctx, 'user:manage'),
+      schema: {
+        tags,
+        summary: 'Revoke a pending invitation; its link stops working at once',
+        security,
+        params: IdParams,
+        response: { 204: Type.Null(), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await revokeInvitation(ctx, currentUser(request), request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/invitations/preview',
+    {
+      schema: {
+        tags,
+        summary: 'What an invitation link offers (address, role, team), for the acceptance page',
+        security: [],
+        body: InvitationTokenBody,
+        response: { 200: InvitationPreviewSchema, ...errorResponses(400, 404, 410) },
+      },
+    },
+    async (request) => previewInvitation(ctx, request.body.token),
+  );
+
+  app.post(
+    '/api/invitations/accept',
+    {
+      schema: {
+        tags,
+        summary: "Accept an invitation: creates the account with the holder's password and names",
+        security: [],
+        body: AcceptInvitationBody,
+        response: { 201: AcceptedInvitationSchema, ...errorResponses(400, 404, 409, 410) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await acceptInvitation(ctx, request.body)),
   );
 
   app.patch(

@@ -42,17 +42,6 @@ export const TeamListQuery = Type.Object({
   cursor: PageQuery.cursor,
 });
 
-export const CreateUserBody = Type.Object(
-  {
-    email: Type.String({ format: 'email', maxLength: 255, description: 'Login e-mail' }),
-    password: NewPassword('Initial password'),
-    role: RoleSchema,
-    first_name: Type.Optional(Type.String({ maxLength: 100 })),
-    last_name: Type.Optional(Type.String({ maxLength: 100 })),
-  },
-  { additionalProperties: false },
-);
-
 export const UpdateUserBody = Type.Object(
   {
     role: Type.Optional(RoleSchema),

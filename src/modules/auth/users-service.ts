@@ -1,19 +1,12 @@
 import bcrypt from 'bcrypt';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode, badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { AppError, ErrorCode, badRequest, forbidden, notFound } from '../../http/errors.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../http/pagination.js';
-import { hasPermission, type Role } from './permissions.js';
-import { insertUser } from './repository.js';
+import { hasPermission } from './permissions.js';
 import type { AuthenticatedUser } from './sessions.js';
 import * as repo from './users-repository.js';
-import {
-  USER_RULE_TEXT,
-  passwordProblem,
-  refuseChange,
-  refuseCreation,
-  type AccessChange,
-} from './users-rules.js';
+import { USER_RULE_TEXT, passwordProblem, refuseChange, type AccessChange } from './users-rules.js';
 import { TEAM_PAGE_SIZE } from './users-schema.js';
 
 const TEAM_LIST = 'users';
@@ -41,37 +34,6 @@ export async function listUsers(db: Database, tenantId: string, query: { limit?:
     encodeTimeCursor(TEAM_LIST, { at: last.cursor_at, id: last.id }),
   );
   return { data: page.data.map(serializeTeamUser), next_cursor: page.next_cursor };
-}
-
-/** PostgreSQL's unique_violation: for users only the e-mail (the login) can collide. */
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
-}
-
-export async function createUser(
-  ctx: AppContext,
-  actor: AuthenticatedUser,
-  input: { email: string; password: string; role: Role; first_name?: string; last_name?: string },
-) {
-  const refusal = refuseCreation(actor, input.role);
-  if (refusal) throw refusal;
-  const problem = passwordProblem(input.password);
-  if (problem) throw badRequest(problem);
-  const passwordHash = await ctx.sessions.hashPassword(input.password);
-  try {
-    const user = await insertUser(ctx.db, actor.tenantId, {
-      email: input.email,
-      passwordHash,
-      role: input.role,
-      firstName: input.first_name ?? null,
-      lastName: input.last_name ?? null,
-    });
-    return serializeTeamUser(user);
-  } catch (error) {
-    // E-mail addresses are the login and therefore unique across all tenants.
-    if (isUniqueViolation(error)) throw conflict('A user with this e-mail address already exists');
-    throw error;
-  }
 }
 
 /**

@@ -157,8 +157,93 @@ export interface paths {
         /** List the tenant's users, newest first (cursor pagination, 50 per page by default) */
         get: operations["listUsers"];
         put?: never;
-        /** Add a user to the team with a role and an initial password (only owners add owners) */
-        post: operations["createUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's pending invitations, newest first (expired ones until resent or revoked) */
+        get: operations["listInvitations"];
+        put?: never;
+        /** Invite an e-mail address with a role (only owners invite owners); the answer is the same whether or not the address has an account elsewhere */
+        post: operations["inviteUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send an invitation again with a new link and validity period; the old link stops working */
+        post: operations["resendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation; its link stops working at once */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What an invitation link offers (address, role, team), for the acceptance page */
+        post: operations["previewInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: creates the account with the holder's password and names */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1366,6 +1451,54 @@ export interface components {
             revoked_at: string | null;
             last_used_at: string | null;
         };
+        /** Invitation */
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            /** @description The invited address */
+            email: string;
+            /** @description One of owner, admin, editor, viewer */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /** @description The user who invited or last resent; null when that user was deleted */
+            invited_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The link works until then
+             */
+            expires_at: string;
+            /** @description true: the link no longer works; resend for a new one */
+            expired: boolean;
+            /** @description When the e-mail with the link went out; null without SMTP or when sending failed */
+            sent_at: string | null;
+        };
+        /** IssuedInvitation */
+        IssuedInvitation: {
+            /** Format: uuid */
+            id: string;
+            /** @description The invited address */
+            email: string;
+            /** @description One of owner, admin, editor, viewer */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /** @description The user who invited or last resent; null when that user was deleted */
+            invited_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The link works until then
+             */
+            expires_at: string;
+            /** @description true: the link no longer works; resend for a new one */
+            expired: boolean;
+            /** @description When the e-mail with the link went out; null without SMTP or when sending failed */
+            sent_at: string | null;
+            /** @description 'email': the link was mailed to the address; 'link': no SMTP is configured, pass accept_url on */
+            delivery: "email" | "link";
+            /** @description The link for the invited person, only when delivery is 'link' (shown once; resend makes a new one) */
+            accept_url: string | null;
+        };
         /** ChatRequest */
         ChatRequest: {
             /** @description The user’s message (1–10000 characters) */
@@ -2552,7 +2685,63 @@ export interface operations {
             };
         };
     };
-    createUser: {
+    listInvitations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Invitation"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    inviteUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -2564,15 +2753,11 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: email
-                     * @description Login e-mail
+                     * @description The address to invite
                      */
                     email: string;
-                    /** @description Initial password: 8 to 72 characters (at most 72 bytes in UTF-8) */
-                    password: string;
                     /** @description One of owner, admin, editor, viewer */
                     role: "owner" | "admin" | "editor" | "viewer";
-                    first_name?: string;
-                    last_name?: string;
                 };
             };
         };
@@ -2583,22 +2768,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** @description Login e-mail, unique across all tenants */
-                        email: string;
-                        first_name: string | null;
-                        last_name: string | null;
-                        /** @description One of owner, admin, editor, viewer */
-                        role: "owner" | "admin" | "editor" | "viewer";
-                        /** @description false: the user cannot sign in and has no sessions */
-                        is_active: boolean;
-                        /** Format: date-time */
-                        created_at: string;
-                        /** @description Last successful sign-in; null when never signed in */
-                        last_login_at: string | null;
-                    };
+                    "application/json": components["schemas"]["IssuedInvitation"];
                 };
             };
             /** @description Default Response */
@@ -2630,6 +2800,254 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resendInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedInvitation"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    previewInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the invitation link */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        /** @description One of owner, admin, editor, viewer */
+                        role: "owner" | "admin" | "editor" | "viewer";
+                        tenant_name: string;
+                        /** Format: date-time */
+                        expires_at: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the invitation link */
+                    token: string;
+                    /** @description The new account's password: 8 to 72 characters (at most 72 bytes in UTF-8) */
+                    password: string;
+                    first_name?: string;
+                    last_name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The login of the new account */
+                        email: string;
+                        tenant_name: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

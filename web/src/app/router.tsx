@@ -19,6 +19,13 @@ export const router = createBrowserRouter([
     ),
   },
   {
+    path: '/invitation',
+    lazy: page(
+      () => import('../features/team/AcceptInvitationPage'),
+      (m) => m.AcceptInvitationPage,
+    ),
+  },
+  {
     path: '/',
     lazy: page(
       () => import('./Shell'),

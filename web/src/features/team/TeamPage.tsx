@@ -3,6 +3,8 @@ import {
   Badge,
   Button,
   Card,
+  Code,
+  CopyButton,
   Group,
   Modal,
   PasswordInput,
@@ -107,44 +109,84 @@ function OwnPassword() {
   );
 }
 
-function AddUser({ opened, onClose, actorRole }: { opened: boolean; onClose: () => void; actorRole: Role }) {
+type Invitation = Ok<'/api/invitations', 'get'>['data'][number];
+type IssuedInvitation = Ok<'/api/invitations', 'post'>;
+const INVITATIONS_KEY = ['team-invitations'] as const;
+
+/** The accept link of an invitation when no e-mail is sent: the inviter passes it on. */
+function AcceptLink({ issued, onDone }: { issued: IssuedInvitation; onDone: () => void }) {
+  const { t } = useTranslation();
+  if (!issued.accept_url) return null;
+  return (
+    <Alert color="blue" title={t('team.invite.linkTitle', { email: issued.email })} role="status">
+      <Stack gap="sm">
+        <Text size="sm">{t('team.invite.linkText')}</Text>
+        <Code block data-testid="accept-link" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
+          {issued.accept_url}
+        </Code>
+        <Group>
+          <CopyButton value={issued.accept_url}>
+            {({ copied, copy }) => (
+              <Button size="xs" onClick={copy} color={copied ? 'teal' : 'blue'}>
+                {copied ? t('secret.copied') : t('secret.copy')}
+              </Button>
+            )}
+          </CopyButton>
+          <Button size="xs" variant="default" onClick={onDone}>
+            {t('team.invite.linkDone')}
+          </Button>
+        </Group>
+      </Stack>
+    </Alert>
+  );
+}
+
+function issuedNotice(
+  issued: IssuedInvitation,
+  t: (key: string, options?: Record<string, unknown>) => string,
+) {
+  return issued.delivery === 'email'
+    ? t('team.invite.mailed', { email: issued.email })
+    : t('team.invite.created', { email: issued.email });
+}
+
+function InviteUser({
+  opened,
+  onClose,
+  actorRole,
+  onIssued,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  actorRole: Role;
+  onIssued: (issued: IssuedInvitation) => void;
+}) {
   const { t } = useTranslation();
   const queryClient = useQueryClient();
   const form = useForm({
-    initialValues: { email: '', first_name: '', last_name: '', role: 'editor', password: '' },
+    initialValues: { email: '', role: 'editor' },
     validate: {
       email: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? null : t('team.emailInvalid')),
-      password: (v) => {
-        const key = passwordProblemKey(v);
-        return key ? t(key) : null;
-      },
     },
   });
   const create = useMutation({
     mutationFn: (values: typeof form.values) =>
-      call(
-        api.POST('/api/users', {
-          body: {
-            email: values.email.trim(),
-            password: values.password,
-            role: values.role as Role,
-            ...(values.first_name.trim() ? { first_name: values.first_name.trim() } : {}),
-            ...(values.last_name.trim() ? { last_name: values.last_name.trim() } : {}),
-          },
-        }),
-      ),
-    onSuccess: (user) => {
-      void queryClient.invalidateQueries({ queryKey: TEAM_KEY });
-      notify(t('team.added', { email: user.email }));
+      call(api.POST('/api/invitations', { body: { email: values.email.trim(), role: values.role as Role } })),
+    onSuccess: (issued) => {
+      void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY });
+      notify(issuedNotice(issued, t));
       form.reset();
+      onIssued(issued);
       onClose();
     },
+    onError: () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   });
   return (
     <Modal opened={opened} onClose={onClose} title={t('team.add')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
         <Stack>
           {create.error && <TeamError error={create.error} />}
+          <Text size="sm">{t('team.invite.intro')}</Text>
           <TextInput
             label={t('team.email')}
             type="email"
@@ -152,22 +194,11 @@ function AddUser({ opened, onClose, actorRole }: { opened: boolean; onClose: () 
             data-autofocus
             {...form.getInputProps('email')}
           />
-          <Group grow>
-            <TextInput label={t('team.firstName')} {...form.getInputProps('first_name')} />
-            <TextInput label={t('team.lastName')} {...form.getInputProps('last_name')} />
-          </Group>
           <Select
             label={t('team.role')}
             allowDeselect={false}
             data={grantableRoles(actorRole).map((r) => ({ value: r, label: t(`roles.${r}`) }))}
             {...form.getInputProps('role')}
-          />
-          <PasswordInput
-            label={t('team.initialPassword')}
-            description={t('team.initialPasswordHelp')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('password')}
           />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
@@ -180,6 +211,147 @@ function AddUser({ opened, onClose, actorRole }: { opened: boolean; onClose: () 
         </Stack>
       </form>
     </Modal>
+  );
+}
+
+function InvitationRow({
+  invitation,
+  actorRole,
+  onIssued,
+  onRefused,
+}: {
+  invitation: Invitation;
+  actorRole: Role;
+  onIssued: (issued: IssuedInvitation) => void;
+  onRefused: (error: unknown) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY });
+  const resend = useMutation({
+    mutationFn: () =>
+      call(api.POST('/api/invitations/{id}/resend', { params: { path: { id: invitation.id } } })),
+    onMutate: () => onRefused(null),
+    onError: (error) => {
+      refresh();
+      onRefused(error);
+    },
+    onSuccess: (issued) => {
+      refresh();
+      notify(issuedNotice(issued, t));
+      onIssued(issued);
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: () => call(api.DELETE('/api/invitations/{id}', { params: { path: { id: invitation.id } } })),
+    onMutate: () => onRefused(null),
+    onError: onRefused,
+    onSuccess: () => {
+      refresh();
+      notify(t('team.invite.revoked', { email: invitation.email }));
+    },
+  });
+  const editable = grantableRoles(actorRole).includes(invitation.role);
+  return (
+    <Table.Tr data-testid="invitation-row">
+      <Table.Td>
+        <Text size="sm">{invitation.email}</Text>
+      </Table.Td>
+      <Table.Td>
+        <Badge color="gray">{t(`roles.${invitation.role}`)}</Badge>
+      </Table.Td>
+      <Table.Td>
+        {invitation.expired ? (
+          <Badge color="orange">{t('team.invite.expired')}</Badge>
+        ) : (
+          <Text size="sm">
+            {t('team.invite.validUntil', { date: formatDateTime(invitation.expires_at, i18n.language) })}
+          </Text>
+        )}
+      </Table.Td>
+      <Table.Td>
+        {editable && (
+          <Group gap="xs" wrap="nowrap">
+            <Button
+              size="compact-xs"
+              variant="light"
+              loading={resend.isPending}
+              aria-label={t('team.invite.resendOf', { email: invitation.email })}
+              onClick={() => resend.mutate()}
+            >
+              {t('team.invite.resend')}
+            </Button>
+            <Button
+              size="compact-xs"
+              color="red"
+              variant="subtle"
+              aria-label={t('team.invite.revokeOf', { email: invitation.email })}
+              onClick={() =>
+                confirmAction({
+                  title: t('team.invite.revoke'),
+                  text: t('team.invite.revokeConfirm', { email: invitation.email }),
+                  confirm: t('team.invite.revoke'),
+                  onConfirm: () => revoke.mutate(),
+                })
+              }
+            >
+              {t('team.invite.revoke')}
+            </Button>
+          </Group>
+        )}
+      </Table.Td>
+    </Table.Tr>
+  );
+}
+
+/** Invitations not yet accepted: resend (a new link) or revoke. */
+function Invitations({
+  actorRole,
+  onIssued,
+}: {
+  actorRole: Role;
+  onIssued: (issued: IssuedInvitation) => void;
+}) {
+  const { t } = useTranslation();
+  const [refusal, setRefusal] = useState<unknown>(null);
+  const invitations = useQuery({
+    queryKey: INVITATIONS_KEY,
+    queryFn: () => call(api.GET('/api/invitations', { params: { query: { limit: 100 } } })),
+  });
+  if (invitations.isPending) return null;
+  if (invitations.error)
+    return <ErrorAlert error={invitations.error} onRetry={() => void invitations.refetch()} />;
+  if (invitations.data.data.length === 0) return null;
+  return (
+    <Stack gap="xs" mt="md">
+      <Title order={3} size="h5">
+        {t('team.invite.pending')}
+      </Title>
+      {refusal !== null && <TeamError error={refusal} />}
+      <Table.ScrollContainer minWidth={560}>
+        <Table>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>{t('team.email')}</Table.Th>
+              <Table.Th>{t('team.role')}</Table.Th>
+              <Table.Th>{t('team.state')}</Table.Th>
+              <Table.Th>{t('common.actions')}</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {invitations.data.data.map((invitation) => (
+              <InvitationRow
+                key={invitation.id}
+                invitation={invitation}
+                actorRole={actorRole}
+                onIssued={onIssued}
+                onRefused={setRefusal}
+              />
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Stack>
   );
 }
 
@@ -292,6 +464,7 @@ function TeamList() {
   const { t } = useTranslation();
   const me = useMe();
   const [opened, { open, close }] = useDisclosure();
+  const [issued, setIssued] = useState<IssuedInvitation | null>(null);
   const users = useQuery({
     queryKey: TEAM_KEY,
     queryFn: () => call(api.GET('/api/users', { params: { query: { limit: 100 } } })),
@@ -310,7 +483,8 @@ function TeamList() {
       <Text size="sm" mb="sm">
         {t('team.intro')}
       </Text>
-      <AddUser opened={opened} onClose={close} actorRole={actor.role} />
+      <InviteUser opened={opened} onClose={close} actorRole={actor.role} onIssued={setIssued} />
+      {issued && <AcceptLink issued={issued} onDone={() => setIssued(null)} />}
       {users.isPending ? (
         <Loading />
       ) : users.error ? (
@@ -323,6 +497,7 @@ function TeamList() {
       ) : (
         <MembersTable users={users.data.data} actor={actor} />
       )}
+      <Invitations actorRole={actor.role} onIssued={setIssued} />
     </Card>
   );
 }

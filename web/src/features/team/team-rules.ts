@@ -1,3 +1,4 @@
+import { INVITATION_TEXT } from '@server/modules/auth/invitations-rules.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, USER_RULE_TEXT } from '@server/modules/auth/users-rules.js';
 import { ApiError } from '../../api/client';
 
@@ -28,7 +29,9 @@ const RULE_KEYS: [string, string][] = [
   [USER_RULE_TEXT.ownerGrant, 'team.refusals.ownerGrant'],
   [USER_RULE_TEXT.ownerChange, 'team.refusals.ownerChange'],
   [USER_RULE_TEXT.noLongerManager, 'team.refusals.noLongerManager'],
-  ['A user with this e-mail address already exists', 'team.refusals.emailTaken'],
+  [INVITATION_TEXT.memberExists, 'team.refusals.memberExists'],
+  [INVITATION_TEXT.pending, 'team.refusals.invitationPending'],
+  [INVITATION_TEXT.mailFailed, 'team.refusals.mailFailed'],
   ["Field 'current_password' is not your current password", 'team.password.wrongCurrent'],
   ['The new password must differ from the current one', 'team.password.mustDiffer'],
 ];
@@ -38,4 +41,13 @@ export function teamRefusalKey(error: unknown): string | null {
   if (!(error instanceof ApiError)) return null;
   if (error.status === 429) return 'team.password.tooManyTries';
   return RULE_KEYS.find(([text]) => text === error.message)?.[1] ?? null;
+}
+
+/** The i18n key of why an invitation link cannot be used (acceptance page), or null. */
+export function invitationRefusalKey(error: unknown): string | null {
+  if (!(error instanceof ApiError)) return null;
+  if (error.message === INVITATION_TEXT.addressTaken) return 'invitation.addressTaken';
+  if (error.status === 410) return 'invitation.expired';
+  if (error.status === 404) return 'invitation.unknown';
+  return null;
 }

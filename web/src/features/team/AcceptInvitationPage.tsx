@@ -1,0 +1,167 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Center,
+  Group,
+  Loader,
+  Paper,
+  PasswordInput,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { api, call } from '../../api/client';
+import { LanguageSwitch } from '../../app/LanguageSwitch';
+import { ErrorAlert } from '../../components/states';
+import { invitationRefusalKey, passwordProblemKey } from './team-rules';
+
+/** The token of the link: it travels in the fragment, which the browser never sends to a server. */
+function tokenFromLocation(): string {
+  return decodeURIComponent(globalThis.location?.hash.replace(/^#/, '') ?? '');
+}
+
+function Refusal({ error }: { error: unknown }) {
+  const { t } = useTranslation();
+  const key = invitationRefusalKey(error);
+  if (!key) return <ErrorAlert error={error} />;
+  return (
+    <Alert color="red" title={t('invitation.refusedTitle')} role="alert">
+      {t(key)}
+    </Alert>
+  );
+}
+
+/** The page an invitation link opens: the invited person sets their names and password. */
+export function AcceptInvitationPage() {
+  const { t } = useTranslation();
+  const [token] = useState(tokenFromLocation);
+  useEffect(() => {
+    document.title = `${t('invitation.title')} · Parley`;
+  }, [t]);
+  const preview = useQuery({
+    queryKey: ['invitation', token],
+    queryFn: () => call(api.POST('/api/invitations/preview', { body: { token } })),
+    enabled: token !== '',
+    retry: false,
+  });
+  const form = useForm({
+    initialValues: { first_name: '', last_name: '', password: '', repeat: '' },
+    validate: {
+      password: (v) => {
+        const key = passwordProblemKey(v);
+        return key ? t(key) : null;
+      },
+      repeat: (v, values) => (v === values.password ? null : t('team.password.mismatch')),
+    },
+  });
+  const accept = useMutation({
+    mutationFn: (values: typeof form.values) =>
+      call(
+        api.POST('/api/invitations/accept', {
+          body: {
+            token,
+            password: values.password,
+            ...(values.first_name.trim() ? { first_name: values.first_name.trim() } : {}),
+            ...(values.last_name.trim() ? { last_name: values.last_name.trim() } : {}),
+          },
+        }),
+      ),
+  });
+
+  let content;
+  if (token === '') {
+    content = (
+      <Alert color="red" title={t('invitation.refusedTitle')} role="alert">
+        {t('invitation.unknown')}
+      </Alert>
+    );
+  } else if (accept.isSuccess) {
+    content = (
+      <Stack>
+        <Alert color="green" role="status" title={t('invitation.doneTitle')}>
+          {t('invitation.done', { email: accept.data.email, team: accept.data.tenant_name })}
+        </Alert>
+        <Button component={Link} to="/login">
+          {t('invitation.toLogin')}
+        </Button>
+      </Stack>
+    );
+  } else if (preview.isPending) {
+    content = (
+      <Center>
+        <Loader aria-label={t('common.loading')} />
+      </Center>
+    );
+  } else if (preview.error) {
+    content = <Refusal error={preview.error} />;
+  } else {
+    content = (
+      <form onSubmit={form.onSubmit((values) => accept.mutate(values))} noValidate>
+        <Stack>
+          <Text>
+            {t('invitation.intro', {
+              team: preview.data.tenant_name,
+              role: t(`roles.${preview.data.role}`),
+            })}
+          </Text>
+          {accept.error && <Refusal error={accept.error} />}
+          <TextInput label={t('team.email')} value={preview.data.email} readOnly autoComplete="username" />
+          <Group grow>
+            <TextInput
+              label={t('team.firstName')}
+              autoComplete="given-name"
+              {...form.getInputProps('first_name')}
+            />
+            <TextInput
+              label={t('team.lastName')}
+              autoComplete="family-name"
+              {...form.getInputProps('last_name')}
+            />
+          </Group>
+          <PasswordInput
+            label={t('invitation.password')}
+            description={t('team.password.rules')}
+            autoComplete="new-password"
+            required
+            {...form.getInputProps('password')}
+          />
+          <PasswordInput
+            label={t('invitation.repeat')}
+            autoComplete="new-password"
+            required
+            {...form.getInputProps('repeat')}
+          />
+          <Button type="submit" loading={accept.isPending}>
+            {t('invitation.submit')}
+          </Button>
+          <Anchor component={Link} to="/login" size="sm">
+            {t('invitation.haveAccount')}
+          </Anchor>
+        </Stack>
+      </form>
+    );
+  }
+
+  return (
+    <Center mih="100vh" p="md" component="main">
+      <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={480}>
+        <Stack>
+          <Group justify="space-between">
+            <Title order={1} size="h2">
+              {t('invitation.title')}
+            </Title>
+            <LanguageSwitch />
+          </Group>
+          {content}
+        </Stack>
+      </Paper>
+    </Center>
+  );
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { INVITATION_TEXT } from '@server/modules/auth/invitations-rules.js';
+import { ApiError } from '../../api/client';
+import { invitationRefusalKey, teamRefusalKey } from './team-rules';
+import de from '../../i18n/de.json';
+import en from '../../i18n/en.json';
+
+function lookup(messages: unknown, key: string): unknown {
+  return key.split('.').reduce<unknown>((node, part) => (node as Record<string, unknown>)?.[part], messages);
+}
+
+describe('invitation refusals', () => {
+  it('translates the refusals of inviting, in German and English', () => {
+    const cases: Array<[ApiError, string]> = [
+      [new ApiError(409, 'conflict', INVITATION_TEXT.memberExists, {}), 'team.refusals.memberExists'],
+      [new ApiError(409, 'conflict', INVITATION_TEXT.pending, {}), 'team.refusals.invitationPending'],
+      [new ApiError(503, 'service_unavailable', INVITATION_TEXT.mailFailed, {}), 'team.refusals.mailFailed'],
+    ];
+    for (const [error, key] of cases) {
+      expect(teamRefusalKey(error)).toBe(key);
+      expect(typeof lookup(de, key), key).toBe('string');
+      expect(typeof lookup(en, key), key).toBe('string');
+    }
+  });
+
+  it('tells the link holder why a link cannot be used', () => {
+    const cases: Array<[unknown, string | null]> = [
+      [new ApiError(404, 'not_found', INVITATION_TEXT.unknown, {}), 'invitation.unknown'],
+      [new ApiError(410, 'not_found', INVITATION_TEXT.expired, {}), 'invitation.expired'],
+      [new ApiError(409, 'conflict', INVITATION_TEXT.addressTaken, {}), 'invitation.addressTaken'],
+      [new ApiError(400, 'validation_error', 'something else', {}), null],
+      [new Error('network'), null],
+    ];
+    for (const [error, key] of cases) {
+      expect(invitationRefusalKey(error)).toBe(key);
+      if (key) {
+        expect(typeof lookup(de, key), key).toBe('string');
+        expect(typeof lookup(en, key), key).toBe('string');
+      }
+    }
+  });
+});
