@@ -41,16 +41,21 @@ const SHELL = 'src/app/Shell.tsx';
 const TEXTS = 'src/i18n/de.json';
 const BOT = 'src/features/bots/BotPage.tsx';
 const SETTINGS = 'src/features/settings/SettingsPage.tsx';
+// Pages outside the signed-in shell.
+const PUBLIC_PAGES = new Set([
+  'src/features/auth/LoginPage.tsx',
+  'src/features/team/AcceptInvitationPage.tsx',
+]);
 const parentOf = (key) => {
   if (/features\/(bots\/SettingsTab|prompt|knowledge|flow|chat)\//.test(key)) return [SHELL, BOT];
-  if (/features\/(settings\/(ApiKeys|Webhooks)Page|team)\//.test(key)) return [SHELL, SETTINGS];
+  if (/features\/(settings\/(ApiKeys|Webhooks)Page|team\/TeamPage)/.test(key)) return [SHELL, SETTINGS];
   return [SHELL];
 };
 
 const pages = Object.keys(manifest)
   .filter((key) => manifest[key].isDynamicEntry && key.startsWith('src/features/'))
   .map((key) => {
-    const chain = key.endsWith('LoginPage.tsx')
+    const chain = PUBLIC_PAGES.has(key)
       ? ['index.html', TEXTS, key]
       : ['index.html', TEXTS, ...parentOf(key), key];
     const files = new Set();
