@@ -87,22 +87,44 @@ async function queryPrepared<T>(
   }
 }
 
+/*
+ * A connection taken from the pool has no listener for its 'error' event (the pool listens only
+ * while it is idle), so PostgreSQL ending it (a restart: "terminating connection due to
+ * administrator command") or a broken socket while it is out would be an uncaught exception
+ * that ends the process. While it is out, such an error marks it broken instead, and it is
+ * discarded when it is released, as pool.query does for its own connections.
+ */
+function watchConnection(client: pg.PoolClient): { broken: Error | undefined; release(): void } {
+  const watch = {
+    broken: undefined as Error | undefined,
+    release() {
+      client.off('error', onError);
+      client.release(watch.broken);
+    },
+  };
+  const onError = (error: Error) => {
+    watch.broken ??= error;
+  };
+  client.on('error', onError);
+  return watch;
+}
+
 /** Statements of the pool: each on a connection of its own, returned to the pool after. */
 function pooled(pool: pg.Pool): Queryable {
   return {
     async query<T>(sql: string, params?: readonly unknown[]) {
       if (!params || params.length === 0) return (await pool.query(sql)).rows as T[];
       const client = await pool.connect();
-      let broken: Error | undefined;
+      const watch = watchConnection(client);
       try {
         return await queryPrepared<T>(client, sql, params, false);
       } catch (error) {
         // As pool.query does for every error: a connection that failed other than by an error
         // PostgreSQL reported (a timeout, a lost connection) is discarded.
-        if (!(error instanceof pg.DatabaseError)) broken = error as Error;
+        if (!(error instanceof pg.DatabaseError)) watch.broken ??= error as Error;
         throw error;
       } finally {
-        client.release(broken);
+        watch.release();
       }
     },
   };
@@ -176,7 +198,7 @@ export function openPostgres(
     transaction: (fn) =>
       observe(async () => {
         const client = await pool.connect();
-        let broken: Error | undefined;
+        const watch = watchConnection(client);
         try {
           await client.query('BEGIN');
           const result = await fn(inTransaction(client));
@@ -185,12 +207,12 @@ export function openPostgres(
         } catch (error) {
           planModes.delete(client);
           await client.query('ROLLBACK').catch((rollbackError: Error) => {
-            broken = rollbackError;
+            watch.broken ??= rollbackError;
           });
           throw error;
         } finally {
           // A connection that failed its rollback is discarded, not handed to the next request.
-          client.release(broken);
+          watch.release();
         }
       }),
     exec: (sql) =>
