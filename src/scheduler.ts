@@ -4,8 +4,10 @@ import { isDatabaseUnavailable } from './db/errors.js';
 import { maintainTables } from './db/maintenance.js';
 import { sweepExpiredReservations } from './modules/chat/repository.js';
 import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
+import { embeddingsFor } from './modules/knowledge/embeddings.js';
 import { ImportWorker } from './modules/knowledge/import-worker.js';
 import { importDeps } from './modules/knowledge/imports-service.js';
+import { backfillPass } from './modules/knowledge/vectors.js';
 import { createWebhookWorker } from './modules/webhooks/worker.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
@@ -70,8 +72,9 @@ export class Scheduler {
 
 /**
  * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep,
- * the return of quota reservations whose lease ran out, knowledge imports, and on PGlite the
- * table maintenance that PostgreSQL's autovacuum does elsewhere.
+ * the return of quota reservations whose lease ran out, knowledge imports, the vectors of
+ * knowledge entries stored while the embeddings endpoint failed, and on PGlite the table
+ * maintenance that PostgreSQL's autovacuum does elsewhere.
  */
 export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
   const worker = createWebhookWorker(ctx, { log });
@@ -102,6 +105,15 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
       intervalMs: pollIntervalMs,
       run: () => importer.step(),
     },
+    {
+      name: 'knowledge-vectors',
+      intervalMs: KNOWLEDGE_VECTORS_INTERVAL_MS,
+      run: async () => {
+        const embeddings = embeddingsFor(ctx.config);
+        if (embeddings) await backfillPass(ctx.db, embeddings);
+        return false;
+      },
+    },
     ...(ctx.db.kind === 'pglite'
       ? [
           {
@@ -116,6 +128,9 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
       : []),
   ];
 }
+
+/** How often entries left without vectors are looked after (only while some may be). */
+const KNOWLEDGE_VECTORS_INTERVAL_MS = 60_000;
 
 /** How often the embedded database's tables are checked for VACUUM and ANALYZE. */
 const TABLE_MAINTENANCE_INTERVAL_MS = 30_000;

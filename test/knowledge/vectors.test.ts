@@ -10,7 +10,7 @@ import {
 } from '../../src/modules/knowledge/embeddings.js';
 import { searchKnowledge } from '../../src/modules/knowledge/search.js';
 import { getEntry } from '../../src/modules/knowledge/service.js';
-import { runningBackfill } from '../../src/modules/knowledge/vectors.js';
+import { backfillPass, runningBackfill } from '../../src/modules/knowledge/vectors.js';
 import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startFakeEmbeddings, type FakeEmbeddingsServer } from './fake-embeddings.js';
@@ -103,7 +103,7 @@ describeEachBackend('vectors of entries stored while the endpoint failed', (get)
     await fake.close();
   });
 
-  it('flags the entry vectors_missing, then fills the vectors in the background once the endpoint answers', async () => {
+  it('flags the entry vectors_missing, then fills the vectors in the scheduled pass once the endpoint answers', async () => {
     const log = memoryLog();
     const embeddings = guardedEmbeddings(httpEmbeddings({ baseUrl: fake.url, model: 'fake' }), {
       breakerMs: 60_000,
@@ -123,9 +123,12 @@ describeEachBackend('vectors of entries stored while the endpoint failed', (get)
     const stored = await getEntry(get().db, tenant.id, { botId: bot.id }, parking!);
     expect(stored.vectors_missing).toBe(true);
     const query = 'Wo kann ich mein Fahrzeug abstellen?';
-    // The query vector succeeds: the semantic hit is found, and the backfill starts.
+    // The query vector succeeds, but a search (the hot read path) never starts a write.
     await searchKnowledge(get().db, tenant.id, { botId: bot.id, query, embeddings });
-    await runningBackfill(embeddings);
+    expect(runningBackfill(embeddings)).toBeUndefined();
+    expect((await getEntry(get().db, tenant.id, { botId: bot.id }, parking!)).vectors_missing).toBe(true);
+    // The scheduled pass fills the vectors.
+    await backfillPass(get().db, embeddings);
     expect((await getEntry(get().db, tenant.id, { botId: bot.id }, parking!)).vectors_missing).toBe(false);
     const chunks = await get().db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM knowledge_chunks WHERE entry_id = $1 AND embedding IS NOT NULL',

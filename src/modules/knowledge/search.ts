@@ -1,11 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { cacheLookups } from '../../observability/metrics.js';
-import { genericPlan, type Database, type Queryable } from '../../db/database.js';
+import { genericPlan, type Queryable } from '../../db/database.js';
 import { isUuid } from '../../http/uuid.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { detectLanguage as detectQueryLanguage } from '../models/language.js';
 import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
-import { scheduleBackfill } from './vectors.js';
 import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {
@@ -479,8 +478,6 @@ export async function searchWithEvidence(
   const terms =
     words.length > 0 ? await resolveTerms(db, tenantId, language, words, input.vocabularyVersion) : [];
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
-  // The endpoint answers (again): entries stored while it failed get their vectors.
-  if (vector && input.embeddings && 'transaction' in db) scheduleBackfill(db as Database, input.embeddings);
   if (terms.length === 0 && !vector) return { hits: [], words: [] };
 
   const pairs = terms.flatMap((t, i) => [

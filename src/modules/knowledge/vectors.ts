@@ -4,8 +4,9 @@ import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 /**
  * Background backfill of chunk vectors: entries stored while the embeddings endpoint failed
  * carry `vectors_missing`; once a call to the endpoint succeeds again, their chunks get vectors
- * here, a few entries at a time, outside any request. One run per client at a time; a run
- * stops at the first failure (the next successful call starts another).
+ * here, a few entries at a time, outside any request: started by a write that embedded
+ * successfully (service.ts) and by the scheduled pass (scheduler.ts), never by a search. One run
+ * per client at a time; a run stops at the first failure (the next pass starts another).
  */
 
 const ENTRIES_PER_ROUND = 20;
@@ -27,6 +28,15 @@ export function scheduleBackfill(db: Database, client: EmbeddingsClient): void {
 /** The backfill that is running for this client, if any (tests wait for it). */
 export function runningBackfill(client: EmbeddingsClient): Promise<number> | undefined {
   return running.get(client);
+}
+
+/**
+ * The scheduled pass: when the client may have left entries without vectors, fills them and
+ * waits for the run (one started by a write meanwhile included).
+ */
+export async function backfillPass(db: Database, client: EmbeddingsClient): Promise<void> {
+  scheduleBackfill(db, client);
+  await running.get(client);
 }
 
 /** Gives every entry flagged `vectors_missing` its vectors; returns how many entries were filled. */
