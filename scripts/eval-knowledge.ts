@@ -26,7 +26,7 @@ import { memoryCoordination } from '../src/coordination/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
 import { createBot } from '../src/modules/bots/service.js';
-import { chat } from '../src/modules/chat/service.js';
+import { answer } from '../src/modules/chat/pipeline/engine.js';
 import {
   hitTest,
   importEntries,
@@ -157,7 +157,7 @@ async function evaluate(
     figures.byKind.set(q.kind, kind);
     const { response } = searchOnly
       ? { response: { reply: '' } }
-      : await chat(ctx, {
+      : await answer(ctx, {
           tenantId: tenant.id,
           botId: bot.id,
           input: { message: q.question, senderId: null, channel: 'api', conversationId: null, metadata: {} },

@@ -1,7 +1,6 @@
 import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
-import { CHAT_EXTRA_TEXT } from '../modules/chat/request.js';
-import { ErrorCode } from './errors.js';
+import { CHAT_EXTRA_TEXT, ErrorCode } from './errors.js';
 
 /** Seconds a client is asked to wait when the database is overloaded. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;

@@ -48,6 +48,12 @@ export const notFound = (what: string) => new AppError(404, ErrorCode.notFound, 
 export const conflict = (message: string, details?: unknown) =>
   new AppError(409, ErrorCode.conflict, message, { details });
 
+/*
+ * Every error text of the chat (`POST /api/bot-chat/:botId/chat` and the dashboard's test chat)
+ * lives here: the specification's table, the texts the service adds beyond it (documented in
+ * docs/chat.md), and the sentences that explain them in `message`.
+ */
+
 /** The chat endpoint's error texts, exactly as the specification names them. */
 export const CHAT_TEXT = {
   messageRequired: 'Nachricht erforderlich',
@@ -63,3 +69,41 @@ export const CHAT_TEXT = {
   rateLimited: 'Rate-Limit erreicht',
   internal: 'Interner Fehler',
 } as const;
+
+/** The chat's error texts beyond the specification's table (documented in docs/chat.md). */
+export const CHAT_EXTRA_TEXT = {
+  invalidMetadata: 'Ungültige metadata',
+  unknownField: 'Unbekanntes Feld',
+  invalidIdempotencyKey: 'Ungültiger Idempotency-Key',
+  idempotencyMismatch: 'Idempotency-Key bereits für eine andere Anfrage verwendet',
+  idempotencyInFlight: 'Anfrage mit diesem Idempotency-Key wird noch verarbeitet',
+  handedOver: 'Conversation an Mitarbeiter übergeben',
+  modelUnavailable: 'KI-Modell nicht verfügbar',
+  invalidCharacter: 'Ungültiges Zeichen',
+  serviceUnavailable: 'Dienst vorübergehend nicht verfügbar',
+} as const;
+
+/** The sentences in `message` that explain a chat error to the caller. */
+export const CHAT_MESSAGE = {
+  metadataNotObject: 'metadata muss ein JSON-Objekt sein.',
+  metadataTooLarge: (bytes: number) => `metadata darf höchstens ${bytes} Bytes umfassen.`,
+  unknownField: (field: string) => `Das Feld '${field}' ist nicht erlaubt.`,
+  invalidIdempotencyKey: 'Idempotency-Key muss aus 1 bis 255 sichtbaren ASCII-Zeichen bestehen.',
+  idempotencyMismatch:
+    'Dieser Idempotency-Key wurde in den letzten 24 Stunden für eine Anfrage mit anderem Inhalt verwendet.',
+  idempotencyInFlight:
+    'Die erste Anfrage mit diesem Idempotency-Key ist noch nicht abgeschlossen. Bitte später erneut senden.',
+  handedOver: 'Ein Mitarbeiter hat diese Conversation übernommen; der Bot antwortet darin nicht mehr.',
+  modelUnavailable: (seconds: number) =>
+    `Das KI-Modell ist vorübergehend nicht erreichbar. Bitte in ${seconds} Sekunden erneut versuchen.`,
+} as const;
+
+/** The answer to a NUL character in a chat request (http/hostile-input.ts): the field's own text. */
+export const CHAT_INVALID_TEXT = {
+  fields: {
+    message: CHAT_TEXT.messageRequired,
+    sender_id: CHAT_TEXT.invalidSenderId,
+    metadata: CHAT_EXTRA_TEXT.invalidMetadata,
+  },
+  fallback: CHAT_EXTRA_TEXT.invalidCharacter,
+};

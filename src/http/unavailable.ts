@@ -1,7 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Health } from '../health.js';
-import { CHAT_EXTRA_TEXT } from '../modules/chat/request.js';
-import { AppError, ErrorCode } from './errors.js';
+import { AppError, CHAT_EXTRA_TEXT, ErrorCode } from './errors.js';
 
 /** What a client is told to wait before retrying while a dependency is down. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

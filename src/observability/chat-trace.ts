@@ -72,7 +72,7 @@ export class ChatTrace {
     }
   }
 
-  /** Starts a stage whose end is noted elsewhere (the rate limit's callbacks, a model stream). */
+  /** Starts a stage whose end is noted elsewhere (a model stream). */
   begin(name: ChatStage, step?: AdmissionStep): void {
     this.open.set(`${name}:${step ?? ''}`, nowMs());
   }
@@ -208,14 +208,4 @@ export function observeChatResponse(tracing: TracingHandle | null): onResponseHo
     (request.log as unknown as { setBindings(b: object): void }).setBindings(chatLogFields(request, outcome));
     tracing?.exportChat(chatTraceRecord(request, reply, outcome));
   };
-}
-
-/** Times `work` as a stage when the request is traced; otherwise just awaits it. */
-export function staged<T>(
-  trace: ChatTrace | undefined,
-  name: ChatStage,
-  work: Promise<T>,
-  step?: AdmissionStep,
-): Promise<T> {
-  return trace ? trace.stage(name, work, step) : work;
 }

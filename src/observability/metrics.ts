@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
-import { CHAT_TEXT } from '../http/errors.js';
+import { CHAT_EXTRA_TEXT, CHAT_TEXT } from '../http/errors.js';
 
 export const registry = new Registry();
 
@@ -45,14 +45,14 @@ export const CHAT_OUTCOMES = {
   [CHAT_TEXT.quotaExhausted]: 'quota_exhausted',
   [CHAT_TEXT.rateLimited]: 'rate_limited',
   [CHAT_TEXT.internal]: 'internal_error',
-  'Ungültige metadata': 'invalid_metadata',
-  'Unbekanntes Feld': 'unknown_field',
-  'Ungültiger Idempotency-Key': 'invalid_idempotency_key',
-  'Idempotency-Key bereits für eine andere Anfrage verwendet': 'idempotency_mismatch',
-  'Anfrage mit diesem Idempotency-Key wird noch verarbeitet': 'idempotency_in_flight',
-  'Conversation an Mitarbeiter übergeben': 'handed_over',
-  'KI-Modell nicht verfügbar': 'model_unavailable',
-  'Dienst vorübergehend nicht verfügbar': 'service_unavailable',
+  [CHAT_EXTRA_TEXT.invalidMetadata]: 'invalid_metadata',
+  [CHAT_EXTRA_TEXT.unknownField]: 'unknown_field',
+  [CHAT_EXTRA_TEXT.invalidIdempotencyKey]: 'invalid_idempotency_key',
+  [CHAT_EXTRA_TEXT.idempotencyMismatch]: 'idempotency_mismatch',
+  [CHAT_EXTRA_TEXT.idempotencyInFlight]: 'idempotency_in_flight',
+  [CHAT_EXTRA_TEXT.handedOver]: 'handed_over',
+  [CHAT_EXTRA_TEXT.modelUnavailable]: 'model_unavailable',
+  [CHAT_EXTRA_TEXT.serviceUnavailable]: 'service_unavailable',
 } as const satisfies Record<string, string>;
 
 export type ChatOutcome = (typeof CHAT_OUTCOMES)[keyof typeof CHAT_OUTCOMES] | 'other_error';

@@ -8,6 +8,8 @@ import { FakeModelServer } from '../chat/fake-model-server.js';
 import { useModel } from '../chat/fixtures.js';
 import { sendChat } from '../chat/helpers.js';
 import { bookingsOf, createEvent, getEvent } from './fixtures.js';
+import { eventually, ledgerOf, settled } from '../chat/ledger.js';
+import type { Queryable } from '../../src/db/database.js';
 
 interface Action {
   type: string;
@@ -196,6 +198,80 @@ describeApp('bookings made by bots', (get) => {
     expect(anonymous.actions).toEqual([
       expect.objectContaining({ status: 'refused', reason: 'sender_required' }),
     ]);
+  });
+
+  it('books nothing when the conversation was handed over while the model answered (409)', async () => {
+    const { app, ctx } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const event = await createEvent(app, tenant, { capacity_total: 5 }, 'selling');
+    replyWith('Hallo.');
+    const opened = await chat(tenant, bot.id, 'uebergeben');
+    const conversationId = (opened as unknown as { conversation_id: string }).conversation_id;
+    const before = await ledgerOf(ctx.db, tenant.id);
+
+    model.queue.push({ kind: 'delay', ms: 400, text: `Gebucht! [BOOK:${event.id}]` });
+    const pending = sendChat({ ...get() }, tenant, bot.id, {
+      message: 'Bitte buchen',
+      sender_id: 'uebergeben-neu',
+      conversation_id: conversationId,
+    });
+    await eventually(
+      async () => model.requests.length,
+      (n) => n >= 2,
+    );
+    await ctx.db.query(`UPDATE conversations SET status = 'handed_over' WHERE id = $1`, [conversationId]);
+    const res = await pending;
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toBe('Conversation an Mitarbeiter übergeben');
+    expect(await bookingsOf(ctx, event.id)).toHaveLength(0);
+    expect((await getEvent(app, tenant, event.id)).capacity_booked).toBe(0);
+    const contacts = await ctx.db.query('SELECT 1 FROM contacts WHERE tenant_id = $1 AND sender_id = $2', [
+      tenant.id,
+      'uebergeben-neu',
+    ]);
+    expect(contacts).toHaveLength(0);
+    expect(
+      await eventually(
+        () => ledgerOf(ctx.db, tenant.id),
+        (l) => l.counter === before.counter,
+      ),
+    ).toEqual(before);
+  });
+
+  it('books nothing when storing the exchange fails', async () => {
+    const { app, ctx, db } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const event = await createEvent(app, tenant, { capacity_total: 5 }, 'selling');
+    const transaction = db.transaction.bind(db);
+    db.transaction = (<T>(fn: (tx: Queryable) => Promise<T>) =>
+      transaction((tx) =>
+        fn({
+          query: ((sql: string, params?: readonly unknown[]) =>
+            sql.includes('INSERT INTO messages')
+              ? Promise.reject(new Error('disk full'))
+              : tx.query(sql, params)) as Queryable['query'],
+        }),
+      )) as typeof db.transaction;
+    try {
+      replyWith(`Gebucht! [BOOK:${event.id}]`);
+      const res = await sendChat({ ...get() }, tenant, bot.id, { message: 'Buchen', sender_id: 'pech' });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: 'Interner Fehler' });
+    } finally {
+      db.transaction = transaction;
+    }
+    expect(await bookingsOf(ctx, event.id)).toHaveLength(0);
+    expect((await getEvent(app, tenant, event.id)).capacity_booked).toBe(0);
+    const contacts = await ctx.db.query('SELECT 1 FROM contacts WHERE tenant_id = $1', [tenant.id]);
+    expect(contacts).toHaveLength(0);
+    expect(
+      await eventually(
+        () => ledgerOf(ctx.db, tenant.id),
+        (l) => l.counter === 0,
+      ),
+    ).toEqual(settled(0));
   });
 
   it('leaves replies without tags and chats without events untouched', async () => {

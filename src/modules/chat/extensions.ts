@@ -1,4 +1,4 @@
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import type { ChatBot } from './repository.js';
 import type { ChatChannel } from './request.js';
 
@@ -23,21 +23,50 @@ export interface PromptSection {
 
 export interface ProcessedReply {
   reply: string;
-  /** Structured results for the caller (e.g. booking actions); returned as `actions`. */
+  /** Structured results for the caller known without writing; returned as `actions`. */
+  actions: unknown[];
+  /**
+   * Reply actions that write (e.g. bookings from tags): run inside the transaction that stores
+   * the exchange, so a reply that is not stored (handed over, failed) leaves nothing behind.
+   * Their results follow `actions`.
+   */
+  apply?: (tx: Queryable) => Promise<unknown[]>;
+}
+
+/** A reply decided without the model: its text, the name the response gives as `model`, actions. */
+export interface DecidedReply {
+  text: string;
+  model: string;
   actions: unknown[];
 }
 
+/** The replies of all extensions together: the rewritten text and every action, in order. */
+export interface CollectedReply {
+  reply: string;
+  actions: unknown[];
+  apply: ((tx: Queryable) => Promise<unknown[]>)[];
+}
+
 /**
- * How other modules plug into the chat pipeline without editing it (e.g. the events module:
- * bookable events as a prompt section, `[BOOK:…]` tags in the reply turned into actions).
- * Extensions run in the order of `ctx.chatExtensions`; each sees the reply the previous one
- * produced. Both hooks are optional.
+ * How other modules plug into the conversation engine without editing it (e.g. the events
+ * module: bookable events as a prompt section, `[BOOK:…]` tags in the reply turned into
+ * bookings). Extensions run in the order of `ctx.chatExtensions`; each sees the reply the
+ * previous one produced. Every hook is optional.
  */
 export interface ChatExtension {
   readonly name: string;
+  /**
+   * Before the model (the flow engine's insertion point): answers the turn itself — a fixed
+   * text or an interactive block — or returns null to let the model answer. The first
+   * extension that decides wins; context and model are then skipped, the rest runs as usual.
+   */
+  decide?(turn: ChatTurn, db: Database): Promise<DecidedReply | null>;
   /** Extra system-prompt sections, appended after the behavioural rules. */
   promptSections?(turn: ChatTurn, db: Database): Promise<PromptSection[]>;
-  /** Post-processes the model's reply before it is stored and returned. */
+  /**
+   * Post-processes the reply (the model's or a decided one) before it is stored and returned:
+   * rewrites its text, reports actions, and hands writes to `apply` (never writes itself).
+   */
   processReply?(turn: ChatTurn & { reply: string }, db: Database): Promise<ProcessedReply>;
 }
 
@@ -53,17 +82,31 @@ export async function collectPromptSections(
   return sections;
 }
 
+export async function decideReply(
+  extensions: readonly ChatExtension[],
+  turn: ChatTurn,
+  db: Database,
+): Promise<DecidedReply | null> {
+  for (const extension of extensions) {
+    const decided = extension.decide ? await extension.decide(turn, db) : null;
+    if (decided) return decided;
+  }
+  return null;
+}
+
 export async function processReply(
   extensions: readonly ChatExtension[],
   turn: ChatTurn,
   reply: string,
   db: Database,
-): Promise<ProcessedReply> {
-  let current: ProcessedReply = { reply, actions: [] };
+): Promise<CollectedReply> {
+  const current: CollectedReply = { reply, actions: [], apply: [] };
   for (const extension of extensions) {
     if (!extension.processReply) continue;
     const next = await extension.processReply({ ...turn, reply: current.reply }, db);
-    current = { reply: next.reply, actions: [...current.actions, ...next.actions] };
+    current.reply = next.reply;
+    current.actions.push(...next.actions);
+    if (next.apply) current.apply.push(next.apply);
   }
   return current;
 }

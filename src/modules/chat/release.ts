@@ -6,15 +6,27 @@
  * nothing stays counted or claimed. If the process ends first, the lease covers it: the sweep
  * (`sweepExpiredReservations`) gives the reservation back and the next request with the key
  * takes the claim over.
+ *
+ * A release waiting for its next attempt does not make the client wait: the first request that
+ * meets a claim still held (the retry with the same Idempotency-Key, right after the outage)
+ * runs every waiting release at once (`flushPendingReleases`), so the key is free as soon as the
+ * database answers again.
  */
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5000;
 
-let pending = 0;
+interface PendingRelease {
+  release: () => Promise<void>;
+  until: number;
+  delay: number;
+  timer: NodeJS.Timeout;
+}
+
+const pending = new Set<PendingRelease>();
 
 /** Releases still waiting for the database (for tests and diagnostics). */
 export function pendingReleases(): number {
-  return pending;
+  return pending.size;
 }
 
 /**
@@ -31,18 +43,34 @@ export async function releaseReliably(release: () => Promise<void>, until: numbe
 
 function retryLater(release: () => Promise<void>, until: number, delay: number): void {
   if (Date.now() + delay > until) return;
-  pending += 1;
-  const timer = setTimeout(() => {
-    release().then(
-      () => {
-        pending -= 1;
-      },
-      () => {
-        pending -= 1;
-        retryLater(release, until, Math.min(delay * 2, MAX_RETRY_MS));
-      },
-    );
-  }, delay);
+  const entry: PendingRelease = {
+    release,
+    until,
+    delay,
+    timer: setTimeout(() => void attempt(entry), delay),
+  };
   // A release waiting for the database does not keep a stopping process alive: the lease covers it.
-  timer.unref();
+  entry.timer.unref();
+  pending.add(entry);
+}
+
+async function attempt(entry: PendingRelease): Promise<boolean> {
+  if (!pending.delete(entry)) return true;
+  clearTimeout(entry.timer);
+  try {
+    await entry.release();
+    return true;
+  } catch {
+    retryLater(entry.release, entry.until, Math.min(entry.delay * 2, MAX_RETRY_MS));
+    return false;
+  }
+}
+
+/**
+ * Runs every waiting release now instead of at its next attempt; resolves when all have run
+ * (those that fail again wait for their next attempt as before). Returns whether all succeeded.
+ */
+export async function flushPendingReleases(): Promise<boolean> {
+  const results = await Promise.all([...pending].map(attempt));
+  return results.every(Boolean);
 }

@@ -1,4 +1,4 @@
-import { AppError, CHAT_TEXT } from '../../http/errors.js';
+import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../http/errors.js';
 
 export const CHAT_CHANNELS = ['email', 'api', 'webhook'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
@@ -7,29 +7,6 @@ export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_SENDER_ID_CHARS = 255;
 export const MAX_METADATA_BYTES = 16 * 1024;
 const KNOWN_FIELDS = new Set(['message', 'sender_id', 'channel', 'conversation_id', 'metadata']);
-
-/** Error texts of this module beyond the specification's table (documented in docs/chat.md). */
-export const CHAT_EXTRA_TEXT = {
-  invalidMetadata: 'Ungültige metadata',
-  unknownField: 'Unbekanntes Feld',
-  invalidIdempotencyKey: 'Ungültiger Idempotency-Key',
-  idempotencyMismatch: 'Idempotency-Key bereits für eine andere Anfrage verwendet',
-  idempotencyInFlight: 'Anfrage mit diesem Idempotency-Key wird noch verarbeitet',
-  handedOver: 'Conversation an Mitarbeiter übergeben',
-  modelUnavailable: 'KI-Modell nicht verfügbar',
-  invalidCharacter: 'Ungültiges Zeichen',
-  serviceUnavailable: 'Dienst vorübergehend nicht verfügbar',
-} as const;
-
-/** The answer to a NUL character in the request (http/hostile-input.ts): the field's own text. */
-export const CHAT_INVALID_TEXT = {
-  fields: {
-    message: CHAT_TEXT.messageRequired,
-    sender_id: CHAT_TEXT.invalidSenderId,
-    metadata: CHAT_EXTRA_TEXT.invalidMetadata,
-  },
-  fallback: CHAT_EXTRA_TEXT.invalidCharacter,
-};
 
 export interface ChatInput {
   message: string;
@@ -79,24 +56,20 @@ export function parseChatRequest(body: unknown): ChatInput {
 
   if (metadata !== undefined && metadata !== null) {
     if (!isPlainObject(metadata)) {
-      throw new AppError(400, CHAT_EXTRA_TEXT.invalidMetadata, 'metadata muss ein JSON-Objekt sein.');
+      throw new AppError(400, CHAT_EXTRA_TEXT.invalidMetadata, CHAT_MESSAGE.metadataNotObject);
     }
     if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
       throw new AppError(
         400,
         CHAT_EXTRA_TEXT.invalidMetadata,
-        `metadata darf höchstens ${MAX_METADATA_BYTES} Bytes umfassen.`,
+        CHAT_MESSAGE.metadataTooLarge(MAX_METADATA_BYTES),
       );
     }
   }
 
   const unknown = Object.keys(body).find((key) => !KNOWN_FIELDS.has(key));
   if (unknown !== undefined) {
-    throw new AppError(
-      400,
-      CHAT_EXTRA_TEXT.unknownField,
-      `Das Feld '${unknown.slice(0, 100)}' ist nicht erlaubt.`,
-    );
+    throw new AppError(400, CHAT_EXTRA_TEXT.unknownField, CHAT_MESSAGE.unknownField(unknown.slice(0, 100)));
   }
 
   return {
@@ -118,11 +91,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (header === undefined) return null;
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined || !IDEMPOTENCY_KEY_PATTERN.test(value.trim())) {
-    throw new AppError(
-      400,
-      CHAT_EXTRA_TEXT.invalidIdempotencyKey,
-      'Idempotency-Key muss aus 1 bis 255 sichtbaren ASCII-Zeichen bestehen.',
-    );
+    throw new AppError(400, CHAT_EXTRA_TEXT.invalidIdempotencyKey, CHAT_MESSAGE.invalidIdempotencyKey);
   }
   return value.trim();
 }

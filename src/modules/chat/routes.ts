@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { requireApiKey, tenantOfKey } from '../../http/auth.js';
+import { CHAT_INVALID_TEXT } from '../../http/errors.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
 import { API_KEY_SECURITY } from '../../http/schemas.js';
 import { chatTraceOf, observeChatResponse } from '../../observability/chat-trace.js';
-import { CHAT_INVALID_TEXT, parseChatRequest, parseIdempotencyKey } from './request.js';
+import { answerChat } from './answer.js';
+import { parseChatRequest, parseIdempotencyKey } from './request.js';
 import { ChatBody, ChatParams, ChatResponseSchema, chatErrorResponses } from './schema.js';
-import { chat } from './service.js';
-import { abortOnDisconnect, streamChat, wantsEventStream } from './sse.js';
 
 /** 10000 characters of message plus metadata fit easily; more is refused before parsing. */
 export const CHAT_BODY_LIMIT = 256 * 1024;
@@ -16,12 +16,12 @@ export const CHAT_BODY_LIMIT = 256 * 1024;
 export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const max = ctx.config.chat.rateLimitMax;
   const verifyKey = requireApiKey(ctx, { allowHeader: true });
-  const rateLimit = rateLimitFor('chat', { max });
-  const countRequest = rateLimit.keyGenerator;
+  const rateLimit = app.rateLimit(rateLimitFor('chat', { max }));
   app.post(
     '/api/bot-chat/:botId/chat',
     {
-      // Order: authentication (onRequest) → rate limit (preParsing) → body → checks.
+      // Order: authentication (onRequest) → rate limit (preParsing) → body → engine. The trace
+      // times authentication and the rate limit (the first part of admission) from outside.
       onRequest: [
         async (request, reply) => {
           await chatTraceOf(request).stage('auth', async () =>
@@ -30,22 +30,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         },
         rateLimitPolicyHeader(max),
       ],
+      preParsing: async (request, reply) => {
+        await chatTraceOf(request).stage(
+          'admission',
+          () => rateLimit.call(app, request, reply),
+          'rate_limit',
+        );
+      },
       // The request's log line carries tenant, bot, outcome, stage latencies and tokens; with
       // tracing on, the request becomes one trace.
       onResponse: observeChatResponse(ctx.tracing),
       config: {
         errorStyle: 'chat',
         invalidText: CHAT_INVALID_TEXT,
-        // The rate limit is the first part of the admission stage: from its key to its verdict.
-        rateLimit: {
-          ...rateLimit,
-          keyGenerator: (request) => {
-            chatTraceOf(request).begin('admission', 'rate_limit');
-            return countRequest ? countRequest(request) : request.ip;
-          },
-          onExceeding: (request) => chatTraceOf(request).end('admission', 'rate_limit'),
-          onExceeded: (request) => chatTraceOf(request).end('admission', 'rate_limit'),
-        },
       },
       bodyLimit: CHAT_BODY_LIMIT,
       // The body is checked by parseChatRequest, which knows the specification's texts and order.
@@ -68,21 +65,13 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (request, reply) => {
-      const input = parseChatRequest(request.body);
-      const idempotencyKey = parseIdempotencyKey(request.headers['idempotency-key']);
-      const call = {
+      const inbound = {
         tenantId: tenantOfKey(request).tenantId,
         botId: request.params.botId,
-        input,
-        idempotencyKey,
-        log: request.log,
-        trace: chatTraceOf(request),
+        input: parseChatRequest(request.body),
+        idempotencyKey: parseIdempotencyKey(request.headers['idempotency-key']),
       };
-      if (wantsEventStream(request.headers.accept)) return streamChat(ctx, call, reply);
-      const disconnect = abortOnDisconnect(reply);
-      const { response, replayed } = await chat(ctx, call, disconnect.signal).finally(disconnect.dispose);
-      if (replayed) reply.header('idempotent-replayed', 'true');
-      return response;
+      return answerChat(ctx, inbound, request, reply);
     },
   );
 };

@@ -4,18 +4,18 @@ import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { SESSION_SECURITY } from '../../http/schemas.js';
 import { chatTraceOf, observeChatResponse } from '../../observability/chat-trace.js';
+import { answerChat } from './answer.js';
 import { parseChatRequest } from './request.js';
 import { ChatBody, ChatResponseSchema, chatErrorResponses } from './schema.js';
-import { chat } from './service.js';
-import { streamChat, wantsEventStream } from './sse.js';
 
 /** Sender id of the dashboard's test conversations, so they can be told apart in the list. */
 export const TEST_CHAT_SENDER = 'dashboard-test';
 
 /**
- * POST /api/bots/:id/test-chat: the dashboard's test chat. The same pipeline as the chat endpoint
- * (bot checks, history, knowledge, quota, streaming), authenticated by the dashboard session
- * instead of the tenant API key, so staff can talk to a bot without handling the key.
+ * POST /api/bots/:id/test-chat: the dashboard's test chat. The same conversation engine and
+ * delivery as the chat endpoint (bot checks, history, knowledge, quota, streaming, disconnect),
+ * authenticated by the dashboard session instead of the tenant API key, so staff can talk to a
+ * bot without handling the key.
  */
 export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const checkUser = requireUser(ctx, 'bot:edit');
@@ -49,16 +49,13 @@ export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     },
     async (request, reply) => {
       const input = parseChatRequest(request.body);
-      const call = {
+      const inbound = {
         tenantId: currentUser(request).tenantId,
         botId: request.params.id,
         input: { ...input, senderId: input.senderId ?? TEST_CHAT_SENDER },
         idempotencyKey: null,
-        log: request.log,
-        trace: chatTraceOf(request),
       };
-      if (wantsEventStream(request.headers.accept)) return streamChat(ctx, call, reply);
-      return (await chat(ctx, call)).response;
+      return answerChat(ctx, inbound, request, reply);
     },
   );
 };

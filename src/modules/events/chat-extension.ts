@@ -1,10 +1,11 @@
 /**
- * Bookings made by bots: the events module's extension of the chat pipeline. It offers the
- * bot's bookable events in the system prompt and turns booking tags in the reply into
- * bookings for the contact of the chat's sender_id.
+ * Bookings made by bots: the events module's extension of the conversation engine. It offers
+ * the bot's bookable events in the system prompt and turns booking tags in the reply into
+ * bookings for the contact of the chat's sender_id — inside the transaction that stores the
+ * exchange, so a reply that is not stored (conversation handed over, failure) books nothing.
  */
 import { LRUCache } from 'lru-cache';
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { cacheLookups } from '../../observability/metrics.js';
 import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
 import { findOrCreateContactBySender } from '../contacts/repository.js';
@@ -72,11 +73,9 @@ export interface BookingAction {
   message: string | null;
 }
 
-/** Thrown inside the booking transaction to roll back a contact created for a refused booking. */
-class Refused extends Error {
-  constructor(readonly outcome: Extract<BookingOutcome, { ok: false }>) {
-    super(outcome.message);
-  }
+/** PostgreSQL's unique_violation: the one-open-booking-per-contact index as the last word. */
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
 function refusedAction(
@@ -102,62 +101,82 @@ function refusedAction(
   };
 }
 
+function bookedAction(tag: BookingTag, outcome: Extract<BookingOutcome, { ok: true }>): BookingAction {
+  const booking = serializeBooking(outcome.event, outcome.booking);
+  return {
+    type: 'booking',
+    tag: tag.kind,
+    event_id: outcome.event.id,
+    event_title: outcome.event.title,
+    status: booking.status === 'waitlist' ? 'waitlist' : 'confirmed',
+    booking_id: booking.id,
+    waitlist_position: booking.waitlist_position,
+    payment_status: booking.payment_status,
+    payment_amount: booking.payment_amount,
+    currency: outcome.event.currency,
+    payment_url: booking.payment_url,
+    reason: null,
+    message: null,
+  };
+}
+
+/**
+ * Books one tag inside the exchange's transaction. Each tag has its own savepoint: a refused
+ * booking takes back the contact it created, and the other tags and the exchange go on.
+ */
 async function bookFromTag(
-  db: Database,
+  tx: Queryable,
   turn: ChatTurn,
   senderId: string,
   tag: BookingTag,
 ): Promise<BookingAction> {
   // Only the events offered to this bot: its own and the tenant-wide ones.
-  const event = await findEvent(db, turn.tenantId, tag.eventId);
+  const event = await findEvent(tx, turn.tenantId, tag.eventId);
   if (!event || (event.bot_id !== null && event.bot_id !== turn.bot.id)) {
     return refusedAction(tag, 'event_not_found', 'Event not found');
   }
+  await tx.query('SAVEPOINT chat_booking');
+  let outcome: BookingOutcome;
   try {
-    const outcome = await db.transaction(async (tx) => {
-      const contact = await findOrCreateContactBySender(tx, turn.tenantId, {
-        senderId,
-        channel: turn.channel,
-      });
-      const result = await bookInTransaction(tx, turn.tenantId, {
-        eventId: event.id,
-        contactId: contact.id,
-        channel: bookingChannelOf(turn.channel),
-        metadata: {
-          source: 'chat',
-          bot_id: turn.bot.id,
-          conversation_id: turn.conversationId,
-          tag: tag.kind,
-        },
-      });
-      if (!result.ok) throw new Refused(result);
-      return result;
+    const contact = await findOrCreateContactBySender(tx, turn.tenantId, {
+      senderId,
+      channel: turn.channel,
     });
-    const booking = serializeBooking(outcome.event, outcome.booking);
-    return {
-      type: 'booking',
-      tag: tag.kind,
-      event_id: event.id,
-      event_title: event.title,
-      status: booking.status === 'waitlist' ? 'waitlist' : 'confirmed',
-      booking_id: booking.id,
-      waitlist_position: booking.waitlist_position,
-      payment_status: booking.payment_status,
-      payment_amount: booking.payment_amount,
-      currency: outcome.event.currency,
-      payment_url: booking.payment_url,
-      reason: null,
-      message: null,
-    };
+    outcome = await bookInTransaction(tx, turn.tenantId, {
+      eventId: event.id,
+      contactId: contact.id,
+      channel: bookingChannelOf(turn.channel),
+      metadata: {
+        source: 'chat',
+        bot_id: turn.bot.id,
+        conversation_id: turn.conversationId,
+        tag: tag.kind,
+      },
+    });
   } catch (error) {
-    if (!(error instanceof Refused)) throw error;
-    const action = refusedAction(tag, error.outcome.code, error.outcome.message, event.title);
-    if (error.outcome.existing) {
-      action.booking_id = error.outcome.existing.id;
-      action.waitlist_position = error.outcome.existing.waitlist_position;
+    await tx.query('ROLLBACK TO SAVEPOINT chat_booking');
+    // A concurrent booking of the same contact won the unique index.
+    if (isUniqueViolation(error)) {
+      return refusedAction(
+        tag,
+        'already_booked',
+        'The contact already has a booking for this event',
+        event.title,
+      );
     }
-    return action;
+    throw error;
   }
+  if (outcome.ok) {
+    await tx.query('RELEASE SAVEPOINT chat_booking');
+    return bookedAction(tag, outcome);
+  }
+  await tx.query('ROLLBACK TO SAVEPOINT chat_booking');
+  const action = refusedAction(tag, outcome.code, outcome.message, event.title);
+  if (outcome.existing) {
+    action.booking_id = outcome.existing.id;
+    action.waitlist_position = outcome.existing.waitlist_position;
+  }
+  return action;
 }
 
 export function eventBookingExtension(): ChatExtension {
@@ -168,19 +187,24 @@ export function eventBookingExtension(): ChatExtension {
       const text = await offeredEvents(db, turn);
       return text === null ? [] : [{ name: 'bookable_events', text }];
     },
-    async processReply(turn, db) {
+    async processReply(turn) {
       const tags = parseBookingTags(turn.reply);
       if (tags.length === 0) return { reply: turn.reply, actions: [] };
       const reply = stripBookingTags(turn.reply);
-      const actions: BookingAction[] = [];
-      for (const tag of tags) {
-        actions.push(
-          turn.senderId
-            ? await bookFromTag(db, turn, turn.senderId, tag)
-            : refusedAction(tag, 'sender_required', "A booking needs the chat request's sender_id"),
+      const senderId = turn.senderId;
+      if (!senderId) {
+        const actions = tags.map((tag) =>
+          refusedAction(tag, 'sender_required', "A booking needs the chat request's sender_id"),
         );
+        return { reply, actions };
       }
-      return { reply, actions };
+      // The bookings are made where the exchange is stored, in its transaction.
+      const apply = async (tx: Queryable) => {
+        const actions: BookingAction[] = [];
+        for (const tag of tags) actions.push(await bookFromTag(tx, turn, senderId, tag));
+        return actions;
+      };
+      return { reply, actions: [], apply };
     },
   };
 }

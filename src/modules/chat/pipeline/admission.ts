@@ -1,0 +1,187 @@
+/**
+ * Admission: the idempotency claim, then the specification's checks (bot → active →
+ * conversation → hand-over → quota) with the quota reservation, in one statement. The rate
+ * limit runs before, where it is enforced today (the route's preParsing hook).
+ */
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../../context.js';
+import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
+import {
+  claimIdempotencyKey,
+  purgeExpiredIdempotencyKeys,
+  releaseIdempotencyKey,
+  requestFingerprint,
+  type IdempotencyClaim,
+} from '../idempotency.js';
+import { quotaPeriod, quotaRemaining } from '../quota.js';
+import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
+import * as repo from '../repository.js';
+import type { ChatResponse, InboundMessage, StageObserver } from './types.js';
+
+/** What an admitted message holds: the bot, the conversation, the quota reservation and claim. */
+export interface Admitted {
+  inbound: InboundMessage;
+  bot: repo.ChatBot;
+  conversationId: string;
+  /** True when this message opens the conversation (it is stored only with the reply). */
+  isNewConversation: boolean;
+  period: string;
+  quotaRemaining: number | null;
+  reservationId: string;
+  claimId: string;
+  /** When the reservation's and the claim's leases end (epoch ms). */
+  leaseEndsAt: number;
+}
+
+export type Admission = { kind: 'replay'; response: ChatResponse } | { kind: 'admitted'; admitted: Admitted };
+
+/**
+ * A message's own deadline: two model attempts (timeout and one retry) plus time for the
+ * database. A turn still running then is given up (503), so its leases can be bounded.
+ */
+export function chatDeadlineMs(ctx: AppContext): number {
+  return ctx.config.model.timeoutMs * 2 + 30_000;
+}
+
+/**
+ * The quota reservation and the in-flight idempotency claim outlive the deadline (with a
+ * margin for the release itself) before the sweep gives them back or another request takes
+ * them over.
+ */
+function leaseSeconds(ctx: AppContext): number {
+  return Math.ceil(chatDeadlineMs(ctx) / 1000) + 30;
+}
+
+/**
+ * When the service stops waiting for a statement it sends now (the client-side limit of the
+ * PostgreSQL pool). Claims and reservations are made only before it, so a frozen server that
+ * runs the statement later, when the request has long failed, holds nothing for anyone.
+ */
+function statementDeadline(ctx: AppContext): Date {
+  return new Date(Date.now() + ctx.config.databaseStatementTimeoutMs + 1000);
+}
+
+type Observe = StageObserver['stage'];
+
+/**
+ * Claims the Idempotency-Key. A claim still held by a request that failed while the database
+ * was down waits only for its release: those are run at once, and the key is claimed again.
+ */
+async function claimKey(
+  ctx: AppContext,
+  inbound: InboundMessage,
+  key: string,
+  claim: { claimId: string; leaseSeconds: number },
+): Promise<IdempotencyClaim> {
+  const attempt = () =>
+    claimIdempotencyKey(ctx.db, inbound.tenantId, {
+      key,
+      requestHash: requestFingerprint(inbound.botId, inbound.input),
+      leaseSeconds: claim.leaseSeconds,
+      claimId: claim.claimId,
+      validUntil: statementDeadline(ctx),
+    });
+  const first = await attempt();
+  if (first.kind !== 'in_flight' || pendingReleases() === 0) return first;
+  return (await flushPendingReleases()) ? attempt() : first;
+}
+
+/**
+ * Runs admission. A replayed key returns the stored response; a refusal throws the chat's
+ * error; whatever fails after the claim gives it back.
+ */
+export async function admit(ctx: AppContext, inbound: InboundMessage, observe: Observe): Promise<Admission> {
+  const { tenantId, idempotencyKey } = inbound;
+  const claimId = randomUUID();
+  const seconds = leaseSeconds(ctx);
+  const leaseEndsAt = Date.now() + seconds * 1000;
+  if (idempotencyKey) {
+    const claim = await observe(
+      'admission',
+      () => claimKey(ctx, inbound, idempotencyKey, { claimId, leaseSeconds: seconds }),
+      'idempotency',
+    );
+    if (claim.kind === 'replay')
+      return { kind: 'replay', response: claim.response as unknown as ChatResponse };
+    if (claim.kind === 'mismatch') {
+      throw new AppError(422, CHAT_EXTRA_TEXT.idempotencyMismatch, CHAT_MESSAGE.idempotencyMismatch);
+    }
+    if (claim.kind === 'in_flight') {
+      throw new AppError(409, CHAT_EXTRA_TEXT.idempotencyInFlight, CHAT_MESSAGE.idempotencyInFlight);
+    }
+    // Expired records are cleared now and then, outside the request's critical path.
+    if (Math.random() < 0.01) void purgeExpiredIdempotencyKeys(ctx.db, tenantId).catch(() => undefined);
+  }
+  try {
+    const period = quotaPeriod();
+    const checked = await observe(
+      'admission',
+      () =>
+        repo.admitChat(
+          ctx.db,
+          tenantId,
+          inbound.botId,
+          inbound.input.conversationId,
+          period,
+          seconds,
+          statementDeadline(ctx),
+        ),
+      'quota',
+    );
+    switch (checked.kind) {
+      case 'bot_not_found':
+        throw new AppError(404, CHAT_TEXT.botNotFound);
+      case 'bot_disabled':
+        throw new AppError(403, CHAT_TEXT.botDisabled);
+      case 'conversation_not_found':
+        throw new AppError(404, CHAT_TEXT.conversationNotFound);
+      case 'handed_over':
+        throw handedOver();
+      case 'quota_exhausted':
+        throw new AppError(429, CHAT_TEXT.quotaExhausted);
+    }
+    return {
+      kind: 'admitted',
+      admitted: {
+        inbound,
+        bot: checked.bot,
+        // A new conversation is stored only with the first reply, so a refused message leaves none.
+        conversationId: checked.conversationId ?? randomUUID(),
+        isNewConversation: checked.conversationId === null,
+        period,
+        quotaRemaining: quotaRemaining(checked.bot.monthly_message_quota, checked.used),
+        reservationId: checked.reservationId,
+        claimId,
+        leaseEndsAt,
+      },
+    };
+  } catch (error) {
+    if (idempotencyKey) {
+      await releaseReliably(
+        () => releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey, claimId),
+        leaseEndsAt,
+      );
+    }
+    throw error;
+  }
+}
+
+/** 409: a person took the conversation over; the bot answers no more in it. */
+export function handedOver(): AppError {
+  return new AppError(409, CHAT_EXTRA_TEXT.handedOver, CHAT_MESSAGE.handedOver);
+}
+
+/**
+ * Gives back the quota reservation and the idempotency claim of a turn that failed; when the
+ * database cannot be reached, again in the background until it can (see release.ts).
+ */
+export async function abandon(ctx: AppContext, admitted: Admitted): Promise<void> {
+  const { tenantId, idempotencyKey } = admitted.inbound;
+  const { reservationId, claimId, leaseEndsAt } = admitted;
+  await Promise.all([
+    releaseReliably(() => repo.releaseMessage(ctx.db, reservationId), leaseEndsAt),
+    idempotencyKey
+      ? releaseReliably(() => releaseIdempotencyKey(ctx.db, tenantId, idempotencyKey, claimId), leaseEndsAt)
+      : undefined,
+  ]);
+}

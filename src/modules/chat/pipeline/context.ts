@@ -1,0 +1,93 @@
+/**
+ * Context: what the model is given for one turn — the conversation's history, the knowledge
+ * hits the answerability decision keeps, and the system prompt (the bot's, the tenant's
+ * industry, the extensions' sections) — assembled into one model request.
+ */
+import type { AppContext } from '../../../context.js';
+import { observeKnowledgeSearch } from '../../../observability/metrics.js';
+import { embeddingsFor } from '../../knowledge/embeddings.js';
+import type { KnowledgeHit } from '../../knowledge/search.js';
+import { searchForAnswer } from '../../knowledge/service.js';
+import type { ModelRequest } from '../../models/provider.js';
+import { assembleSystemPrompt, protectForModel } from '../../prompt/assemble.js';
+import { collectPromptSections, type ChatTurn } from '../extensions.js';
+import * as repo from '../repository.js';
+import type { Admitted } from './admission.js';
+import type { StageObserver } from './types.js';
+
+export const HISTORY_LIMIT = 10;
+export const KNOWLEDGE_LIMIT = 3;
+
+/** The turn as extensions see it. */
+export function turnOf(admitted: Admitted): ChatTurn {
+  const { inbound, bot } = admitted;
+  return {
+    tenantId: inbound.tenantId,
+    bot,
+    conversationId: admitted.conversationId,
+    isNewConversation: admitted.isNewConversation,
+    channel: inbound.input.channel,
+    senderId: inbound.input.senderId,
+    metadata: inbound.input.metadata,
+    userMessage: inbound.input.message,
+  };
+}
+
+export interface TurnContext {
+  hits: KnowledgeHit[];
+  modelRequest: ModelRequest;
+}
+
+/** Loads history, knowledge and prompt sections side by side, then assembles the model request. */
+export async function buildContext(
+  ctx: AppContext,
+  admitted: Admitted,
+  turn: ChatTurn,
+  signal: AbortSignal,
+  observe: StageObserver['stage'],
+): Promise<TurnContext> {
+  const { bot, inbound } = admitted;
+  const message = inbound.input.message;
+  const minScore = bot.knowledge_min_score ?? ctx.config.knowledge.minScore;
+  const [history, hits, extraSections] = await Promise.all([
+    admitted.isNewConversation
+      ? Promise.resolve([])
+      : observe('history', () =>
+          repo.loadHistory(ctx.db, inbound.tenantId, admitted.conversationId, HISTORY_LIMIT),
+        ),
+    observe('knowledge', () =>
+      observeKnowledgeSearch(
+        // Only the hits the answerability decision keeps; none when the knowledge base has no answer.
+        searchForAnswer(ctx.db, inbound.tenantId, {
+          botId: bot.id,
+          query: message,
+          limit: KNOWLEDGE_LIMIT,
+          minScore,
+          embeddings: embeddingsFor(ctx.config),
+          vocabularyVersion: bot.knowledge_vocabulary_version,
+        }).then((found) => found.hits),
+      ),
+    ),
+    collectPromptSections(ctx.chatExtensions, turn, ctx.db),
+  ]);
+  const modelRequest = await observe('prompt', async () => {
+    const systemPrompt = assembleSystemPrompt(bot, { industry_code: bot.tenant_industry_code }, hits, {
+      securityLayer: ctx.config.prompt.securityLayer,
+      extraSections,
+    });
+    const forModel = protectForModel({ systemPrompt: systemPrompt.text, history, userMessage: message, bot });
+    return {
+      model: bot.model,
+      system: forModel.system,
+      messages: forModel.messages,
+      grounding: {
+        userMessage: message,
+        knowledge: hits.map((h) => ({ title: h.title, content: h.content, score: h.score })),
+        formalAddress: bot.formal_address,
+      },
+      maxTokens: ctx.config.model.maxTokens,
+      signal,
+    } satisfies ModelRequest;
+  });
+  return { hits, modelRequest };
+}

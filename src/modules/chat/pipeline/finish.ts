@@ -1,0 +1,174 @@
+/**
+ * Finish and fail. Finish: the extensions rewrite the reply, then ONE transaction stores the
+ * exchange (question, answer, conversation, tokens, quota, idempotency record) together with
+ * the reply's actions (bookings) and a channel's outbox row — or, when the reply has neither,
+ * one atomic statement does. A conversation handed over meanwhile stores nothing and books
+ * nothing (409). Fail: whatever a failed turn holds is given back, and the error is turned into
+ * the chat's own.
+ */
+import type { AppContext } from '../../../context.js';
+import type { Queryable } from '../../../db/database.js';
+import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
+import type { KnowledgeHit } from '../../knowledge/search.js';
+import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
+import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
+import { IDEMPOTENCY_TTL_HOURS } from '../idempotency.js';
+import * as repo from '../repository.js';
+import { abandon, handedOver, type Admitted } from './admission.js';
+import {
+  chatSource,
+  type ChannelDelivery,
+  type ChatErrorBody,
+  type ChatResponse,
+  type ConverseOptions,
+  type StageObserver,
+} from './types.js';
+
+/** One turn that reached the model (or a decision without it): what finish and fail need. */
+export interface Turn {
+  admitted: Admitted;
+  turn: ChatTurn;
+  hits: KnowledgeHit[];
+  /** The model call's signal: the client's disconnect combined with the turn's deadline. */
+  signal: AbortSignal;
+}
+
+type Observe = StageObserver['stage'];
+
+function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo.Exchange {
+  const { admitted, turn: t } = turn;
+  const key = admitted.inbound.idempotencyKey;
+  return {
+    conversationId: t.conversationId,
+    newConversation: t.isNewConversation
+      ? { channel: t.channel, senderId: t.senderId, metadata: t.metadata }
+      : null,
+    botId: t.bot.id,
+    channel: t.channel,
+    model: reply.model,
+    knowledgeUsed: turn.hits.length > 0,
+    // The question carries the prompt's tokens, the answer its own: together tokens_used.
+    question: { content: t.userMessage, tokens: reply.promptTokens },
+    answer: { content: response.reply, tokens: reply.completionTokens },
+    idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
+    reservation: { id: admitted.reservationId, period: admitted.period },
+  };
+}
+
+function responseOf(
+  turn: Turn,
+  reply: ModelReply,
+  processed: CollectedReply,
+  actions: unknown[],
+): ChatResponse {
+  return {
+    reply: processed.reply,
+    conversation_id: turn.turn.conversationId,
+    tokens_used: reply.promptTokens + reply.completionTokens,
+    model: reply.model,
+    knowledge_used: turn.hits.length > 0,
+    quota_remaining: turn.admitted.quotaRemaining,
+    channel: turn.turn.channel,
+    sources: turn.hits.map(chatSource),
+    actions,
+  };
+}
+
+/** Stores the exchange with its actions and outbox row: all of them, or none. */
+async function store(
+  ctx: AppContext,
+  turn: Turn,
+  reply: ModelReply,
+  processed: CollectedReply,
+  delivery: ChannelDelivery | undefined,
+): Promise<ChatResponse> {
+  const { tenantId } = turn.admitted.inbound;
+  if (processed.apply.length === 0 && !delivery) {
+    // The common case: one statement, no transaction round trips.
+    const response = responseOf(turn, reply, processed, processed.actions);
+    if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
+    return response;
+  }
+  return ctx.db.transaction(async (tx: Queryable) => {
+    const actions = [...processed.actions];
+    for (const apply of processed.apply) actions.push(...(await apply(tx)));
+    const response = responseOf(turn, reply, processed, actions);
+    // Handed over meanwhile: the error rolls the actions back with everything else.
+    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
+    await delivery?.enqueue(tx, {
+      tenantId,
+      botId: turn.turn.bot.id,
+      conversationId: turn.turn.conversationId,
+      channel: turn.turn.channel,
+      recipient: turn.turn.senderId,
+      response,
+    });
+    return response;
+  });
+}
+
+export interface FinishOptions {
+  observe: Observe;
+  delivery?: ChannelDelivery;
+  /** The actions of a reply decided without the model; they come first. */
+  decidedActions?: unknown[];
+}
+
+/** After the reply: extensions post-process it, then the exchange is stored (see above). */
+export async function finish(
+  ctx: AppContext,
+  turn: Turn,
+  reply: ModelReply,
+  options: FinishOptions,
+): Promise<ChatResponse> {
+  const processed = await options.observe('reply', () =>
+    processReply(ctx.chatExtensions, turn.turn, reply.text, ctx.db),
+  );
+  if (options.decidedActions) processed.actions.unshift(...options.decidedActions);
+  return options.observe('store', () => store(ctx, turn, reply, processed, options.delivery));
+}
+
+/** The chat error for a model failure: 503 with Retry-After, no provider internals. */
+export function modelFailure(error: ModelUnavailableError): AppError {
+  const seconds = error.retryAfterSeconds;
+  return new AppError(503, CHAT_EXTRA_TEXT.modelUnavailable, CHAT_MESSAGE.modelUnavailable(seconds), {
+    headers: { 'retry-after': String(seconds) },
+  });
+}
+
+/** The model failure for a turn that ran past its own deadline, if it did. */
+function pastDeadline(ctx: AppContext, signal: AbortSignal): ModelUnavailableError | undefined {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && reason.name === 'TimeoutError') {
+    return new ModelUnavailableError('chat request ran past its deadline', ctx.model.name);
+  }
+  return undefined;
+}
+
+/**
+ * The one failure path of an admitted turn: gives back what it reserved (unless the exchange
+ * was stored), and returns the error to report — a model outage or the deadline as the chat's
+ * 503 (logged with its cause, which the client never sees), anything else unchanged.
+ */
+export async function fail(
+  ctx: AppContext,
+  turn: Pick<Turn, 'admitted' | 'signal'>,
+  caught: unknown,
+  options: Pick<ConverseOptions, 'log'> & { stored?: boolean },
+): Promise<unknown> {
+  if (!options.stored) await abandon(ctx, turn.admitted);
+  const error = pastDeadline(ctx, turn.signal) ?? caught;
+  if (error instanceof ModelUnavailableError) {
+    options.log?.warn({ provider: error.provider, reason: error.message }, 'model unavailable');
+    return modelFailure(error);
+  }
+  return error;
+}
+
+/** The body an error has in the chat: its text and sentence; anything unknown is internal. */
+export function chatErrorBody(error: unknown): ChatErrorBody {
+  if (error instanceof AppError) {
+    return error.hasMessage ? { error: error.error, message: error.message } : { error: error.error };
+  }
+  return { error: CHAT_TEXT.internal };
+}

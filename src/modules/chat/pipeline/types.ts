@@ -1,0 +1,143 @@
+/**
+ * The shapes the conversation engine speaks: the inbound message an adapter hands it, the
+ * response it produces, the output ports the reply leaves through, and the observer that times
+ * its stages from outside.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Queryable } from '../../../db/database.js';
+import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/chat-trace.js';
+import type { KnowledgeHit } from '../../knowledge/search.js';
+import type { ChatInput } from '../request.js';
+
+/**
+ * One message for a bot, as an inbound adapter (the chat API, the dashboard's test chat, a
+ * future channel) hands it to the engine after verifying the sender: who (tenant), to which
+ * bot, what (`input`: text, sender, channel, conversation, metadata), and the caller's key for
+ * a safe retry.
+ */
+export interface InboundMessage {
+  tenantId: string;
+  botId: string;
+  input: ChatInput;
+  idempotencyKey: string | null;
+}
+
+export interface ChatSource {
+  entry_id: string;
+  title: string;
+  score: number;
+  source_url: string | null;
+  /** Imported entries: the file name and the PDF page the text is from. */
+  source_name?: string;
+  page?: number;
+}
+
+/** The response of the specification's table plus `sources` and `actions`. */
+export interface ChatResponse {
+  reply: string;
+  conversation_id: string;
+  tokens_used: number;
+  model: string;
+  knowledge_used: boolean;
+  quota_remaining: number | null;
+  channel: string;
+  sources: ChatSource[];
+  actions: unknown[];
+}
+
+/** What a conversation turn ended with: the response, and whether it was a stored one replayed. */
+export interface ChatOutcome {
+  response: ChatResponse;
+  replayed: boolean;
+}
+
+/** A knowledge hit as the chat cites it; file name and page only where the entry has them. */
+export function chatSource(hit: KnowledgeHit): ChatSource {
+  return {
+    entry_id: hit.entryId,
+    title: hit.title,
+    score: hit.score,
+    source_url: hit.sourceUrl,
+    ...(hit.sourceName ? { source_name: hit.sourceName } : {}),
+    ...(hit.sourcePage ? { page: hit.sourcePage } : {}),
+  };
+}
+
+/** The body of a chat error: the error text, and the explaining sentence where there is one. */
+export interface ChatErrorBody {
+  error: string;
+  message?: string;
+}
+
+/**
+ * A stream the reply's text goes out on while the model writes it (server-sent events). Every
+ * check and the model's first event come before `open`: a failure until then is thrown (an
+ * ordinary error response); after it, the stream ends with `fail`.
+ */
+export interface StreamSink {
+  /** A stored response given again for a repeated Idempotency-Key. */
+  replay(response: ChatResponse): void;
+  /** The model's first event is there: the stream starts. */
+  open(): void;
+  delta(text: string): void;
+  /** The exchange is stored: the whole response. */
+  done(response: ChatResponse): void;
+  /** A failure after `open`: nothing was stored or charged. */
+  fail(body: ChatErrorBody): void;
+  /** Ends the stream (after `done`, `fail` or `replay`). */
+  close(): void;
+}
+
+/** A reply for a channel's sender: what a channel delivery puts into the outbox. */
+export interface OutboundReply {
+  tenantId: string;
+  botId: string;
+  conversationId: string;
+  channel: string;
+  /** The sender the reply goes back to (the channel's address of the person). */
+  recipient: string | null;
+  response: ChatResponse;
+}
+
+/**
+ * The output port of a channel adapter (e-mail, messaging, widget): its `enqueue` writes the
+ * reply's outbox row in the same transaction as the stored exchange, so the reply leaves
+ * exactly when the exchange is stored (send-once and retries are the outbox's part).
+ */
+export interface ChannelDelivery {
+  enqueue(tx: Queryable, reply: OutboundReply): Promise<void>;
+}
+
+/**
+ * How the reply leaves: returned whole (the JSON body: no port fields), streamed as it is
+ * written (`stream`), or handed to a channel (`delivery`).
+ */
+export interface ReplyPort {
+  stream?: StreamSink;
+  delivery?: ChannelDelivery;
+}
+
+/** The JSON body: the reply comes back whole as the engine's result. */
+export const WHOLE_REPLY: ReplyPort = {};
+
+/**
+ * Times the engine's stages from outside (the request's trace: log line and spans); the engine
+ * itself knows nothing of tracing or metrics.
+ */
+export interface StageObserver {
+  stage<T>(name: ChatStage, work: () => Promise<T>, step?: AdmissionStep): Promise<T>;
+  /** A stage whose end comes later (the model's stream). */
+  begin(name: ChatStage): void;
+  end(name: ChatStage, step?: AdmissionStep, error?: unknown): void;
+  modelChoice: ModelChoiceRecord | undefined;
+  tokens(input: number, output: number, responseModel?: string): void;
+}
+
+/** What the engine needs from its caller besides the message and the port. */
+export interface ConverseOptions {
+  /** Aborts when the client goes away: the model call stops, nothing is stored or charged. */
+  signal?: AbortSignal;
+  /** Model outages are logged with their cause, which the client never sees. */
+  log?: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  observer?: StageObserver;
+}
