@@ -54,23 +54,21 @@ function retryLater(release: () => Promise<void>, until: number, delay: number):
   pending.add(entry);
 }
 
-async function attempt(entry: PendingRelease): Promise<boolean> {
-  if (!pending.delete(entry)) return true;
+async function attempt(entry: PendingRelease): Promise<void> {
+  // Already run (by its timer or a flush).
+  if (!pending.delete(entry)) return;
   clearTimeout(entry.timer);
   try {
     await entry.release();
-    return true;
   } catch {
     retryLater(entry.release, entry.until, Math.min(entry.delay * 2, MAX_RETRY_MS));
-    return false;
   }
 }
 
 /**
  * Runs every waiting release now instead of at its next attempt; resolves when all have run
- * (those that fail again wait for their next attempt as before). Returns whether all succeeded.
+ * (those that fail again wait for their next attempt as before).
  */
-export async function flushPendingReleases(): Promise<boolean> {
-  const results = await Promise.all([...pending].map(attempt));
-  return results.every(Boolean);
+export async function flushPendingReleases(): Promise<void> {
+  await Promise.all([...pending].map(attempt));
 }

@@ -83,7 +83,8 @@ async function claimKey(
     });
   const first = await attempt();
   if (first.kind !== 'in_flight' || pendingReleases() === 0) return first;
-  return (await flushPendingReleases()) ? attempt() : first;
+  await flushPendingReleases();
+  return attempt();
 }
 
 /**
