@@ -37,6 +37,7 @@ import { promptVersionRoutes } from './modules/prompt-versions/routes.js';
 import { reminderRoutes } from './modules/reminders/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { usageRoutes } from './modules/usage/routes.js';
+import { outboxRoutes } from './modules/outbox/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webApp } from './http/web-app.js';
 import { testChatRoutes } from './modules/chat/test-chat-routes.js';
@@ -129,6 +130,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(contactRoutes, { ctx });
   await app.register(notificationRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
+  await app.register(outboxRoutes, { ctx });
   await app.register(reminderRoutes, { ctx });
   await app.register(knowledgeRoutes, { ctx });
   await app.register(knowledgeImportRoutes, { ctx });

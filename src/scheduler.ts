@@ -8,7 +8,8 @@ import { embeddingsFor } from './modules/knowledge/embeddings.js';
 import { ImportWorker } from './modules/knowledge/import-worker.js';
 import { importDeps } from './modules/knowledge/imports-service.js';
 import { backfillPass } from './modules/knowledge/vectors.js';
-import { createWebhookWorker } from './modules/webhooks/worker.js';
+import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
+import { createWebhookSender } from './modules/webhooks/sender.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -70,21 +71,26 @@ export class Scheduler {
   }
 }
 
+/** The registry of outbox senders by kind: every way a message leaves the service. */
+export function outboxSenders(ctx: AppContext): OutboxSender[] {
+  return [createWebhookSender(ctx)];
+}
+
 /**
- * The background jobs of an instance: webhook delivery, the conversations' inactivity sweep,
- * the return of quota reservations whose lease ran out, knowledge imports, the vectors of
- * knowledge entries stored while the embeddings endpoint failed, and on PGlite the table
- * maintenance that PostgreSQL's autovacuum does elsewhere.
+ * The background jobs of an instance: the outbox (webhook deliveries), the conversations'
+ * inactivity sweep, the return of quota reservations whose lease ran out, knowledge imports, the
+ * vectors of knowledge entries stored while the embeddings endpoint failed, and on PGlite the
+ * table maintenance that PostgreSQL's autovacuum does elsewhere.
  */
 export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
-  const worker = createWebhookWorker(ctx, { log });
+  const worker = new OutboxWorker({ db: ctx.db, senders: outboxSenders(ctx), log });
   const pollIntervalMs = ctx.config.webhooks.pollIntervalMs;
   const importer = new ImportWorker(importDeps(ctx));
   return [
     {
-      name: 'webhook-delivery',
+      name: 'outbox',
       intervalMs: pollIntervalMs,
-      run: async () => (await worker.deliverDue()).claimed === worker.batchSize,
+      run: async () => (await worker.sendDue()).claimed === worker.batchSize,
     },
     {
       name: 'conversation-inactivity',

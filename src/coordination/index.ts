@@ -14,6 +14,8 @@ export interface Coordination {
   /** Sends a message to every instance, this one included. */
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;
+  /** Stops delivering the channel's messages to this handler. */
+  unsubscribe(channel: string, handler: (message: string) => void): Promise<void>;
   /**
    * Whether broadcasts from other processes arrive right now: false while the listening
    * connection (Redis subscriber, PostgreSQL LISTEN) is down. Absent in process memory.
@@ -61,6 +63,11 @@ export function memoryCoordination(): Coordination {
       const set = handlers.get(channel) ?? new Set();
       set.add(handler);
       handlers.set(channel, set);
+    },
+    async unsubscribe(channel, handler) {
+      const set = handlers.get(channel);
+      set?.delete(handler);
+      if (set?.size === 0) handlers.delete(channel);
     },
     async close() {
       counters.clear();
@@ -191,6 +198,13 @@ export async function redisCoordination(
       set.add(handler);
       handlers.set(full, set);
       if (set.size === 1) subscriber.subscribe(full).catch(() => undefined);
+    },
+    async unsubscribe(channel, handler) {
+      const full = PREFIX + channel;
+      const set = handlers.get(full);
+      if (!set?.delete(handler) || set.size > 0) return;
+      handlers.delete(full);
+      subscriber.unsubscribe(full).catch(() => undefined);
     },
     broadcastsArrive: () => subscribed,
     async close() {

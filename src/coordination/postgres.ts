@@ -97,6 +97,11 @@ export function postgresCoordination(
       set.add(handler);
       handlers.set(channel, set);
     },
+    async unsubscribe(channel, handler) {
+      const set = handlers.get(channel);
+      set?.delete(handler);
+      if (set?.size === 0) handlers.delete(channel);
+    },
     broadcastsArrive: () => listening,
     async close() {
       closed = true;

@@ -127,6 +127,13 @@ export const webhookDeliveries = new Counter({
   registers: [registry],
 });
 
+export const outboxAttempts = new Counter({
+  name: 'parley_outbox_attempts_total',
+  help: 'Outbox send attempts by kind and outcome (sent, retried, dead, held, lost = claim overtaken)',
+  labelNames: ['kind', 'outcome'],
+  registers: [registry],
+});
+
 export const cacheLookups = new Counter({
   name: 'parley_cache_lookups_total',
   help: 'Lookups of in-process caches by cache and result (hit, miss)',
@@ -170,41 +177,92 @@ new Gauge({
   },
 });
 
-interface OutboxState {
-  pending: number;
+interface OutboxFigures {
+  kind: string;
+  waiting: number;
+  sending: number;
+  dead: number;
   oldest_due_seconds: number | null;
 }
 
-const outboxOldestDue = new Gauge({
-  name: 'parley_webhook_outbox_oldest_due_age_seconds',
-  help: 'How long the oldest due webhook delivery has been waiting (0 when none is due)',
-  registers: [],
+/** One query per scrape feeds every outbox gauge (each gauge's collect awaits the same answer). */
+let outboxScrape: Promise<OutboxFigures[] | undefined> | undefined;
+function outboxFigures(): Promise<OutboxFigures[] | undefined> {
+  if (!outboxScrape) {
+    const db = watched;
+    outboxScrape = (async () => {
+      if (!db) return undefined;
+      try {
+        return await db.query<OutboxFigures>(
+          `SELECT kind,
+                  count(*) FILTER (WHERE status IN ('pending', 'retry'))::int AS waiting,
+                  count(*) FILTER (WHERE status = 'sending')::int AS sending,
+                  count(*) FILTER (WHERE status = 'dead')::int AS dead,
+                  extract(epoch FROM now() - min(next_attempt_at)
+                    FILTER (WHERE status <> 'dead' AND next_attempt_at <= now()))::float8 AS oldest_due_seconds
+           FROM outbox_messages WHERE status IN ('pending', 'retry', 'sending', 'dead') GROUP BY kind`,
+        );
+      } catch {
+        // A database that does not answer leaves the gauges without a value.
+        return undefined;
+      }
+    })().finally(() => setImmediate(() => (outboxScrape = undefined)));
+  }
+  return outboxScrape;
+}
+
+new Gauge({
+  name: 'parley_outbox_entries',
+  help: 'Outbox messages by kind and state (waiting = pending or retry, sending, dead)',
+  labelNames: ['kind', 'state'],
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const row of (await outboxFigures()) ?? []) {
+      this.set({ kind: row.kind, state: 'waiting' }, row.waiting);
+      this.set({ kind: row.kind, state: 'sending' }, row.sending);
+      this.set({ kind: row.kind, state: 'dead' }, row.dead);
+    }
+  },
+});
+
+new Gauge({
+  name: 'parley_outbox_oldest_due_age_seconds',
+  help: 'By kind: how long the oldest due outbox message has been waiting (0 when none is due)',
+  labelNames: ['kind'],
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const row of (await outboxFigures()) ?? []) {
+      this.set({ kind: row.kind }, Math.max(0, row.oldest_due_seconds ?? 0));
+    }
+  },
 });
 
 new Gauge({
   name: 'parley_webhook_outbox_pending_deliveries',
-  help: 'Webhook deliveries not yet delivered (pending or being delivered)',
+  help: 'Webhook deliveries not yet delivered (waiting or being sent)',
   registers: [registry],
-  // One query sets both outbox gauges; this one is collected first.
   async collect() {
     this.reset();
-    outboxOldestDue.reset();
-    if (!watched) return;
-    try {
-      const [row] = await watched.query<OutboxState>(
-        `SELECT count(*)::int AS pending,
-                extract(epoch FROM now() - min(next_attempt_at) FILTER (WHERE next_attempt_at <= now()))::float8
-                  AS oldest_due_seconds
-         FROM webhook_deliveries WHERE status IN ('pending', 'delivering')`,
-      );
-      this.set(row?.pending ?? 0);
-      outboxOldestDue.set(Math.max(0, row?.oldest_due_seconds ?? 0));
-    } catch {
-      // A database that does not answer leaves both gauges without a value.
-    }
+    const rows = await outboxFigures();
+    if (!rows) return;
+    const webhook = rows.find((row) => row.kind === 'webhook');
+    this.set(webhook ? webhook.waiting + webhook.sending : 0);
   },
 });
-registry.registerMetric(outboxOldestDue);
+
+new Gauge({
+  name: 'parley_webhook_outbox_oldest_due_age_seconds',
+  help: 'How long the oldest due webhook delivery has been waiting (0 when none is due)',
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const rows = await outboxFigures();
+    if (!rows) return;
+    this.set(Math.max(0, rows.find((row) => row.kind === 'webhook')?.oldest_due_seconds ?? 0));
+  },
+});
 
 /** Times a knowledge search of the chat and counts its hits. */
 export async function observeKnowledgeSearch<T>(search: Promise<T[]>): Promise<T[]> {

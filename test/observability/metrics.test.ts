@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { enqueueEvent } from '../../src/modules/webhooks/outbox.js';
-import { createWebhookWorker } from '../../src/modules/webhooks/worker.js';
+import { createWebhookWorker } from '../../src/modules/webhooks/sender.js';
 import { registry } from '../../src/observability/metrics.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
@@ -112,7 +112,7 @@ describeApp(
       const worker = createWebhookWorker(ctx, {
         webhooks: { ...ctx.config.webhooks, allowPrivateTargets: true, timeoutMs: 500 },
       });
-      const summary = await worker.deliverDue();
+      const summary = await worker.sendDue();
       expect(summary.retried).toBeGreaterThanOrEqual(1);
       const after = series(await scrape(), 'parley_webhook_deliveries_total', { outcome: 'retried' }) ?? 0;
       expect(after - before).toBe(summary.retried);

@@ -79,7 +79,7 @@ export async function deliveriesOf(db: Queryable, tenantId: string) {
     status: string;
     attempts: number;
   }>(
-    `SELECT d.id, e.type, e.data, d.status, d.attempts FROM webhook_deliveries d
+    `SELECT d.id, e.type, e.data, d.status, d.attempts FROM webhook_delivery_log d
      JOIN webhook_events e ON e.id = d.event_id WHERE d.tenant_id = $1 ORDER BY d.created_at, e.type`,
     [tenantId],
   );

@@ -1,26 +1,23 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import {
-  decideAfterAttempt,
-  backoffDelay,
-  parseRetryAfter,
-} from '../../src/modules/webhooks/retry-policy.js';
+import { backoffDelay, decideNext, parseRetryAfter } from '../../src/modules/outbox/policy.js';
+import { GONE_REASON, verdictOf } from '../../src/modules/webhooks/sender.js';
 import { SecretBox } from '../../src/modules/webhooks/secret-box.js';
 import { generateSigningSecret, signedHeaders } from '../../src/modules/webhooks/signing.js';
 import { TargetRefusedError, isForbiddenAddress, parseWebhookUrl } from '../../src/modules/webhooks/ssrf.js';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 
-describe('decideAfterAttempt', () => {
+describe('a receiver answer, read as a verdict and decided by the outbox policy', () => {
   const cases: Array<[string, { statusCode?: number; retryAfter?: string }, number, string, number?]> = [
-    ['2xx succeeds', { statusCode: 204 }, 1, 'succeeded'],
-    ['410 disables the endpoint', { statusCode: 410 }, 1, 'disable_endpoint'],
-    ['410 disables even on the last attempt', { statusCode: 410 }, 8, 'disable_endpoint'],
+    ['2xx succeeds', { statusCode: 204 }, 1, 'sent'],
+    ['410 is dead at once (the endpoint is switched off)', { statusCode: 410 }, 1, 'dead'],
+    ['410 on the last attempt is dead too', { statusCode: 410 }, 8, 'dead'],
     ['500 is retried', { statusCode: 500 }, 1, 'retry'],
     ['429 is retried', { statusCode: 429 }, 3, 'retry'],
     ['no answer is retried', {}, 2, 'retry'],
     ['a 3xx redirect is not followed but retried', { statusCode: 302 }, 1, 'retry'],
-    ['the last attempt fails for good', { statusCode: 503 }, 8, 'failed'],
+    ['the last attempt fails for good', { statusCode: 503 }, 8, 'dead'],
     ['Retry-After seconds replace the backoff', { statusCode: 429, retryAfter: '120' }, 1, 'retry', 120_000],
     [
       'Retry-After as a date',
@@ -31,7 +28,15 @@ describe('decideAfterAttempt', () => {
     ],
   ];
   it.each(cases)('%s', (_name, outcome, attempt, kind, delayMs) => {
-    const decision = decideAfterAttempt({ outcome, attempt, maxAttempts: 8, nowMs: NOW, random: 0.5 });
+    if (outcome.statusCode === 410)
+      expect(verdictOf(outcome)).toEqual({ kind: 'permanent', reason: GONE_REASON });
+    const decision = decideNext({
+      verdict: verdictOf(outcome),
+      attempt,
+      maxAttempts: 8,
+      nowMs: NOW,
+      random: 0.5,
+    });
     expect(decision.kind).toBe(kind);
     if (delayMs !== undefined && decision.kind === 'retry') expect(decision.delayMs).toBe(delayMs);
   });

@@ -17,7 +17,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { migrate } from '../../src/db/migrate.js';
 import { seedDemo } from '../../src/demo.js';
 import { insertUser } from '../../src/modules/auth/repository.js';
-import { createWebhookWorker } from '../../src/modules/webhooks/worker.js';
+import { createWebhookWorker } from '../../src/modules/webhooks/sender.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 export const WEB_DIR = join(ROOT, 'web/dist');
@@ -100,7 +100,7 @@ export async function startHarness(): Promise<Harness> {
     viewer,
     botId: seed.botId,
     async deliverWebhooks() {
-      await createWebhookWorker(ctx).deliverDue();
+      await createWebhookWorker(ctx).sendDue();
     },
     async close() {
       await browser.close();

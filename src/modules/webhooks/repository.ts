@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
 import { isUuid } from '../../http/uuid.js';
+import { queueDeliveries } from './outbox.js';
 
 export interface EndpointRow {
   id: string;
@@ -37,15 +38,6 @@ export interface DeliveryRow {
   updated_at: Date;
   /** created_at with full (microsecond) precision, for exact paging. */
   cursor_at: string;
-}
-
-export interface AttemptRow {
-  attempt_number: number;
-  status_code: number | null;
-  error: string | null;
-  response_body: string | null;
-  duration_ms: number;
-  created_at: Date;
 }
 
 export async function insertEndpoint(
@@ -136,10 +128,15 @@ export function updateEndpoint(
 
 export async function deleteEndpoint(db: Queryable, tenantId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  const rows = await db.query('DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 RETURNING id', [
-    tenantId,
-    id,
-  ]);
+  // The deliveries' outbox messages go with it (and take the deliveries and attempts along).
+  const rows = await db.query(
+    `WITH messages AS (
+       DELETE FROM outbox_messages
+       WHERE tenant_id = $1 AND id IN (SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2)
+     )
+     DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+    [tenantId, id],
+  );
   return rows.length > 0;
 }
 
@@ -165,6 +162,9 @@ const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.event_id, d.endpoint_id, e.type A
   d.next_attempt_at, d.last_status_code, d.last_error, d.delivered_at, d.created_at, d.updated_at,
   to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at`;
 
+/** Deliveries with their outbox state in webhook terms (the view of migration 0024). */
+const DELIVERY_TABLES = 'webhook_delivery_log d JOIN webhook_events e ON e.id = d.event_id';
+
 /** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
 export function listDeliveries(
   db: Queryable,
@@ -183,7 +183,7 @@ export function listDeliveries(
     filters.push(`AND (d.created_at, d.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
   }
   return db.query<DeliveryRow>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+    `SELECT ${DELIVERY_COLUMNS} FROM ${DELIVERY_TABLES}
      WHERE d.tenant_id = $1 AND d.endpoint_id = $2 ${filters.join(' ')}
      ORDER BY d.created_at DESC, d.id DESC LIMIT $3`,
     params,
@@ -199,17 +199,9 @@ export function findDelivery(
   if (!isUuid(endpointId) || !isUuid(deliveryId)) return Promise.resolve(undefined);
   return queryOne<DeliveryRow & { data: unknown }>(
     db,
-    `SELECT ${DELIVERY_COLUMNS}, e.data FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+    `SELECT ${DELIVERY_COLUMNS}, e.data FROM ${DELIVERY_TABLES}
      WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.id = $3`,
     [tenantId, endpointId, deliveryId],
-  );
-}
-
-export function listAttempts(db: Queryable, tenantId: string, deliveryId: string): Promise<AttemptRow[]> {
-  return db.query<AttemptRow>(
-    `SELECT attempt_number, status_code, error, response_body, duration_ms, created_at
-     FROM webhook_delivery_attempts WHERE tenant_id = $1 AND delivery_id = $2 ORDER BY attempt_number`,
-    [tenantId, deliveryId],
   );
 }
 
@@ -220,14 +212,12 @@ export async function insertRedelivery(
   endpointId: string,
   deliveryId: string,
 ): Promise<DeliveryRow | undefined> {
-  const inserted = await queryOne<{ id: string }>(
+  const original = await queryOne<{ event_id: string }>(
     db,
-    `INSERT INTO webhook_deliveries (tenant_id, event_id, endpoint_id)
-     SELECT tenant_id, event_id, endpoint_id FROM webhook_deliveries
-     WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3
-     RETURNING id`,
+    'SELECT event_id FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3',
     [tenantId, endpointId, deliveryId],
   );
-  if (!inserted) return undefined;
-  return findDelivery(db, tenantId, endpointId, inserted.id);
+  if (!original) return undefined;
+  const [id] = await queueDeliveries(db, tenantId, original.event_id, [endpointId]);
+  return findDelivery(db, tenantId, endpointId, id!);
 }

@@ -12,6 +12,7 @@ import {
   splitPage,
 } from '../../http/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import { listAttempts } from '../outbox/service.js';
 import { lifecycleRoutes } from './inbound-routes.js';
 import * as repo from './repository.js';
 import {
@@ -33,7 +34,7 @@ const DELIVERY_LIST = 'webhook_deliveries';
 
 /**
  * Outbound webhook endpoints of a tenant (`webhook:manage`), their delivery log with manual
- * redelivery, and the inbound lifecycle webhooks (the delivery worker runs in the scheduler).
+ * redelivery, and the inbound lifecycle webhooks (deliveries are sent by the outbox worker in the scheduler).
  */
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps: service.EndpointServiceDeps = {
@@ -238,7 +239,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         request.params.deliveryId,
       );
       if (!delivery) throw notFound('Webhook delivery');
-      const attempts = await repo.listAttempts(ctx.db, tenantId, delivery.id);
+      const attempts = await listAttempts(ctx.db, tenantId, delivery.id);
       return {
         delivery: serializeDelivery(delivery),
         payload: delivery.data,

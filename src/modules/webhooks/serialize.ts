@@ -1,6 +1,7 @@
 import type { LifecycleConversation } from '../conversations/lifecycle.js';
-import type { AttemptRow, DeliveryRow, EndpointRow } from './repository.js';
-import { messageId } from './worker.js';
+import type { AttemptRow } from '../outbox/service.js';
+import type { DeliveryRow, EndpointRow } from './repository.js';
+import { messageId } from './sender.js';
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 

@@ -106,7 +106,9 @@ export async function redeliver(
       'Webhook endpoint is disabled; switch it on before redelivering',
     );
   }
-  const delivery = await repo.insertRedelivery(deps.db, tenantId, endpointId, deliveryId);
+  const delivery = await deps.db.transaction((tx) =>
+    repo.insertRedelivery(tx, tenantId, endpointId, deliveryId),
+  );
   if (!delivery) throw notFound('Webhook delivery');
   return delivery;
 }

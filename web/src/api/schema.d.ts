@@ -1073,6 +1073,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/outbox/dead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Dead outbox messages (dead letters), most recently dead first */
+        get: operations["listDeadOutboxMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/outbox/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a dead message again: a new round of attempts, same id and send-once key */
+        post: operations["resendOutboxMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/internal/sandbox-reminders": {
         parameters: {
             query?: never;
@@ -2036,6 +2070,28 @@ export interface components {
                 [key: string]: unknown;
             };
             read_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** OutboxMessage */
+        OutboxMessage: {
+            /**
+             * Format: uuid
+             * @description For a webhook delivery, the delivery id
+             */
+            id: string;
+            /** @description Which sender sends it ('webhook', …) */
+            kind: string;
+            status: "pending" | "sending" | "sent" | "retry" | "dead";
+            /** @description Attempts made, over every round */
+            attempts: number;
+            /** @description What the message refers to (ids) */
+            payload: unknown;
+            /** @description Why the last attempt failed */
+            reason: string | null;
+            last_status_code: number | null;
+            next_attempt_at: string | null;
+            dead_at: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -7800,6 +7856,125 @@ export interface operations {
                 content: {
                     "application/json": {
                         delivery: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listDeadOutboxMessages: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only this kind ('webhook') */
+                kind?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OutboxMessage"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resendOutboxMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Outbox message id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message: components["schemas"]["OutboxMessage"];
                     };
                 };
             };

@@ -10,6 +10,7 @@ import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { WebhookDeadLetters } from './WebhookDeadLetters';
 import { WebhookDeliveries } from './WebhookDeliveries';
 
 export function WebhooksPage() {
@@ -169,6 +170,7 @@ export function WebhooksPage() {
         const endpoint = hooks.data.data.find((h) => h.id === logOf);
         return endpoint ? <WebhookDeliveries key={endpoint.id} endpoint={endpoint} /> : null;
       })()}
+      <WebhookDeadLetters />
     </Stack>
   );
 }
