@@ -7,7 +7,13 @@ import { AppError, CHAT_TEXT } from '../../http/errors.js';
 import { embeddingsFor } from '../knowledge/embeddings.js';
 import { type KnowledgeHit } from '../knowledge/search.js';
 import { searchForAnswer } from '../knowledge/service.js';
-import { ModelUnavailableError, type ModelReply, type ModelRequest } from '../models/provider.js';
+import {
+  ModelUnavailableError,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../models/provider.js';
+import * as flowStage from '../flow/stage.js';
 import { assembleSystemPrompt, protectForModel } from '../prompt/assemble.js';
 import { collectPromptSections, processReply, type ChatTurn } from './extensions.js';
 import {
@@ -46,6 +52,8 @@ export interface ChatResponse {
   channel: string;
   sources: ChatSource[];
   actions: unknown[];
+  /** Interactive blocks the reply shows (buttons or a list); empty when none. */
+  blocks: flowStage.ChatBlock[];
 }
 
 /** A knowledge hit as the chat cites it; file name and page only where the entry has them. */
@@ -80,6 +88,9 @@ export interface PreparedChat {
   quotaRemaining: number | null;
   hits: KnowledgeHit[];
   modelRequest: ModelRequest;
+  /** The conversation's flow this turn, and the model that answers (the flow's own answer, or the model). */
+  flow: flowStage.FlowTurn;
+  model: ModelProvider;
   /** The quota reservation and idempotency claim this request holds, and when their leases end. */
   reservationId: string;
   claimId: string;
@@ -228,26 +239,30 @@ async function prepare(
     userMessage: input.message,
   };
   try {
+    // The flow stage: a step, block or fixed reply of the flow answers without the model.
+    const flowTurn = await flowStage.before(ctx.db, turn, input.choice ?? null);
     const minScore = bot.knowledge_min_score ?? ctx.config.knowledge.minScore;
     const [history, hits, extraSections] = await Promise.all([
       isNewConversation
         ? Promise.resolve([])
         : staged(call.trace, 'history', repo.loadHistory(ctx.db, tenantId, conversationId, HISTORY_LIMIT)),
-      staged(
-        call.trace,
-        'knowledge',
-        observeKnowledgeSearch(
-          // Only the hits the answerability decision keeps; none when the knowledge base has no answer.
-          searchForAnswer(ctx.db, tenantId, {
-            botId: bot.id,
-            query: input.message,
-            limit: KNOWLEDGE_LIMIT,
-            minScore,
-            embeddings: embeddingsFor(ctx.config),
-            vocabularyVersion: bot.knowledge_vocabulary_version,
-          }).then((found) => found.hits),
-        ),
-      ),
+      flowTurn.direct
+        ? Promise.resolve([])
+        : staged(
+            call.trace,
+            'knowledge',
+            observeKnowledgeSearch(
+              // Only the hits the answerability decision keeps; none when the knowledge base has no answer.
+              searchForAnswer(ctx.db, tenantId, {
+                botId: bot.id,
+                query: input.message,
+                limit: KNOWLEDGE_LIMIT,
+                minScore,
+                embeddings: embeddingsFor(ctx.config),
+                vocabularyVersion: bot.knowledge_vocabulary_version,
+              }).then((found) => found.hits),
+            ),
+          ),
       collectPromptSections(ctx.chatExtensions, turn, ctx.db),
     ]);
     const promptStarted = nowMs();
@@ -282,6 +297,8 @@ async function prepare(
       quotaRemaining: quotaRemaining(bot.monthly_message_quota, used),
       hits,
       modelRequest,
+      flow: flowTurn,
+      model: flowStage.modelFor(flowTurn, ctx.model),
       reservationId: admission.reservationId,
       claimId: lease.claimId,
       leaseEndsAt: lease.leaseEndsAt,
@@ -317,10 +334,12 @@ export async function finishChat(
     'reply',
     processReply(ctx.chatExtensions, turn, reply.text, ctx.db),
   );
+  // The flow stage after the model: block tags become `blocks`.
+  const flowReply = flowStage.after(prepared.flow, processed.reply);
   const tokensUsed = reply.promptTokens + reply.completionTokens;
   const knowledgeUsed = hits.length > 0;
   const response: ChatResponse = {
-    reply: processed.reply,
+    reply: flowReply.reply,
     conversation_id: turn.conversationId,
     tokens_used: tokensUsed,
     model: reply.model,
@@ -329,6 +348,7 @@ export async function finishChat(
     channel: turn.channel,
     sources: hits.map(chatSource),
     actions: processed.actions,
+    blocks: flowReply.blocks,
   };
   const stored = await staged(
     call.trace,
@@ -352,6 +372,7 @@ export async function finishChat(
     }),
   );
   if (!stored) throw handedOver();
+  await flowStage.save(ctx.db, turn, prepared.flow);
   return response;
 }
 
@@ -392,7 +413,7 @@ export async function chat(
   const { prepared } = started;
   noteModelChoice(ctx, prepared);
   try {
-    const reply = await staged(call.trace, 'model', generate(ctx, prepared.modelRequest));
+    const reply = await staged(call.trace, 'model', generate(prepared.model, prepared.modelRequest));
     // A client that went away gets nothing stored and nothing charged.
     signal?.throwIfAborted();
     return { response: await finishChat(ctx, prepared, reply), replayed: false };
@@ -402,16 +423,16 @@ export async function chat(
 }
 
 /** A provider may throw before it returns its promise (e.g. not configured): one failure path. */
-async function generate(ctx: AppContext, request: ModelRequest): Promise<ModelReply> {
-  return ctx.model.generate(request);
+async function generate(model: ModelProvider, request: ModelRequest): Promise<ModelReply> {
+  return model.generate(request);
 }
 
 /** Notes the provider and model the request goes to, for the trace and the log line. */
 export function noteModelChoice(ctx: AppContext, prepared: PreparedChat): void {
   const trace = prepared.call.trace;
   if (!trace) return;
-  trace.modelChoice = ctx.model.describe?.(prepared.modelRequest) ?? {
-    provider: ctx.model.name,
+  trace.modelChoice = prepared.model.describe?.(prepared.modelRequest) ?? {
+    provider: prepared.model.name,
     model: prepared.modelRequest.model || 'default',
   };
 }

@@ -106,7 +106,7 @@ async function streamStarted(
   // The model stage runs from the call to the stream's final event.
   trace?.begin('model');
   try {
-    iterator = ctx.model.stream(prepared.modelRequest)[Symbol.asyncIterator]();
+    iterator = prepared.model.stream(prepared.modelRequest)[Symbol.asyncIterator]();
     next = await iterator.next();
   } catch (error) {
     trace?.end('model', undefined, error);
