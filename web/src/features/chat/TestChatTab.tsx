@@ -14,7 +14,7 @@ import {
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../api/client';
-import type { ChatReply } from '../../api/types';
+import type { ChatBlock, ChatReply } from '../../api/types';
 import { useCan } from '../../app/session';
 import { EmptyState } from '../../components/states';
 import { formatScore } from '../../format';
@@ -28,12 +28,18 @@ interface Turn {
   error?: string;
 }
 
-/** Sends one message to the test-chat endpoint and streams the reply. */
+interface Choice {
+  block_id: string;
+  item_id: string;
+}
+
+/** Sends one message (or a block's chosen option) to the test-chat endpoint and streams the reply. */
 async function streamReply(
   botId: string,
   message: string,
   conversationId: string | null,
   onDelta: (text: string) => void,
+  choice?: Choice,
 ): Promise<ChatReply> {
   const response = await fetch(`/api/bots/${botId}/test-chat`, {
     method: 'POST',
@@ -42,7 +48,11 @@ async function streamReply(
       accept: 'text/event-stream',
       'x-requested-with': 'parley',
     },
-    body: JSON.stringify({ message, ...(conversationId ? { conversation_id: conversationId } : {}) }),
+    body: JSON.stringify({
+      message,
+      ...(conversationId ? { conversation_id: conversationId } : {}),
+      ...(choice ? { choice } : {}),
+    }),
   });
   if (!response.ok || !response.body) {
     const body: unknown = await response.json().catch(() => null);
@@ -93,6 +103,65 @@ function Sources({ reply }: { reply: ChatReply }) {
   );
 }
 
+/** A block of the reply: buttons in a row, or a list with descriptions; choosing sends the option. */
+function BlockView({
+  block,
+  disabled,
+  onChoose,
+}: {
+  block: ChatBlock;
+  disabled: boolean;
+  onChoose: (title: string, choice: Choice) => void;
+}) {
+  const { t } = useTranslation();
+  const choose = (item: ChatBlock['items'][number]) =>
+    onChoose(item.title, { block_id: block.id, item_id: item.id });
+  return (
+    <div role="group" aria-label={`${t('chat.choose')}: ${block.name}`} data-testid={`block-${block.type}`}>
+      {block.type === 'list' ? (
+        <Stack gap={4} mt="xs">
+          {block.items.map((item) => (
+            <Button
+              key={item.id}
+              variant="light"
+              justify="flex-start"
+              disabled={disabled}
+              onClick={() => choose(item)}
+              styles={{ root: { height: 'auto', minHeight: 36 }, label: { whiteSpace: 'normal' } }}
+            >
+              <Stack gap={0} align="flex-start" py={4}>
+                <Text size="sm" fw={600}>
+                  {item.title}
+                </Text>
+                {item.description && (
+                  <Text size="xs" c="dimmed">
+                    {item.description}
+                  </Text>
+                )}
+              </Stack>
+            </Button>
+          ))}
+        </Stack>
+      ) : (
+        <Group gap="xs" mt="xs">
+          {block.items.map((item) => (
+            <Button
+              key={item.id}
+              size="xs"
+              variant="light"
+              disabled={disabled}
+              title={item.description ?? undefined}
+              onClick={() => choose(item)}
+            >
+              {item.title}
+            </Button>
+          ))}
+        </Group>
+      )}
+    </div>
+  );
+}
+
 export function TestChatTab() {
   const { t } = useTranslation();
   const botId = useBotId();
@@ -104,17 +173,21 @@ export function TestChatTab() {
 
   if (!canChat) return <EmptyState title={t('chat.title')} text={t('chat.noPermission')} />;
 
-  const send = async () => {
-    const text = message.trim();
+  const send = async (typed: string = message, choice?: Choice) => {
+    const text = typed.trim();
     if (!text || busy) return;
-    setMessage('');
+    if (!choice) setMessage('');
     setBusy(true);
     setTurns((list) => [...list, { role: 'user', text }, { role: 'bot', text: '' }]);
     const update = (change: (turn: Turn) => Turn) =>
       setTurns((list) => [...list.slice(0, -1), change(list[list.length - 1]!)]);
     try {
-      const reply = await streamReply(botId, text, conversationId, (delta) =>
-        update((turn) => ({ ...turn, text: turn.text + delta })),
+      const reply = await streamReply(
+        botId,
+        text,
+        conversationId,
+        (delta) => update((turn) => ({ ...turn, text: turn.text + delta })),
+        choice,
       );
       setConversationId(reply.conversation_id);
       update(() => ({ role: 'bot', text: reply.reply, reply }));
@@ -167,6 +240,15 @@ export function TestChatTab() {
                   {turn.text || '…'}
                 </Text>
               )}
+              {turn.reply?.blocks?.map((block) => (
+                <BlockView
+                  key={block.id}
+                  block={block}
+                  // Only the latest reply's options can be chosen.
+                  disabled={busy || index !== turns.length - 1}
+                  onChoose={(title, choice) => void send(title, choice)}
+                />
+              ))}
               {turn.reply && <Sources reply={turn.reply} />}
             </Paper>
           ))}
