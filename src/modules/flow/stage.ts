@@ -4,13 +4,13 @@
  * `after` turns the model's block tags into block data; `save` stores the flow state once the
  * exchange is stored. The decisions are engine.ts's; this file only loads and stores.
  */
-import type { Database, Queryable } from '../../db/database.js';
+import { queryOne, type Database, type Queryable } from '../../db/database.js';
 import type { ModelProvider, ModelReply } from '../models/provider.js';
 import { escalateConversation } from '../conversations/lifecycle.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
 import type { FlowBlock } from './model.js';
-import { listBlocks, listSteps, toFlowBlock, toFlowStep } from './repository.js';
-import { loadFlowState, saveFlowState } from './state.js';
+import { toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';
+import { saveFlowState, toFlowState, type StateRow } from './state.js';
 
 /** An interactive block as the chat response carries it. */
 export interface ChatBlock {
@@ -57,21 +57,41 @@ export function chatBlock(block: FlowBlock): ChatBlock {
   };
 }
 
-async function loadFlow(db: Queryable, tenantId: string, botId: string): Promise<Flow> {
-  const [blocks, steps] = await Promise.all([
-    listBlocks(db, tenantId, botId),
-    listSteps(db, tenantId, botId),
-  ]);
-  return { blocks: blocks.map(toFlowBlock), steps: steps.map(toFlowStep) };
+/**
+ * The bot's active blocks, its steps and the conversation's flow state, in one statement (the
+ * engine never looks at inactive blocks).
+ */
+async function loadFlow(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  conversationId: string | null,
+): Promise<{ flow: Flow; state: FlowState }> {
+  const row = await queryOne<{ blocks: BlockRow[]; steps: StepRow[]; state: StateRow | null }>(
+    db,
+    `SELECT
+       coalesce((SELECT json_agg(b ORDER BY b.created_at, b.id) FROM interactive_blocks b
+                 WHERE b.tenant_id = $1 AND b.bot_id = $2 AND b.is_active), '[]'::json) AS blocks,
+       coalesce((SELECT json_agg(s ORDER BY s.step_order) FROM flow_steps s
+                 WHERE s.tenant_id = $1 AND s.bot_id = $2), '[]'::json) AS steps,
+       (SELECT row_to_json(f) FROM conversation_flow_states f
+        WHERE f.tenant_id = $1 AND f.conversation_id = $3::uuid) AS state`,
+    [tenantId, botId, conversationId],
+  );
+  return {
+    flow: { blocks: (row?.blocks ?? []).map(toFlowBlock), steps: (row?.steps ?? []).map(toFlowStep) },
+    state: row?.state ? toFlowState(row.state) : INITIAL_FLOW_STATE,
+  };
 }
 
 /** Before the model: loads the flow and the conversation's position and decides. */
 export async function before(db: Queryable, turn: TurnRef, choice: FlowChoice | null): Promise<FlowTurn> {
-  const [flow, loaded] = await Promise.all([
-    loadFlow(db, turn.tenantId, turn.bot.id),
-    turn.isNewConversation ? undefined : loadFlowState(db, turn.tenantId, turn.conversationId),
-  ]);
-  const current = loaded ?? INITIAL_FLOW_STATE;
+  const { flow, state: current } = await loadFlow(
+    db,
+    turn.tenantId,
+    turn.bot.id,
+    turn.isNewConversation ? null : turn.conversationId,
+  );
   const formal = turn.bot.formal_address;
   const decision = decideBefore(flow, current, { text: turn.userMessage, choice }, { formal });
   if (decision.kind === 'model') {

@@ -1,8 +1,7 @@
 import type { Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
-import { INITIAL_FLOW_STATE, type FlowState } from './engine.js';
+import type { FlowState } from './engine.js';
 
-interface StateRow {
+export interface StateRow {
   step_id: string | null;
   block_id: string | null;
   awaiting: FlowState['awaiting'];
@@ -11,19 +10,8 @@ interface StateRow {
   ended: boolean;
 }
 
-/** The conversation's flow state; the initial one when the conversation has none yet. */
-export async function loadFlowState(
-  db: Queryable,
-  tenantId: string,
-  conversationId: string,
-): Promise<FlowState> {
-  const row = await queryOne<StateRow>(
-    db,
-    `SELECT step_id, block_id, awaiting, answers, started, ended
-     FROM conversation_flow_states WHERE tenant_id = $1 AND conversation_id = $2`,
-    [tenantId, conversationId],
-  );
-  if (!row) return INITIAL_FLOW_STATE;
+/** A stored flow state row as the engine reads it. */
+export function toFlowState(row: StateRow): FlowState {
   return {
     stepId: row.step_id,
     blockId: row.block_id,
