@@ -81,6 +81,7 @@ export const CHAT_EXTRA_TEXT = {
   modelUnavailable: 'KI-Modell nicht verfügbar',
   invalidCharacter: 'Ungültiges Zeichen',
   serviceUnavailable: 'Dienst vorübergehend nicht verfügbar',
+  invalidChoice: 'Ungültige Auswahl',
 } as const;
 
 /** The sentences in `message` that explain a chat error to the caller. */
@@ -96,6 +97,8 @@ export const CHAT_MESSAGE = {
   handedOver: 'Ein Mitarbeiter hat diese Conversation übernommen; der Bot antwortet darin nicht mehr.',
   modelUnavailable: (seconds: number) =>
     `Das KI-Modell ist vorübergehend nicht erreichbar. Bitte in ${seconds} Sekunden erneut versuchen.`,
+  invalidChoice:
+    'choice muss ein Objekt {block_id, item_id} mit der UUID eines Blocks und der id einer Option sein.',
 } as const;
 
 /** The answer to a NUL character in a chat request (http/hostile-input.ts): the field's own text. */

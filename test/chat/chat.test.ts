@@ -33,6 +33,7 @@ describeApp('chat endpoint', (get) => {
     expect(Object.keys(body).sort()).toEqual(
       [
         'actions',
+        'blocks',
         'channel',
         'conversation_id',
         'knowledge_used',

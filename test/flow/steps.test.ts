@@ -3,6 +3,8 @@ import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 
 interface Step {
+  content?: string | null;
+  field_name?: string | null;
   id: string;
   step_order: number;
   step_type: string;
@@ -287,5 +289,57 @@ describeApp('flow steps', (get) => {
       expect(res.statusCode, `${request.method} ${request.url}`).toBe(404);
     }
     expect(await labels(owner, bot.id)).toEqual(['1:A']);
+  });
+
+  it('stores what a step says: text, question and answer field; bad values change nothing', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const bot = await tenant.bot();
+    const step = await addStep(tenant, bot.id, {
+      step_type: 'input',
+      label: 'Name',
+      content: 'Wie heißen Sie?',
+      field_name: 'kunde.name',
+    });
+    expect(step).toMatchObject({ content: 'Wie heißen Sie?', field_name: 'kunde.name' });
+    const patched = await get().app.inject({
+      method: 'PATCH',
+      url: stepsUrl(bot.id, `/${step.id}`),
+      headers: tenant.owner.headers,
+      payload: { content: 'Ihr Name?' },
+    });
+    expect(patched.json<{ step: Step }>().step).toMatchObject({
+      content: 'Ihr Name?',
+      field_name: 'kunde.name',
+    });
+    for (const payload of [
+      { field_name: 'mit leerzeichen' },
+      { content: 'x'.repeat(2001) },
+      { field_name: '' },
+    ]) {
+      const res = await get().app.inject({
+        method: 'PATCH',
+        url: stepsUrl(bot.id, `/${step.id}`),
+        headers: tenant.owner.headers,
+        payload,
+      });
+      expect(res.statusCode, JSON.stringify(payload).slice(0, 40)).toBe(400);
+    }
+    const viewer = await tenant.user('viewer');
+    const denied = await get().app.inject({
+      method: 'PATCH',
+      url: stepsUrl(bot.id, `/${step.id}`),
+      headers: viewer.headers,
+      payload: { content: 'Von einem Betrachter' },
+    });
+    expect(denied.statusCode).toBe(403);
+    const stored = await get().app.inject({
+      method: 'GET',
+      url: stepsUrl(bot.id, `/${step.id}`),
+      headers: tenant.owner.headers,
+    });
+    expect(stored.json<{ step: Step }>().step).toMatchObject({
+      content: 'Ihr Name?',
+      field_name: 'kunde.name',
+    });
   });
 });

@@ -4,9 +4,8 @@ import {
   analysePreflight,
   checkBlock,
   type BlockStatus,
-  type FlowBlock,
-  type FlowStep,
 } from '../../src/modules/preflight/flow-analysis.js';
+import type { FlowBlock, FlowStep } from '../../src/modules/flow/model.js';
 
 const S = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const MISSING = '99999999-0000-4000-8000-000000000000';
@@ -205,7 +204,7 @@ describe('analyseFlow', () => {
   }> = [
     {
       name: 'default exit to a later step replaces the linear edge and skips a step',
-      block: { exits: { default: S(3) } },
+      block: { stepConfig: {}, exits: { default: S(3) } },
       count: 3,
       blockAt: 1,
       edges: [
@@ -217,7 +216,7 @@ describe('analyseFlow', () => {
     },
     {
       name: 'exit to end is an end, not a dead end; later steps become unreachable',
-      block: { exits: { default: 'end' } },
+      block: { stepConfig: {}, exits: { default: 'end' } },
       count: 3,
       blockAt: 1,
       edges: [
@@ -266,8 +265,21 @@ describe('analyseFlow', () => {
       deadEnds: [],
     },
     {
+      name: 'a default exit under conditions keeps the linear edge for when they fail',
+      block: { exits: { default: S(3) } },
+      count: 3,
+      blockAt: 1,
+      edges: [
+        { from: 1, to: 3, type: 'exit', via: 'default' },
+        { from: 1, to: 2, type: 'linear' },
+        { from: 2, to: 3, type: 'linear' },
+      ],
+      unreachable: [],
+      deadEnds: [],
+    },
+    {
       name: 'default exit to a missing step leaves a dead end and unreachable steps',
-      block: { exits: { default: MISSING } },
+      block: { stepConfig: {}, exits: { default: MISSING } },
       count: 3,
       blockAt: 1,
       edges: [{ from: 2, to: 3, type: 'linear' }],
@@ -316,7 +328,7 @@ describe('analyseFlow', () => {
     },
     {
       name: 'a self-loop on the first step leaves the rest unreachable',
-      block: { exits: { default: S(1) } },
+      block: { stepConfig: {}, exits: { default: S(1) } },
       count: 3,
       blockAt: 1,
       edges: [
@@ -349,8 +361,8 @@ describe('analyseFlow', () => {
     const back = 'b0000000-0000-4000-8000-000000000003';
     const flow = analyseFlow(
       [
-        block({ id: B, name: 'end', exits: { default: 'end' } }),
-        block({ id: back, name: 'back', exits: { default: S(2) } }),
+        block({ id: B, name: 'end', stepConfig: {}, exits: { default: 'end' } }),
+        block({ id: back, name: 'back', stepConfig: {}, exits: { default: S(2) } }),
         block({ id: jumpTo4, name: 'x' }),
       ],
       steps(3, { 1: B, 3: back }),

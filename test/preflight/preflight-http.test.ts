@@ -103,6 +103,8 @@ describeApp('pre-flight check', (get) => {
       { from: 1, to: 2, type: 'linear' },
       { from: 2, to: 'end', type: 'exit', via: 'default' },
       { from: 2, to: 3, type: 'condition', via: 'beratung' },
+      // When the condition fails, the flow goes on linearly.
+      { from: 2, to: 3, type: 'linear' },
     ]);
     expect(result.flowAnalysis.unreachableSteps).toEqual([]);
     expect(result.flowAnalysis.deadEnds).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FlowBlock } from '../../src/modules/preflight/flow-analysis.js';
+import type { FlowBlock } from '../../src/modules/flow/model.js';
 import { blockTag, buildPromptInjection } from '../../src/modules/preflight/prompt-injection.js';
 
 function block(fields: Partial<FlowBlock>): FlowBlock {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bookableEventsSection, type OfferedEvent } from '../../src/modules/events/booking-tags.js';
 import type { KnowledgeHit } from '../../src/modules/knowledge/search.js';
-import type { FlowBlock } from '../../src/modules/preflight/flow-analysis.js';
+import type { FlowBlock } from '../../src/modules/flow/model.js';
 import { buildPromptInjection } from '../../src/modules/preflight/prompt-injection.js';
 import { assembleSystemPrompt, type BotLike } from '../../src/modules/prompt/assemble.js';
 import { inlineText } from '../../src/modules/prompt/delimiters.js';

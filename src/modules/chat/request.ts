@@ -6,7 +6,7 @@ export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_SENDER_ID_CHARS = 255;
 export const MAX_METADATA_BYTES = 16 * 1024;
-const KNOWN_FIELDS = new Set(['message', 'sender_id', 'channel', 'conversation_id', 'metadata']);
+const KNOWN_FIELDS = new Set(['message', 'sender_id', 'channel', 'conversation_id', 'metadata', 'choice']);
 
 export interface ChatInput {
   message: string;
@@ -15,6 +15,8 @@ export interface ChatInput {
   /** As sent; checked against the bot's conversations later (malformed → 404 there). */
   conversationId: string | null;
   metadata: Record<string, unknown>;
+  /** A structured choice of an interactive block's item (absent when the message is plain text). */
+  choice?: { blockId: string; itemId: string };
 }
 
 /** Length in characters (code points), so an emoji counts once, as a user would count it. */
@@ -67,6 +69,8 @@ export function parseChatRequest(body: unknown): ChatInput {
     }
   }
 
+  const choice = parseChoice(body.choice);
+
   const unknown = Object.keys(body).find((key) => !KNOWN_FIELDS.has(key));
   if (unknown !== undefined) {
     throw new AppError(400, CHAT_EXTRA_TEXT.unknownField, CHAT_MESSAGE.unknownField(unknown.slice(0, 100)));
@@ -81,7 +85,31 @@ export function parseChatRequest(body: unknown): ChatInput {
         ? null
         : String(conversationId),
     metadata: isPlainObject(metadata) ? metadata : {},
+    ...(choice ? { choice } : {}),
   };
+}
+
+const CHOICE_ITEM_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const CHOICE_BLOCK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `choice`: `{block_id, item_id}` of an item the user picked; null or absent means none. */
+function parseChoice(value: unknown): ChatInput['choice'] {
+  if (value === undefined || value === null) return undefined;
+  if (
+    !isPlainObject(value) ||
+    Object.keys(value).some((k) => k !== 'block_id' && k !== 'item_id') ||
+    typeof value.block_id !== 'string' ||
+    !CHOICE_BLOCK_ID.test(value.block_id) ||
+    typeof value.item_id !== 'string' ||
+    !CHOICE_ITEM_ID.test(value.item_id)
+  ) {
+    throw new AppError(
+      400,
+      CHAT_EXTRA_TEXT.invalidChoice,
+      CHAT_MESSAGE.invalidChoice,
+    );
+  }
+  return { blockId: value.block_id.toLowerCase(), itemId: value.item_id };
 }
 
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

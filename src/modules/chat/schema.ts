@@ -9,6 +9,27 @@ export const ChatParams = Type.Object({
   botId: Type.String({ description: 'UUID of a bot of the key’s tenant' }),
 });
 
+export const ChatChoiceSchema = Type.Object(
+  {
+    block_id: Type.String({ format: 'uuid', description: 'The block of the chat response’s `blocks`' }),
+    item_id: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'The chosen item’s id' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChatBlockSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  type: Type.Union([Type.Literal('buttons'), Type.Literal('list')]),
+  name: Type.String(),
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      description: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+
 export const ChatBody = Type.Object(
   {
     message: Type.String({
@@ -31,6 +52,12 @@ export const ChatBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
         description: 'Free-form data stored with a new conversation (JSON object, at most 16 KiB)',
+      }),
+    ),
+    choice: Type.Optional(
+      Type.Union([ChatChoiceSchema, Type.Null()], {
+        description:
+          'Addition to the specification: the item of an interactive block the user picked (send the item title as `message`). A title typed as text or its number works too.',
       }),
     ),
   },
@@ -60,6 +87,12 @@ export const ChatResponseSchema = Type.Object({
   actions: Type.Array(Type.Unknown(), {
     description: 'Actions derived from the reply by extensions (e.g. booking tags); empty by default',
   }),
+  blocks: Type.Optional(
+    Type.Array(ChatBlockSchema, {
+      description:
+        'Addition to the specification: interactive blocks the reply shows as buttons or a list (at most one); the block tag is removed from `reply`. Answer with `choice`.',
+    }),
+  ),
 });
 
 export const ChatErrorSchema = Type.Object(
@@ -77,4 +110,10 @@ export function chatErrorResponses(...statuses: number[]) {
 }
 
 // Named component schemas of the OpenAPI document.
-nameSchemas({ ChatRequest: ChatBody, ChatResponse: ChatResponseSchema, ChatSource: ChatSourceSchema });
+nameSchemas({
+  ChatRequest: ChatBody,
+  ChatResponse: ChatResponseSchema,
+  ChatSource: ChatSourceSchema,
+  ChatBlock: ChatBlockSchema,
+  ChatChoice: ChatChoiceSchema,
+});

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../../http/uuid.js';
-import type { BlockItem, FlowBlock, FlowStep, OptionAction, StepConfig } from '../preflight/flow-analysis.js';
+import type { BlockItem, FlowBlock, FlowStep, OptionAction, StepConfig } from './model.js';
 
 export const BLOCK_TYPES = ['buttons', 'list'] as const;
 export const TRIGGER_MODES = ['auto', 'keyword', 'flow'] as const;
@@ -33,6 +33,10 @@ export interface StepRow {
   label: string;
   icon: string | null;
   block_id: string | null;
+  /** Text of a message or hand-over step, question of an input step, intro of a block step. */
+  content: string | null;
+  /** Answer field an input step fills. */
+  field_name: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -41,7 +45,10 @@ export type BlockFields = Pick<
   BlockRow,
   'name' | 'block_type' | 'items' | 'is_active' | 'trigger_mode' | 'option_actions' | 'step_config' | 'exits'
 >;
-export type StepFields = Pick<StepRow, 'step_order' | 'step_type' | 'label' | 'icon' | 'block_id'>;
+export type StepFields = Pick<
+  StepRow,
+  'step_order' | 'step_type' | 'label' | 'icon' | 'block_id' | 'content' | 'field_name'
+>;
 
 const JSON_COLUMNS = new Set(['items', 'option_actions', 'step_config', 'exits']);
 const BLOCK_COLUMNS: (keyof BlockFields)[] = [
@@ -54,7 +61,15 @@ const BLOCK_COLUMNS: (keyof BlockFields)[] = [
   'step_config',
   'exits',
 ];
-const STEP_COLUMNS: (keyof StepFields)[] = ['step_order', 'step_type', 'label', 'icon', 'block_id'];
+const STEP_COLUMNS: (keyof StepFields)[] = [
+  'step_order',
+  'step_type',
+  'label',
+  'icon',
+  'block_id',
+  'content',
+  'field_name',
+];
 
 /** jsonb parameters go in as text so both drivers store objects and arrays alike. */
 function param(column: string, value: unknown): unknown {
@@ -262,5 +277,7 @@ export function toFlowStep(row: StepRow): FlowStep {
     label: row.label,
     icon: row.icon,
     blockId: row.block_id,
+    content: row.content,
+    fieldName: row.field_name,
   };
 }

@@ -6,6 +6,7 @@ const literals = <T extends string>(values: readonly T[]) => Type.Union(values.m
 
 const ITEM_ID = '^[A-Za-z0-9_-]{1,64}$';
 const EXIT_NAME = '^[A-Za-z0-9_-]{1,50}$';
+const FIELD_NAME = '^[A-Za-z0-9_.-]{1,100}$';
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -121,6 +122,13 @@ const stepFields = {
   block_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
     description: 'Interactive block of the same bot this step shows',
   }),
+  content: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], {
+    description:
+      'What the step says: the text of a message or hand-over step, the question of an input step, the intro of a block step',
+  }),
+  field_name: Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: FIELD_NAME }), Type.Null()], {
+    description: 'Input steps: the answer field the reply fills (the label when null)',
+  }),
 };
 
 export const CreateStepBody = Type.Object(
@@ -136,6 +144,8 @@ export const CreateStepBody = Type.Object(
     label: stepFields.label,
     icon: Type.Optional(stepFields.icon),
     block_id: Type.Optional(stepFields.block_id),
+    content: Type.Optional(stepFields.content),
+    field_name: Type.Optional(stepFields.field_name),
   },
   { additionalProperties: false },
 );
@@ -148,6 +158,8 @@ export const UpdateStepBody = Type.Partial(
     label: stepFields.label,
     icon: stepFields.icon,
     block_id: stepFields.block_id,
+    content: stepFields.content,
+    field_name: stepFields.field_name,
   }),
   { additionalProperties: false, minProperties: 1 },
 );
@@ -210,6 +222,8 @@ export function serializeStep(row: StepRow) {
     label: row.label,
     icon: row.icon,
     block_id: row.block_id,
+    content: row.content,
+    field_name: row.field_name,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

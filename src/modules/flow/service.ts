@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { findBot, lockBot } from '../bots/repository.js';
-import { END_TARGET } from '../preflight/flow-analysis.js';
+import { END_TARGET } from './model.js';
 import {
   deleteBlock,
   deleteStep,
@@ -198,6 +198,8 @@ export function createStep(db: Database, ref: BotRef, input: CreateStepInput): P
       label: input.label,
       icon: input.icon ?? null,
       block_id: input.block_id ?? null,
+      content: input.content ?? null,
+      field_name: input.field_name ?? null,
     });
   });
 }
@@ -229,6 +231,8 @@ export function changeStep(
       label: input.label ?? current.label,
       icon: input.icon === undefined ? current.icon : input.icon,
       block_id: input.block_id === undefined ? current.block_id : input.block_id,
+      content: input.content === undefined ? current.content : input.content,
+      field_name: input.field_name === undefined ? current.field_name : input.field_name,
     }))!;
   });
 }

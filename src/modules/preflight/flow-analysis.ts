@@ -1,49 +1,18 @@
 /**
  * Pre-flight analysis of a bot's conversation flow: a pure function of its interactive blocks
  * and flow steps. No I/O; the service loads the rows and the routes serialise the result.
+ * It reads the flow through flow/model.ts, as the flow engine does, so what it draws is what runs.
  */
-
-export interface BlockItem {
-  id: string;
-  title: string;
-  description?: string;
-}
-
-export type OptionAction =
-  { action: 'goto_step'; step_id: string } | { action: 'reply'; text: string } | { action: 'handover' };
-
-export interface BlockCondition {
-  field: string;
-  operator: 'equals' | 'not_equals' | 'contains' | 'exists';
-  value?: string;
-}
-
-export interface StepConfig {
-  conditions?: BlockCondition[];
-  keywords?: string[];
-}
-
-export interface FlowBlock {
-  id: string;
-  name: string;
-  blockType: string;
-  items: BlockItem[];
-  isActive: boolean;
-  triggerMode: string | null;
-  optionActions: Record<string, OptionAction>;
-  stepConfig: StepConfig;
-  /** Exit name → flow step id, or `end`. */
-  exits: Record<string, string>;
-}
-
-export interface FlowStep {
-  id: string;
-  stepOrder: number;
-  stepType: string;
-  label: string;
-  icon: string | null;
-  blockId: string | null;
-}
+import {
+  DEFAULT_EXIT,
+  END_TARGET,
+  conditionsOf,
+  continuationAfter,
+  hasRouting,
+  orderedSteps,
+  type FlowBlock,
+  type FlowStep,
+} from '../flow/model.js';
 
 export type BlockStatus = 'green' | 'orange' | 'red';
 
@@ -102,17 +71,8 @@ export interface PreflightAnalysis {
   flowAnalysis: FlowAnalysis;
 }
 
-export const END_TARGET = 'end';
-/** The only exit key the flow engine follows on its own. */
-export const DEFAULT_EXIT = 'default';
-
 function conditionCount(block: FlowBlock): number {
-  const conditions = block.stepConfig.conditions;
-  return Array.isArray(conditions) ? conditions.length : 0;
-}
-
-function hasRouting(block: FlowBlock): boolean {
-  return block.triggerMode !== null || Object.keys(block.optionActions).length > 0;
+  return conditionsOf(block).length;
 }
 
 function routingMethod(block: FlowBlock): string {
@@ -244,16 +204,15 @@ function stepEdges(
       if (to !== undefined) edges.push({ from, to, type: 'condition', via: item });
     }
   }
-  // The default exit replaces the linear continuation, and a block that offers choices without
-  // any routing stops the conversation where it stands.
-  const replacedByExit = block !== undefined && DEFAULT_EXIT in block.exits;
-  const stopsFlow = block !== undefined && block.items.length > 0 && !hasRouting(block);
-  if (next && !replacedByExit && !stopsFlow) edges.push({ from, to: next.stepOrder, type: 'linear' });
+  // The default exit replaces the linear continuation unless conditions may send the flow on
+  // linearly, and a block that offers choices without any routing stops the conversation.
+  const linear = block === undefined || continuationAfter(block).linear;
+  if (next && linear) edges.push({ from, to: next.stepOrder, type: 'linear' });
   return edges;
 }
 
 export function analyseFlow(blocks: readonly FlowBlock[], steps: readonly FlowStep[]): FlowAnalysis {
-  const ordered = [...steps].sort((a, b) => a.stepOrder - b.stepOrder);
+  const ordered = orderedSteps(steps);
   const activeBlocks = new Map(blocks.filter((b) => b.isActive).map((b) => [b.id, b]));
   const orderOf = new Map(ordered.map((s) => [s.id, s.stepOrder]));
 

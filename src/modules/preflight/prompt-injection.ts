@@ -3,7 +3,7 @@
  * show one. Pure: the same blocks always give the same text.
  */
 import { inlineText } from '../prompt/delimiters.js';
-import type { FlowBlock } from './flow-analysis.js';
+import type { FlowBlock } from '../flow/model.js';
 
 export interface PromptInjection {
   /** The section to append to the bot's prompt. */

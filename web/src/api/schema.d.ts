@@ -1533,6 +1533,16 @@ export interface components {
             /** @description The link for the invited person, only when delivery is 'link' (shown once; resend makes a new one) */
             accept_url: string | null;
         };
+        /** ChatChoice */
+        ChatChoice: {
+            /**
+             * Format: uuid
+             * @description The block of the chat response’s `blocks`
+             */
+            block_id: string;
+            /** @description The chosen item’s id */
+            item_id: string;
+        };
         /** ChatRequest */
         ChatRequest: {
             /** @description The user’s message (1–10000 characters) */
@@ -1553,6 +1563,8 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+            /** @description Addition to the specification: the item of an interactive block the user picked (send the item title as `message`). A title typed as text or its number works too. */
+            choice?: components["schemas"]["ChatChoice"] | null;
         };
         /** ChatSource */
         ChatSource: {
@@ -1566,6 +1578,18 @@ export interface components {
             source_name?: string;
             /** @description PDF page of an imported entry */
             page?: number;
+        };
+        /** ChatBlock */
+        ChatBlock: {
+            /** Format: uuid */
+            id: string;
+            type: "buttons" | "list";
+            name: string;
+            items: {
+                id: string;
+                title: string;
+                description: string | null;
+            }[];
         };
         /** ChatResponse */
         ChatResponse: {
@@ -1590,6 +1614,8 @@ export interface components {
             sources: components["schemas"]["ChatSource"][];
             /** @description Actions derived from the reply by extensions (e.g. booking tags); empty by default */
             actions: unknown[];
+            /** @description Addition to the specification: interactive blocks the reply shows as buttons or a list (at most one); the block tag is removed from `reply`. Answer with `choice`. */
+            blocks?: components["schemas"]["ChatBlock"][];
         };
         /** ChatError */
         ChatError: {
@@ -1829,6 +1855,10 @@ export interface components {
             icon: string | null;
             /** @description Interactive block of the same bot this step shows */
             block_id: string | null;
+            /** @description What the step says: the text of a message or hand-over step, the question of an input step, the intro of a block step */
+            content: string | null;
+            /** @description Input steps: the answer field the reply fills (the label when null) */
+            field_name: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5141,6 +5171,10 @@ export interface operations {
                     icon?: string | null;
                     /** @description Interactive block of the same bot this step shows */
                     block_id?: string | null;
+                    /** @description What the step says: the text of a message or hand-over step, the question of an input step, the intro of a block step */
+                    content?: string | null;
+                    /** @description Input steps: the answer field the reply fills (the label when null) */
+                    field_name?: string | null;
                 };
             };
         };
@@ -5339,6 +5373,10 @@ export interface operations {
                     icon?: string | null;
                     /** @description Interactive block of the same bot this step shows */
                     block_id?: string | null;
+                    /** @description What the step says: the text of a message or hand-over step, the question of an input step, the intro of a block step */
+                    content?: string | null;
+                    /** @description Input steps: the answer field the reply fills (the label when null) */
+                    field_name?: string | null;
                 };
             };
         };

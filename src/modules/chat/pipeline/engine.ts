@@ -4,13 +4,14 @@
  *
  *   admission  idempotency claim, then bot → active → conversation → hand-over → quota
  *              (one statement that reserves one message of the month's quota)
- *   decision   the extensions' `decide` hook — the flow engine's insertion point: a flow step
- *              may answer with a fixed text or an interactive block, and context and model
- *              are skipped
+ *   decision   the flow stage (flow/stage.ts: a flow step, block or option may answer with a
+ *              fixed text or an interactive block), then the extensions' `decide` hook; a
+ *              decided turn skips context and model
  *   context    history, knowledge and prompt, assembled into the model request
  *   model      the whole reply (JSON body, channel) or a stream of deltas (SSE)
- *   finish     extensions rewrite the reply (tags → actions or blocks), then one transaction
- *              stores the exchange with its actions and the channel's outbox row
+ *   finish     extensions rewrite the reply (tags → actions), the flow stage turns block tags
+ *              into `blocks`, then one transaction stores the exchange with its actions and the
+ *              channel's outbox row; the flow's new position is saved after it
  *   fail       anything after admission gives back the reservation and the claim; a model
  *              outage or the deadline becomes the chat's 503
  *
@@ -21,6 +22,7 @@
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../http/errors.js';
 import type { ModelReply, ModelRequest, ModelStreamEvent } from '../../models/provider.js';
+import * as flowStage from '../../flow/stage.js';
 import { decideReply } from '../extensions.js';
 import { admit, chatDeadlineMs, type Admitted } from './admission.js';
 import { buildContext, turnOf } from './context.js';
@@ -64,11 +66,25 @@ async function prepare(
   observer: StageObserver,
 ): Promise<{ turn: Turn; answer: Answer }> {
   const chatTurn = turnOf(admitted);
+  // The flow stage: a step, block or fixed reply of the bot's flow answers without the model.
+  const flow = await flowStage.before(ctx.db, chatTurn, admitted.inbound.input.choice ?? null);
+  if (flow.direct) {
+    const reply = {
+      text: flow.direct.reply,
+      model: flowStage.FLOW_MODEL_NAME,
+      promptTokens: 0,
+      completionTokens: 0,
+    };
+    return {
+      turn: { admitted, turn: chatTurn, hits: [], signal, flow },
+      answer: { kind: 'decided', reply, actions: [] },
+    };
+  }
   const decided = await decideReply(ctx.chatExtensions, chatTurn, ctx.db);
   if (decided) {
     const reply = { text: decided.text, model: decided.model, promptTokens: 0, completionTokens: 0 };
     return {
-      turn: { admitted, turn: chatTurn, hits: [], signal },
+      turn: { admitted, turn: chatTurn, hits: [], signal, flow },
       answer: { kind: 'decided', reply, actions: decided.actions },
     };
   }
@@ -78,7 +94,7 @@ async function prepare(
     model: context.modelRequest.model || 'default',
   };
   return {
-    turn: { admitted, turn: chatTurn, hits: context.hits, signal },
+    turn: { admitted, turn: chatTurn, hits: context.hits, signal, flow },
     answer: { kind: 'model', request: context.modelRequest },
   };
 }

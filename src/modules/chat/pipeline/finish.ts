@@ -9,6 +9,7 @@
 import type { AppContext } from '../../../context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
+import * as flowStage from '../../flow/stage.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
 import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
@@ -29,6 +30,8 @@ export interface Turn {
   admitted: Admitted;
   turn: ChatTurn;
   hits: KnowledgeHit[];
+  /** The conversation's flow this turn: its position and what it decided. */
+  flow: flowStage.FlowTurn;
   /** The model call's signal: the client's disconnect combined with the turn's deadline. */
   signal: AbortSignal;
 }
@@ -60,6 +63,7 @@ function responseOf(
   reply: ModelReply,
   processed: CollectedReply,
   actions: unknown[],
+  blocks: flowStage.ChatBlock[],
 ): ChatResponse {
   return {
     reply: processed.reply,
@@ -71,6 +75,7 @@ function responseOf(
     channel: turn.turn.channel,
     sources: turn.hits.map(chatSource),
     actions,
+    blocks,
   };
 }
 
@@ -81,18 +86,19 @@ async function store(
   reply: ModelReply,
   processed: CollectedReply,
   delivery: ChannelDelivery | undefined,
+  blocks: flowStage.ChatBlock[],
 ): Promise<ChatResponse> {
   const { tenantId } = turn.admitted.inbound;
   if (processed.apply.length === 0 && !delivery) {
     // The common case: one statement, no transaction round trips.
-    const response = responseOf(turn, reply, processed, processed.actions);
+    const response = responseOf(turn, reply, processed, processed.actions, blocks);
     if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
     return response;
   }
   return ctx.db.transaction(async (tx: Queryable) => {
     const actions = [...processed.actions];
     for (const apply of processed.apply) actions.push(...(await apply(tx)));
-    const response = responseOf(turn, reply, processed, actions);
+    const response = responseOf(turn, reply, processed, actions, blocks);
     // Handed over meanwhile: the error rolls the actions back with everything else.
     if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
     await delivery?.enqueue(tx, {
@@ -125,7 +131,14 @@ export async function finish(
     processReply(ctx.chatExtensions, turn.turn, reply.text, ctx.db),
   );
   if (options.decidedActions) processed.actions.unshift(...options.decidedActions);
-  return options.observe('store', () => store(ctx, turn, reply, processed, options.delivery));
+  // The flow stage after the model: block tags leave the reply and become `blocks`.
+  const flowReply = flowStage.after(turn.flow, processed.reply);
+  processed.reply = flowReply.reply;
+  const response = await options.observe('store', () =>
+    store(ctx, turn, reply, processed, options.delivery, flowReply.blocks),
+  );
+  await flowStage.save(ctx.db, turn.turn, turn.flow);
+  return response;
 }
 
 /** The chat error for a model failure: 503 with Retry-After, no provider internals. */

@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../../db/database.js';
 import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/chat-trace.js';
+import type { ChatBlock } from '../../flow/stage.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import type { ChatInput } from '../request.js';
 
@@ -32,7 +33,7 @@ export interface ChatSource {
   page?: number;
 }
 
-/** The response of the specification's table plus `sources` and `actions`. */
+/** The response of the specification's table plus `sources`, `actions` and `blocks`. */
 export interface ChatResponse {
   reply: string;
   conversation_id: string;
@@ -43,6 +44,8 @@ export interface ChatResponse {
   channel: string;
   sources: ChatSource[];
   actions: unknown[];
+  /** Interactive blocks the reply shows (buttons or a list); empty when none. */
+  blocks: ChatBlock[];
 }
 
 /** What a conversation turn ended with: the response, and whether it was a stored one replayed. */

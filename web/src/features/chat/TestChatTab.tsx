@@ -19,6 +19,7 @@ import { useCan } from '../../app/session';
 import { EmptyState } from '../../components/states';
 import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
+import { BlockView, type Choice } from './BlockView';
 import { parseSse } from './sse';
 
 interface Turn {
@@ -28,12 +29,13 @@ interface Turn {
   error?: string;
 }
 
-/** Sends one message to the test-chat endpoint and streams the reply. */
+/** Sends one message (or a block's chosen option) to the test-chat endpoint and streams the reply. */
 async function streamReply(
   botId: string,
   message: string,
   conversationId: string | null,
   onDelta: (text: string) => void,
+  choice?: Choice,
 ): Promise<ChatReply> {
   const response = await fetch(`/api/bots/${botId}/test-chat`, {
     method: 'POST',
@@ -42,7 +44,11 @@ async function streamReply(
       accept: 'text/event-stream',
       'x-requested-with': 'parley',
     },
-    body: JSON.stringify({ message, ...(conversationId ? { conversation_id: conversationId } : {}) }),
+    body: JSON.stringify({
+      message,
+      ...(conversationId ? { conversation_id: conversationId } : {}),
+      ...(choice ? { choice } : {}),
+    }),
   });
   if (!response.ok || !response.body) {
     const body: unknown = await response.json().catch(() => null);
@@ -104,17 +110,21 @@ export function TestChatTab() {
 
   if (!canChat) return <EmptyState title={t('chat.title')} text={t('chat.noPermission')} />;
 
-  const send = async () => {
-    const text = message.trim();
+  const send = async (typed: string = message, choice?: Choice) => {
+    const text = typed.trim();
     if (!text || busy) return;
-    setMessage('');
+    if (!choice) setMessage('');
     setBusy(true);
     setTurns((list) => [...list, { role: 'user', text }, { role: 'bot', text: '' }]);
     const update = (change: (turn: Turn) => Turn) =>
       setTurns((list) => [...list.slice(0, -1), change(list[list.length - 1]!)]);
     try {
-      const reply = await streamReply(botId, text, conversationId, (delta) =>
-        update((turn) => ({ ...turn, text: turn.text + delta })),
+      const reply = await streamReply(
+        botId,
+        text,
+        conversationId,
+        (delta) => update((turn) => ({ ...turn, text: turn.text + delta })),
+        choice,
       );
       setConversationId(reply.conversation_id);
       update(() => ({ role: 'bot', text: reply.reply, reply }));
@@ -167,6 +177,15 @@ export function TestChatTab() {
                   {turn.text || '…'}
                 </Text>
               )}
+              {turn.reply?.blocks?.map((block) => (
+                <BlockView
+                  key={block.id}
+                  block={block}
+                  // Only the latest reply's options can be chosen.
+                  disabled={busy || index !== turns.length - 1}
+                  onChoose={(title, choice) => void send(title, choice)}
+                />
+              ))}
               {turn.reply && <Sources reply={turn.reply} />}
             </Paper>
           ))}

@@ -25,9 +25,10 @@ import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from '../bots/BotPage';
-import { BlockEditor } from './BlockEditor';
+import { BlockEditor, useFlowSteps } from './BlockEditor';
 import { flowGraph } from './graph';
 import { BlockReasons } from './BlockReasons';
+import { StepEditor } from './StepEditor';
 import { StepList } from './StepList';
 import { notify } from '../../components/notify';
 
@@ -272,6 +273,9 @@ export function FlowTab() {
   const queryClient = useQueryClient();
   const preflight = usePreflight(botId);
   const [editing, setEditing] = useState<string | null>(null);
+  // The graph and the step list are one view: a step selected in either is edited below them.
+  const [selectedStep, setSelectedStep] = useState<string | null>(null);
+  const steps = useFlowSteps(botId);
   const blocks = useQuery({
     queryKey: ['blocks', botId],
     queryFn: () => call(api.GET('/api/bots/{id}/blocks', { params: { path: { id: botId } } })),
@@ -292,8 +296,9 @@ export function FlowTab() {
     onSuccess: () => notify(t('flow.injected')),
   });
   const graph = useMemo(
-    () => (preflight.data ? flowGraph(preflight.data.flowAnalysis, preflight.data.blocks) : null),
-    [preflight.data],
+    () =>
+      preflight.data ? flowGraph(preflight.data.flowAnalysis, preflight.data.blocks, selectedStep) : null,
+    [preflight.data, selectedStep],
   );
   if (preflight.isPending || blocks.isPending) return <Loading />;
   if (preflight.error || blocks.error) return <ErrorAlert error={preflight.error ?? blocks.error} />;
@@ -403,6 +408,7 @@ export function FlowTab() {
                     edges={graph.edges}
                     fitView
                     nodesDraggable={false}
+                    onNodeClick={(_, node) => setSelectedStep(node.data.stepId ?? null)}
                     proOptions={{ hideAttribution: true }}
                   >
                     <Background />
@@ -421,7 +427,33 @@ export function FlowTab() {
               )}
             </>
           )}
-          <StepList botId={botId} blocks={blocks.data.blocks} canEdit={canEdit} onChanged={refresh} />
+          <StepList
+            botId={botId}
+            blocks={blocks.data.blocks}
+            canEdit={canEdit}
+            onChanged={refresh}
+            selected={selectedStep}
+            onSelect={setSelectedStep}
+          />
+          {(() => {
+            const step = steps.data?.steps.find((s) => s.id === selectedStep);
+            if (!step)
+              return result.flowAnalysis.steps.length > 0 ? (
+                <Text size="sm" c="dimmed" mt="xs">
+                  {t('flow.stepEditor.hint')}
+                </Text>
+              ) : null;
+            return (
+              <StepEditor
+                key={`${step.id}:${step.updated_at}`}
+                botId={botId}
+                step={step}
+                blocks={blocks.data.blocks}
+                canEdit={canEdit}
+                onSaved={refresh}
+              />
+            );
+          })()}
           {canEdit && (
             <Card withBorder mt="md">
               <StepForm botId={botId} blocks={blocks.data.blocks} onSaved={refresh} />

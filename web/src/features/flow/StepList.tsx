@@ -14,11 +14,16 @@ export function StepList({
   blocks,
   canEdit,
   onChanged,
+  selected,
+  onSelect,
 }: {
   botId: string;
   blocks: Block[];
   canEdit: boolean;
   onChanged: () => void;
+  /** The step being edited, and how a row selects its step. */
+  selected: string | null;
+  onSelect: (stepId: string) => void;
 }) {
   const { t } = useTranslation();
   const steps = useFlowSteps(botId);
@@ -66,10 +71,19 @@ export function StepList({
           </Table.Thead>
           <Table.Tbody>
             {list.map((step, index) => (
-              <Table.Tr key={step.id}>
+              <Table.Tr key={step.id} bg={step.id === selected ? 'blue.0' : undefined}>
                 <Table.Td>{step.step_order}</Table.Td>
                 <Table.Td>
-                  <Text size="sm">{step.label}</Text>
+                  <Button
+                    variant="subtle"
+                    size="compact-sm"
+                    px={4}
+                    aria-label={t('flow.stepEditor.select', { label: step.label })}
+                    aria-pressed={step.id === selected}
+                    onClick={() => onSelect(step.id)}
+                  >
+                    {step.label}
+                  </Button>
                   {step.block_id && (
                     <Text size="xs" c="dimmed">
                       {blockName.get(step.block_id)}

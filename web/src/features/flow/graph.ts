@@ -6,6 +6,8 @@ export type StepState = 'ok' | 'unreachable' | 'deadEnd';
 
 export interface StepNodeData extends Record<string, unknown> {
   label: string;
+  /** The step's id; absent on the END node. */
+  stepId?: string;
   state: StepState;
   blockStatus: 'green' | 'orange' | 'red' | null;
 }
@@ -20,6 +22,7 @@ const COLOURS: Record<string, string> = { green: '#2b8a3e', orange: '#d9480f', r
 export function flowGraph(
   analysis: Analysis,
   blocks: Preflight['blocks'],
+  selectedStepId: string | null = null,
 ): { nodes: Node<StepNodeData>[]; edges: Edge[] } {
   const statusOfBlock = new Map(blocks.map((b) => [b.blockId, b.status]));
   const unreachable = new Set(analysis.unreachableSteps);
@@ -34,8 +37,10 @@ export function flowGraph(
     return {
       id: String(step.stepOrder),
       position: { x: 0, y: index * 110 },
-      data: { label: `${step.stepOrder}. ${step.label}`, state, blockStatus },
+      data: { label: `${step.stepOrder}. ${step.label}`, stepId: step.stepId, state, blockStatus },
+      selected: step.stepId === selectedStepId,
       style: {
+        boxShadow: step.stepId === selectedStepId ? '0 0 0 3px #228be6' : undefined,
         border: `2px ${state === 'ok' ? 'solid' : 'dashed'} ${state === 'ok' ? (blockStatus ? COLOURS[blockStatus] : '#495057') : '#c92a2a'}`,
         background: state === 'ok' ? '#fff' : '#fff5f5',
         color: '#212529',

@@ -1,0 +1,152 @@
+/**
+ * The flow stage of the chat pipeline: `before` runs ahead of the model and may answer by
+ * itself (a step's message, a block, an option's fixed reply, a hand-over — no model call);
+ * `after` turns the model's block tags into block data; `save` stores the flow state once the
+ * exchange is stored. The decisions are engine.ts's; this file only loads and stores.
+ */
+import { queryOne, type Database, type Queryable } from '../../db/database.js';
+import type { ModelProvider, ModelReply } from '../models/provider.js';
+import { escalateConversation } from '../conversations/lifecycle.js';
+import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
+import type { FlowBlock } from './model.js';
+import { toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';
+import { saveFlowState, toFlowState, type StateRow } from './state.js';
+
+/** An interactive block as the chat response carries it. */
+export interface ChatBlock {
+  id: string;
+  type: 'buttons' | 'list';
+  name: string;
+  items: Array<{ id: string; title: string; description: string | null }>;
+}
+
+/** A structured choice from the chat request: the block and item the user picked. */
+export interface FlowChoice {
+  blockId: string;
+  itemId: string;
+}
+
+/** What the chat turn needs to know about the flow. */
+export interface FlowTurn {
+  flow: Flow;
+  formal: boolean;
+  loaded: FlowState;
+  state: FlowState;
+  /** The flow's own answer: the model is not called. */
+  direct: { reply: string; handover: boolean } | null;
+  block: FlowBlock | null;
+}
+
+/** The model name a reply of the flow itself carries. */
+export const FLOW_MODEL_NAME = 'flow';
+
+interface TurnRef {
+  tenantId: string;
+  bot: { id: string; formal_address: boolean };
+  conversationId: string;
+  isNewConversation: boolean;
+  userMessage: string;
+}
+
+export function chatBlock(block: FlowBlock): ChatBlock {
+  return {
+    id: block.id,
+    type: block.blockType === 'list' ? 'list' : 'buttons',
+    name: block.name,
+    items: block.items.map((i) => ({ id: i.id, title: i.title, description: i.description ?? null })),
+  };
+}
+
+/**
+ * The bot's active blocks, its steps and the conversation's flow state, in one statement (the
+ * engine never looks at inactive blocks).
+ */
+async function loadFlow(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  conversationId: string | null,
+): Promise<{ flow: Flow; state: FlowState }> {
+  const row = await queryOne<{ blocks: BlockRow[]; steps: StepRow[]; state: StateRow | null }>(
+    db,
+    `SELECT
+       coalesce((SELECT json_agg(b ORDER BY b.created_at, b.id) FROM interactive_blocks b
+                 WHERE b.tenant_id = $1 AND b.bot_id = $2 AND b.is_active), '[]'::json) AS blocks,
+       coalesce((SELECT json_agg(s ORDER BY s.step_order) FROM flow_steps s
+                 WHERE s.tenant_id = $1 AND s.bot_id = $2), '[]'::json) AS steps,
+       (SELECT row_to_json(f) FROM conversation_flow_states f
+        WHERE f.tenant_id = $1 AND f.conversation_id = $3::uuid) AS state`,
+    [tenantId, botId, conversationId],
+  );
+  return {
+    flow: { blocks: (row?.blocks ?? []).map(toFlowBlock), steps: (row?.steps ?? []).map(toFlowStep) },
+    state: row?.state ? toFlowState(row.state) : INITIAL_FLOW_STATE,
+  };
+}
+
+/** Before the model: loads the flow and the conversation's position and decides. */
+export async function before(db: Queryable, turn: TurnRef, choice: FlowChoice | null): Promise<FlowTurn> {
+  const { flow, state: current } = await loadFlow(
+    db,
+    turn.tenantId,
+    turn.bot.id,
+    turn.isNewConversation ? null : turn.conversationId,
+  );
+  const formal = turn.bot.formal_address;
+  const decision = decideBefore(flow, current, { text: turn.userMessage, choice }, { formal });
+  if (decision.kind === 'model') {
+    return { flow, formal, loaded: current, state: decision.state, direct: null, block: null };
+  }
+  return {
+    flow,
+    formal,
+    loaded: current,
+    state: decision.state,
+    direct: { reply: decision.reply, handover: decision.handover },
+    block: decision.block,
+  };
+}
+
+/** The model for this turn: the flow's own answer when it has one, else the real model. */
+export function modelFor(turn: FlowTurn, model: ModelProvider): ModelProvider {
+  const direct = turn.direct;
+  if (!direct) return model;
+  const reply: ModelReply = {
+    text: direct.reply,
+    model: FLOW_MODEL_NAME,
+    promptTokens: 0,
+    completionTokens: 0,
+  };
+  return {
+    name: FLOW_MODEL_NAME,
+    describe: () => ({ provider: FLOW_MODEL_NAME, model: FLOW_MODEL_NAME }),
+    generate: () => Promise.resolve(reply),
+    async *stream() {
+      yield { type: 'delta', text: reply.text };
+      yield { type: 'done', reply };
+    },
+  };
+}
+
+/** After the model: block tags leave the reply and become block data. */
+export function after(turn: FlowTurn, reply: string): { reply: string; blocks: ChatBlock[] } {
+  if (turn.direct) return { reply, blocks: turn.block ? [chatBlock(turn.block)] : [] };
+  const decided = decideAfter(turn.flow, turn.state, reply, { formal: turn.formal });
+  turn.state = decided.state;
+  turn.block = decided.block;
+  return { reply: decided.reply, blocks: decided.block ? [chatBlock(decided.block)] : [] };
+}
+
+/** Once the exchange is stored: the new position, and a hand-over the flow decided. */
+export async function save(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
+  if (JSON.stringify(flowTurn.state) !== JSON.stringify(flowTurn.loaded)) {
+    await saveFlowState(
+      db,
+      { tenantId: turn.tenantId, botId: turn.bot.id, conversationId: turn.conversationId },
+      flowTurn.state,
+    );
+  }
+  if (flowTurn.direct?.handover) {
+    await escalateConversation(db, turn.tenantId, turn.conversationId, { reason: 'flow' });
+  }
+}
