@@ -205,6 +205,21 @@ describe('a hit that shares only its title with the question', () => {
     });
     expect(decision).toMatchObject({ answer: false, reason: 'missing_key_terms', missingTerms: ['sauna'] });
   });
+
+  it('lets a hit close in meaning answer (with vectors), however few words it shares', () => {
+    const question = 'Ist Parken im Hotel Seeblick erlaubt?';
+    const decide = (cosine: number | null) =>
+      decideAnswerability({
+        question,
+        language: 'de',
+        hits: [hit(['hotel', 'seeblick'], 0.6, cosine, 1, 'Hotel Seeblick – Anreise')],
+        words: weighted(question),
+        minScore: 0.4,
+      });
+    expect(decide(null).answer).toBe(false);
+    expect(decide(0.45).answer).toBe(false);
+    expect(decide(0.8).answer).toBe(true);
+  });
 });
 
 describe('sentence coverage of a key term (offline answerer)', () => {

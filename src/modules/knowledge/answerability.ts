@@ -35,6 +35,11 @@ export interface Answerability {
 
 /** Below this cosine a hit does not answer, whatever its words (with an embeddings endpoint). */
 export const MIN_ANSWER_COSINE = 0.3;
+/**
+ * From this cosine a hit is close enough in meaning to answer even when it shares no word with the
+ * question beyond its title (with an embeddings endpoint; not calibrated, see docs/knowledge.md).
+ */
+export const CLOSE_MEANING_COSINE = 0.5;
 
 /**
  * The question's key terms among its searched words: every code or number, and every name
@@ -118,7 +123,12 @@ export function decideAnswerability(input: {
   const topics = topicWords(input.question, input.language, input.words);
   const lacking = (hit: KnowledgeHit) => {
     const missing = missingOf(hit, terms);
-    return missing.length > 0 ? missing : titleOnly(hit, topics, input.words);
+    if (missing.length > 0) return missing;
+    // Close in meaning: the vectors, not the shared words, show that it answers.
+    const cosine = hit.evidence?.cosine;
+    return cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
+      ? []
+      : titleOnly(hit, topics, input.words);
   };
   const covering = passing.filter((hit) => lacking(hit).length === 0);
   if (covering.length === 0) return no('missing_key_terms', terms, lacking(passing[0]!));
