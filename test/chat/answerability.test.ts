@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
+import { seedDemo, type DemoSeed } from '../../src/demo.js';
 import { createModelProvider } from '../../src/modules/models/index.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
@@ -63,6 +64,38 @@ describeApp('chat: answerability with the offline model', (get) => {
   ])('answers an answerable question with its source: %s', async (message, answer, title) => {
     const { tenant, bot } = await setUp(get);
     const body = (await sendChat(get(), tenant, bot.id, { message })).json();
+    expect(body.knowledge_used).toBe(true);
+    expect(body.reply).toContain(answer);
+    expect(body.sources.map((s: { title: string }) => s.title)).toContain(title);
+  });
+});
+
+describeApp('chat: the demo tenant hands over what its small knowledge base does not hold', (get) => {
+  // The demo's owner has a fixed e-mail address: one demo tenant per database.
+  let seeded: Promise<DemoSeed> | undefined;
+  const demo = () => (seeded ??= seedDemo(get().ctx));
+  it.each([
+    ['Can I bring my dog to the course?', HAND_OVER_EN],
+    ['Darf ich meinen Hund zum Kurs mitbringen?', HAND_OVER_DE],
+  ])('%s', async (message, handOver) => {
+    const seed = await demo();
+    const keyHeaders = { authorization: `Bearer ${seed.apiKey}` };
+    const res = await sendChat(get(), { keyHeaders }, seed.botId, { message });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.knowledge_used).toBe(false);
+    expect(body.sources).toEqual([]);
+    expect(body.reply).toContain(handOver);
+  });
+
+  it.each([
+    ['Was kostet eine Zehnerkarte?', '160 Euro', 'Preise'],
+    ['Was muss ich zum Probetraining mitbringen?', 'Handtuch', 'Anmeldung und Probetraining'],
+    ['Wann ist Yoga?', 'Yoga am Montag und Mittwoch um 18 Uhr', 'Kurse'],
+  ])('answers %s from its source', async (message, answer, title) => {
+    const seed = await demo();
+    const keyHeaders = { authorization: `Bearer ${seed.apiKey}` };
+    const body = (await sendChat(get(), { keyHeaders }, seed.botId, { message })).json();
     expect(body.knowledge_used).toBe(true);
     expect(body.reply).toContain(answer);
     expect(body.sources.map((s: { title: string }) => s.title)).toContain(title);

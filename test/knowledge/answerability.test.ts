@@ -1,25 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { decideAnswerability, keyTerms } from '../../src/modules/knowledge/answerability.js';
+import {
+  decideAnswerability,
+  keyTerms,
+  titleOnly,
+  topicWords,
+} from '../../src/modules/knowledge/answerability.js';
+import { coversTerm } from '../../src/modules/models/offline.js';
 import {
   calibratedScore,
   confidence,
+  questionTopicWeights,
   topicWeight,
   type QueryWord,
 } from '../../src/modules/knowledge/confidence.js';
 import type { KnowledgeHit } from '../../src/modules/knowledge/search.js';
 import { queryWords } from '../../src/modules/knowledge/text.js';
-import { detectLanguage } from '../../src/modules/models/language.js';
+import { detectLanguage, isFrequentWord } from '../../src/modules/models/language.js';
 
 /** The query's words as the search sees them; every word known to the corpus unless listed. */
 function wordsOf(question: string, unknown: string[] = []): QueryWord[] {
   return queryWords(question).map((word) => ({ word, idf: unknown.includes(word) ? null : 3 }));
 }
 
-function hit(covered: string[], score: number, cosine: number | null = null, n = 1): KnowledgeHit {
+function hit(
+  covered: string[],
+  score: number,
+  cosine: number | null = null,
+  n = 1,
+  title = `Eintrag ${n}`,
+): KnowledgeHit {
   return {
     entryId: `00000000-0000-4000-8000-00000000000${n}`,
     chunkId: `00000000-0000-4000-9000-00000000000${n}`,
-    title: `Eintrag ${n}`,
+    title,
     content: 'Inhalt',
     score,
     sourceUrl: null,
@@ -39,7 +52,8 @@ describe('key terms of a question', () => {
     ['Hat das Hotel Seeblick eine Sauna?', []],
     ['What year did Tesla die?', ['tesla']],
     ['Who painted the Mona Lisa?', ['mona', 'lisa']],
-    ["Who is the nurse at Saint Edmund's?", ['saint', 'edmund']],
+    // "Saint" begins names and is often written "St.": no key term.
+    ["Who is the nurse at Saint Edmund's?", ['edmund']],
     // Weekdays and months are no names; the first word of a sentence is no name.
     ['When is the hardware store open on Sundays?', []],
     ['Tesla cars: do you rent them?', []],
@@ -100,6 +114,133 @@ describe('answerability decision', () => {
       'low_similarity',
     );
     expect(decideAnswerability({ ...base, hits: [hit(['mitbringen'], 0.6, 0.8)] }).reason).toBe('answer');
+  });
+});
+
+/** The query's words without the frequent short words (the search drops its language's stop words). */
+function searched(question: string): string[] {
+  return queryWords(question).filter((word) => !isFrequentWord(word));
+}
+
+describe('topic words of a question', () => {
+  it.each([
+    // German: nouns (capitalised) are topic words, the first word is capitalised as the start.
+    ['Hat das Hotel Seeblick einen Hubschrauberlandeplatz?', ['hotel', 'seeblick', 'hubschrauberlandeplatz']],
+    ['Bietet der Salon Haarwerk Tattoos an?', ['salon', 'haarwerk', 'tattoos']],
+    ['Wie viele Mitarbeiter hat Umzüge Hellweg?', ['mitarbeiter', 'umzüge', 'hellweg']],
+    // English: every word that is no question word.
+    ['Is there a sauna at The Foundry Cowork?', ['sauna', 'foundry', 'cowork']],
+    ['How much does the AS-206 blade cost?', ['blade']],
+  ])('%s → %j', (question, expected) => {
+    const language = detectLanguage(question);
+    const words = searched(question).map((word, i, all) => ({
+      word,
+      idf: 3,
+      topic: questionTopicWeights(question, language, all)[i]!,
+    }));
+    expect(topicWords(question, language, words).sort()).toEqual([...expected].sort());
+  });
+});
+
+describe('a hit that shares only its title with the question', () => {
+  /** Words with their German/English topic weights, as the search gives them. */
+  function weighted(question: string): QueryWord[] {
+    const language = detectLanguage(question);
+    const words = searched(question);
+    const topics = questionTopicWeights(question, language, words);
+    return words.map((word, i) => ({ word, idf: 3, topic: topics[i]! }));
+  }
+  it.each([
+    // question, title, covered words, lacking topic words ([] = the hit answers more than its title)
+    [
+      'Hat das Hotel Seeblick einen Hubschrauberlandeplatz?',
+      'Hotel Seeblick – Restaurant',
+      ['hotel', 'seeblick'],
+      ['hubschrauberlandeplatz'],
+    ],
+    [
+      'Wie heißt der Hund der Bäckerei Kornblume?',
+      'Bäckerei Kornblume – Brote',
+      ['bäckerei', 'kornblume'],
+      ['hund'],
+    ],
+    [
+      'Is there a sauna at The Foundry Cowork?',
+      'The Foundry Cowork – Events',
+      ['foundry', 'cowork'],
+      ['sauna'],
+    ],
+    // The content holds what is asked: a topic word, a German lower-case word, a code.
+    ['Hat das Hotel Seeblick eine Sauna?', 'Hotel Seeblick – Wellness', ['hotel', 'seeblick', 'sauna'], []],
+    [
+      'Wie lange hat die Zahnarztpraxis mittwochs geöffnet?',
+      'Zahnarztpraxis – Team',
+      ['zahnarztpraxis', 'mittwochs'],
+      [],
+    ],
+    ['Was kostet das Messer AS-206 bei Brandl?', 'Brandl Ersatzteile', ['brandl', 'as206'], []],
+    // German compounds: the title's "Öffnungszeiten" holds the question's "Öffnungszeit".
+    [
+      'Wie ist die Öffnungszeit der Bibliothek?',
+      'Bibliothek – Öffnungszeiten',
+      ['bibliothek', 'öffnungszeit'],
+      [],
+    ],
+    // Every topic word in the title: nothing more to cover.
+    ['Wann hat das Bürgerbüro geöffnet?', 'Bürgerbüro – Öffnungszeiten', ['bürgerbüro'], []],
+  ])('%s in „%s“', (question, title, covered, lacking) => {
+    const words = weighted(question);
+    const topics = topicWords(question, detectLanguage(question), words);
+    expect(titleOnly(hit(covered, 0.8, null, 1, title), topics, words)).toEqual(lacking);
+  });
+
+  it('turns the decision to a hand-over naming the lacking words', () => {
+    const question = 'Is there a sauna at The Foundry Cowork?';
+    const decision = decideAnswerability({
+      question,
+      language: 'en',
+      hits: [hit(['foundry', 'cowork'], 0.7, null, 1, 'The Foundry Cowork – Events and phone booths')],
+      words: weighted(question),
+      minScore: 0.4,
+    });
+    expect(decision).toMatchObject({ answer: false, reason: 'missing_key_terms', missingTerms: ['sauna'] });
+  });
+
+  it('lets a hit close in meaning answer (with vectors), however few words it shares', () => {
+    const question = 'Ist Parken im Hotel Seeblick erlaubt?';
+    const decide = (cosine: number | null) =>
+      decideAnswerability({
+        question,
+        language: 'de',
+        hits: [hit(['hotel', 'seeblick'], 0.6, cosine, 1, 'Hotel Seeblick – Anreise')],
+        words: weighted(question),
+        minScore: 0.4,
+      });
+    expect(decide(null).answer).toBe(false);
+    expect(decide(0.45).answer).toBe(false);
+    expect(decide(0.8).answer).toBe(true);
+  });
+});
+
+describe('sentence coverage of a key term (offline answerer)', () => {
+  it.each([
+    ['Das Ersatzmesser AS-206 kostet 24,90 €.', 'as206', true],
+    ['Das Ersatzmesser AS 206 kostet 24,90 €.', 'as206', false],
+    ['Teil 206 passt für alle Mähwerke.', '206', true],
+    ['Der Preis beträgt 1.299,00 €.', '129900', true],
+    ['Der Preis beträgt 1.299,00 €.', '1299', true],
+    ['Fehler E-4021: Verbindung unterbrochen.', 'e4021', true],
+    ['Fehler E-4021: Verbindung unterbrochen.', '4022', false],
+    // German compounds, inflections and parts.
+    ['Der Zahnnotdienst ist am Wochenende erreichbar.', 'notdienst', true],
+    ['Der Stundensatz der Werkstatt beträgt 72 €.', 'werkstattstunde', true],
+    ['Die Öffnungszeiten stehen am Eingang.', 'öffnungszeit', true],
+    ['Bitte bringen Sie bequeme Kleidung mit.', 'hund', false],
+    // Names.
+    ['Nurse Amy Clarke is at St. Edmund’s on Mondays.', 'edmund', true],
+    ['The Black Death reached the town in 1349.', 'tesla', false],
+  ])('%s covers %s: %s', (sentence, term, expected) => {
+    expect(coversTerm(sentence, term)).toBe(expected);
   });
 });
 

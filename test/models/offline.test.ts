@@ -180,7 +180,8 @@ describe('sentence coverage of key terms', () => {
     ['Passt das Messer für ein Mähwerk von 2005?', 'de', ['2005']],
     ['Hat das Hotel Seeblick eine Sauna?', 'de', []],
     ['What year did Tesla die?', 'en', ['tesla']],
-    ["Who is the nurse at Saint Edmund's on Mondays?", 'en', ['saint', 'edmund']],
+    // "Saint" begins names and is often written "St.": no key term.
+    ["Who is the nurse at Saint Edmund's on Mondays?", 'en', ['edmund']],
   ] as const)('key terms of %s', (question, language, terms) => {
     expect(questionKeyTerms(question, language)).toEqual(terms);
   });

@@ -2,6 +2,8 @@ import type { QueryWord } from './confidence.js';
 import type { KnowledgeHit } from './search.js';
 import { questionNames } from '../models/sentences.js';
 import type { Language } from '../models/language.js';
+import { coversTerm } from '../models/offline.js';
+import { NAME_PREFIXES } from './text.js';
 
 /**
  * Whether the knowledge base answers a question: a decision of its own, separate from the
@@ -33,14 +35,75 @@ export interface Answerability {
 
 /** Below this cosine a hit does not answer, whatever its words (with an embeddings endpoint). */
 export const MIN_ANSWER_COSINE = 0.3;
+/**
+ * From this cosine a hit is close enough in meaning to answer even when it shares no word with the
+ * question beyond its title (with an embeddings endpoint; not calibrated, see docs/knowledge.md).
+ */
+export const CLOSE_MEANING_COSINE = 0.5;
 
-/** The question's key terms among its searched words: codes and numbers, then names. */
+/**
+ * The question's key terms among its searched words: every code or number, and every name
+ * (English, French, Italian: see questionNames) except the words that begin names and are often
+ * abbreviated there ("Saint Edmund's" against entries on "St. Edmund's").
+ */
 export function keyTerms(question: string, language: Language, words: QueryWord[]): string[] {
   const searched = new Set(words.map((w) => w.word));
   const codes = words.map((w) => w.word).filter((word) => /\p{N}/u.test(word));
-  const names = questionNames(question, language).filter((name) => searched.has(name));
+  const names = questionNames(question, language).filter(
+    (name) => searched.has(name) && !NAME_PREFIXES.has(name),
+  );
   return [...new Set([...codes, ...names])];
 }
+
+/**
+ * The question's topic words: searched words of topic weight 1 (confidence.ts: no question word,
+ * no number; in German a word written with a capital), without a German question's first word,
+ * which is capitalised as the sentence's start ("Hat", "Bietet"), unless the question writes it
+ * with a capital elsewhere too.
+ */
+export function topicWords(question: string, language: Language, words: QueryWord[]): string[] {
+  const text = question.normalize('NFC');
+  const first = new Set(
+    [...text.matchAll(/(?:^|[.!?]\s+)[^\p{L}\p{N}]*([\p{L}\p{N}]+)/gu)].map((m) => m[1]!.toLowerCase()),
+  );
+  const later = new Set(
+    [...text.matchAll(/(?<=[^\p{L}\p{N}][^\p{L}\p{N}]*)(?<![.!?]\s+)(\p{Lu}[\p{L}\p{N}]*)/gu)].map((m) =>
+      m[1]!.toLowerCase(),
+    ),
+  );
+  return words
+    .filter(({ word, topic }) => (topic ?? 1) >= 1 && !/\p{N}/u.test(word))
+    .filter(({ word }) => language !== 'de' || !first.has(word) || later.has(word))
+    .map(({ word }) => word);
+}
+
+/**
+ * Whether a hit answers more than its title: when the question has topic words beyond the ones
+ * the hit's title holds (its business and subject: "Hotel Seeblick – Restaurant"), the hit must
+ * cover, outside its title, a topic word, a German word in lower case (topic weight 0.5) or a
+ * code or number of three or more digits. Otherwise it shares only the business's name with a
+ * question that asks something else ("Hat das Hotel Seeblick einen Hubschrauberlandeplatz?",
+ * "Is there a sauna at The Foundry Cowork?"). Returns the question's topic words outside the title
+ * that the hit lacks when it does not answer, else an empty list.
+ */
+export function titleOnly(hit: KnowledgeHit, topics: string[], words: QueryWord[]): string[] {
+  const inTitle = (word: string) => coversTerm(hit.title, word);
+  const asked = topics.filter((word) => !inTitle(word));
+  if (asked.length === 0) return [];
+  const covered = new Set(hit.evidence?.covered ?? []);
+  const answers = words.some(
+    ({ word, topic }) =>
+      covered.has(word) &&
+      !inTitle(word) &&
+      (topics.includes(word) ||
+        ((topic ?? 1) >= CONTENT_TOPIC_WEIGHT && (topic ?? 1) < 1) ||
+        (/\p{N}/u.test(word) && (/\p{L}/u.test(word) || word.length >= 3))),
+  );
+  return answers ? [] : asked.filter((word) => !covered.has(word));
+}
+
+/** The least topic weight of a word that, held outside the title, shows a hit answers more than its title. */
+const CONTENT_TOPIC_WEIGHT = 0.5;
 
 /**
  * The decision for a question, from the search's hits (best first, with their evidence) and
@@ -57,8 +120,18 @@ export function decideAnswerability(input: {
   const passing = input.hits.filter((hit) => hit.score >= input.minScore);
   if (input.hits.length === 0) return no('no_hits', terms, []);
   if (passing.length === 0) return no('low_score', terms, []);
-  const covering = passing.filter((hit) => missingOf(hit, terms).length === 0);
-  if (covering.length === 0) return no('missing_key_terms', terms, missingOf(passing[0]!, terms));
+  const topics = topicWords(input.question, input.language, input.words);
+  const lacking = (hit: KnowledgeHit) => {
+    const missing = missingOf(hit, terms);
+    if (missing.length > 0) return missing;
+    // Close in meaning: the vectors, not the shared words, show that it answers.
+    const cosine = hit.evidence?.cosine;
+    return cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
+      ? []
+      : titleOnly(hit, topics, input.words);
+  };
+  const covering = passing.filter((hit) => lacking(hit).length === 0);
+  if (covering.length === 0) return no('missing_key_terms', terms, lacking(passing[0]!));
   const close = covering.filter((hit) => {
     const cosine = hit.evidence?.cosine;
     return cosine === null || cosine === undefined || cosine >= MIN_ANSWER_COSINE;

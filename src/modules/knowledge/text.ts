@@ -111,6 +111,21 @@ const FILLER = new Set(
 export const MAX_QUERY_WORDS = 16;
 
 /**
+ * Words that begin names and are often abbreviated there ("Saint Edmund's" written "St.
+ * Edmund's"): they are no key term of a question.
+ */
+export const NAME_PREFIXES: ReadonlySet<string> = new Set([
+  'saint',
+  'sankt',
+  'san',
+  'santa',
+  'mount',
+  'fort',
+  'doctor',
+  'professor',
+]);
+
+/**
  * Codes, part numbers, versions, e-mail addresses and numbers with separators: letter/digit
  * runs joined by `-./,:_'@+` with at least one digit or an `@`, or a run mixing letters and
  * digits ("AS-206", "XK-200/B", "2.4.1", "info@firma.de", "1.299,00", "as206").

@@ -1,6 +1,6 @@
 import { detectLanguage, isFrequentWord, type Language } from './language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
-import { codeVariants, queryWords } from '../knowledge/text.js';
+import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
 import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
@@ -99,11 +99,13 @@ function holds(words: string[], word: string): boolean {
 
 /**
  * The question's key terms: every code or number it names (joined, lowercase: "AS-206" →
- * as206, "4021") and every name (see questionNames).
+ * as206, "4021") and every name (see questionNames) but the words that begin names and are
+ * often abbreviated ("Saint", see NAME_PREFIXES).
  */
 export function questionKeyTerms(question: string, language: Language): string[] {
   const codes = queryWords(question).filter((word) => /\p{N}/u.test(word));
-  return [...new Set([...codes, ...questionNames(question, language)])];
+  const names = questionNames(question, language).filter((name) => !NAME_PREFIXES.has(name));
+  return [...new Set([...codes, ...names])];
 }
 
 /**
