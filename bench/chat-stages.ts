@@ -57,14 +57,16 @@ const bot = {
 } as unknown as Parameters<typeof assembleSystemPrompt>[0];
 
 function hitsFor(text: string): KnowledgeHit[] {
-  // Two hits with scores that vary per message, as the search returns them.
-  const first = text.length % KNOWLEDGE.length;
+  // Two hits with scores that vary from message to message, as the search's scores do.
+  let hash = 0;
+  for (let i = 0; i < text.length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) >>> 0;
+  const first = hash % KNOWLEDGE.length;
   return [first, (first + 1) % KNOWLEDGE.length].map((i, rank) => ({
     entryId: `e${i}`,
     chunkId: `c${i}`,
     title: KNOWLEDGE[i]![0],
     content: KNOWLEDGE[i]![1],
-    score: 0.9 - rank * 0.2 - (text.length % 17) / 100,
+    score: 0.9 - rank * 0.2 - (hash % 1000) / 10000,
     sourceUrl: null,
     botId: 'b',
   }));
