@@ -115,10 +115,30 @@ function statementDeadline(ctx: AppContext): Date {
   return new Date(Date.now() + ctx.config.databaseStatementTimeoutMs + 1000);
 }
 
-/** The model call's signal: the client's (disconnect) combined with the request's deadline. */
+/** The timer of each request's deadline, cleared when the request is done with the model. */
+const deadlines = new WeakMap<AbortSignal, NodeJS.Timeout>();
+
+/**
+ * The model call's signal: the client's (disconnect) combined with the request's deadline
+ * (a TimeoutError). One controller and a timer: AbortSignal.any with AbortSignal.timeout cost
+ * about ten times as much CPU per chat.
+ */
 function withDeadline(ctx: AppContext, signal?: AbortSignal): AbortSignal {
-  const deadline = AbortSignal.timeout(chatDeadlineMs(ctx));
-  return signal ? AbortSignal.any([signal, deadline]) : deadline;
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The chat request ran past its deadline', 'TimeoutError')),
+    chatDeadlineMs(ctx),
+  );
+  timer.unref();
+  deadlines.set(controller.signal, timer);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+  return controller.signal;
+}
+
+function clearDeadline(prepared: PreparedChat): void {
+  const signal = prepared.modelRequest.signal;
+  if (signal) clearTimeout(deadlines.get(signal));
 }
 
 /**
@@ -309,6 +329,7 @@ export async function finishChat(
   prepared: PreparedChat,
   reply: ModelReply,
 ): Promise<ChatResponse> {
+  clearDeadline(prepared);
   const { call, turn, hits } = prepared;
   const { tenantId } = call;
   call.trace?.tokens(reply.promptTokens, reply.completionTokens, reply.model);
@@ -362,6 +383,7 @@ export async function finishChat(
 export async function abandonChat(ctx: AppContext, prepared: PreparedChat): Promise<void> {
   const { tenantId, idempotencyKey } = prepared.call;
   const { reservationId, claimId, leaseEndsAt } = prepared;
+  clearDeadline(prepared);
   await Promise.all([
     releaseReliably(() => repo.releaseMessage(ctx.db, reservationId), leaseEndsAt),
     idempotencyKey
