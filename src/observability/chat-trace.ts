@@ -95,7 +95,10 @@ export class ChatTrace {
     endMs: number,
     extra: { step?: AdmissionStep; errorType?: string } = {},
   ): void {
-    this.records.push({ stage: name, startMs, endMs, ...stripUndefined(extra) });
+    const record: StageRecord = { stage: name, startMs, endMs };
+    if (extra.step !== undefined) record.step = extra.step;
+    if (extra.errorType !== undefined) record.errorType = extra.errorType;
+    this.records.push(record);
     this.stagesMs[name] = Math.round(((this.stagesMs[name] ?? 0) + (endMs - startMs)) * 10) / 10;
   }
 

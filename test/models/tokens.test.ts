@@ -1,4 +1,5 @@
 import { countTokens as countWhole } from 'gpt-tokenizer';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assembleSystemPrompt, protectForModel } from '../../src/modules/prompt/assemble.js';
 import { countTokens } from '../../src/modules/models/tokens.js';
@@ -44,6 +45,64 @@ describe('countTokens', () => {
       // A second count comes from the cached paragraphs and is the same.
       expect(countTokens(text)).toBe(countWhole(text));
     }
+  });
+
+  it('counts a prompt with knowledge hits line by line exactly, as the scores change', () => {
+    const bot = {
+      name: 'Salon',
+      system_prompt: 'Du bist der Assistent eines Salons.\n/ Pfad am Zeilenanfang\n  eingerückt',
+      system_prompt_generated: null,
+    } as unknown as Parameters<typeof assembleSystemPrompt>[0];
+    for (let i = 0; i < 20; i++) {
+      const hits = paragraphs.slice(0, 3).map((content, rank) => ({
+        entryId: `e${rank}`,
+        chunkId: `c${rank}`,
+        title: `Eintrag ${rank}`,
+        content: `${content}\n${paragraphs[(i + rank) % paragraphs.length]}\n/etc/hosts.\n/`,
+        score: 0.9 - rank / 10 - i / 100,
+        sourceUrl: rank === 1 ? 'https://example.com/a' : null,
+        botId: 'b',
+      }));
+      const prompt = assembleSystemPrompt(bot, { industry_code: null }, hits, { securityLayer: true });
+      const forModel = protectForModel({
+        systemPrompt: prompt.text,
+        history: [],
+        userMessage: `Frage ${i}:\n/${paragraphs[i % paragraphs.length]}\n- Punkt ${'x'.repeat(i * 20)}`,
+        bot,
+      });
+      for (const text of [forModel.system, ...forModel.messages.map((m) => m.content)]) {
+        expect(countTokens(text)).toBe(countWhole(text));
+        expect(countTokens(text)).toBe(countWhole(text));
+      }
+    }
+  });
+
+  it('counts any text with line breaks exactly like the tokenizer counts the whole', () => {
+    const pieces = [
+      '\n',
+      '\n\n',
+      '\r\n',
+      '/',
+      '.',
+      '!\n/',
+      ' ',
+      '\t',
+      'Wort',
+      'word',
+      'Ümläute',
+      '42',
+      '🙂',
+      '<tag>',
+      "it's",
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { minLength: 60, maxLength: 200 }), (chosen) => {
+        const text = chosen.join('') + '-'.repeat(200);
+        expect(countTokens(text)).toBe(countWhole(text));
+        expect(countTokens(text)).toBe(countWhole(text));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('counts short texts directly', () => {

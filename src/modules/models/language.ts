@@ -56,11 +56,32 @@ function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}']+/gu) ?? [];
 }
 
+/*
+ * One chat detects its message's language several times (the knowledge search, the
+ * answerability decision, the offline model), so the last messages' results are kept: each
+ * message is detected once. Bounded by count and by the length of the texts kept.
+ */
+const recent = new Map<string, Language | null>();
+const RECENT_MAX = 256;
+const RECENT_MAX_LENGTH = 2000;
+
 /**
  * Detects the language of a user message among German, English, French and Italian.
  * German is the default: the service's home language and the safest fallback.
  */
 export function detectLanguage(text: string, fallback: Language = 'de'): Language {
+  if (text.length > RECENT_MAX_LENGTH) return detect(text) ?? fallback;
+  let found = recent.get(text);
+  if (found === undefined) {
+    found = detect(text);
+    if (recent.size >= RECENT_MAX) recent.delete(recent.keys().next().value!);
+    recent.set(text, found);
+  }
+  return found ?? fallback;
+}
+
+/** The language of a text, or null when nothing tells (the caller's fallback applies). */
+function detect(text: string): Language | null {
   const scores: Record<Language, number> = { de: 0, en: 0, fr: 0, it: 0 };
   for (const word of words(text)) {
     for (const language of LANGUAGES) {
@@ -79,5 +100,5 @@ export function detectLanguage(text: string, fallback: Language = 'de'): Languag
     const detected = FRANC_CODES[code];
     if (detected) return detected;
   }
-  return scores[first] > 0 ? first : fallback;
+  return scores[first] > 0 ? first : null;
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { detectLanguage, isFrequentWord, type Language } from './language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
@@ -131,6 +132,37 @@ export function coversTerm(text: string, term: string): boolean {
   return false;
 }
 
+interface Sentence {
+  text: string;
+  /** Its content words (see contentWords). */
+  words: string[];
+}
+
+/*
+ * The sentences of knowledge entries, as plain text with their content words: the same few
+ * entries answer chat after chat, and one answer reads each hit's sentences several times.
+ * Bounded by bytes (the keys are entry texts).
+ */
+const sentenceCache = new LRUCache<string, Sentence[]>({
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (sentences, key) =>
+    4 * key.length + sentences.reduce((size, s) => size + 64 + 2 * s.text.length + 40 * s.words.length, 64),
+});
+
+/** The sentences of a knowledge text (Markdown is made plain first), cached. */
+function sentencesOf(content: string, language: Language): Sentence[] {
+  const key = `${language}:${content}`;
+  let sentences = sentenceCache.get(key);
+  if (!sentences) {
+    sentences = splitSentences(toPlainText(content), language).map((text) => ({
+      text,
+      words: contentWords(text),
+    }));
+    sentenceCache.set(key, sentences);
+  }
+  return sentences;
+}
+
 /**
  * A question word that the entry's title holds names the topic every sentence of the entry is
  * about ("Was kostet die PZR …" in an entry titled "Professionelle Zahnreinigung"): it tells the
@@ -144,8 +176,13 @@ interface WantedWord {
 }
 
 /** Weighted share of the question's content words a sentence holds, plus a bonus when it offers what is asked. */
-function sentenceScore(sentence: string, wanted: WantedWord[], type: QuestionType, question: string): number {
-  const words = contentWords(sentence);
+function sentenceScore(
+  sentence: Sentence,
+  wanted: WantedWord[],
+  type: QuestionType,
+  question: string,
+): number {
+  const { words } = sentence;
   let overlap = 0;
   let total = 0;
   for (const { word, weight } of wanted) {
@@ -153,7 +190,7 @@ function sentenceScore(sentence: string, wanted: WantedWord[], type: QuestionTyp
     if (words.some((w) => sameWord(word, w))) overlap += weight;
   }
   if (overlap === 0) return 0;
-  return overlap / Math.max(total, 1e-9) + 0.3 * typeFit(sentence, type, question);
+  return overlap / Math.max(total, 1e-9) + 0.3 * typeFit(sentence.text, type, question);
 }
 
 interface Candidate {
@@ -169,8 +206,8 @@ function candidates(content: string, question: string, language: Language, title
     weight: topic.some((t) => sameWord(word, t)) ? TITLE_WORD_WEIGHT : 1,
   }));
   const type = questionType(question);
-  return splitSentences(toPlainText(content), language).map((sentence, index) => ({
-    sentence,
+  return sentencesOf(content, language).map((sentence, index) => ({
+    sentence: sentence.text,
     index,
     score: sentenceScore(sentence, wanted, type, question),
   }));
@@ -225,8 +262,8 @@ export function offlineAnswer(grounding: ModelRequest['grounding']): string {
   const terms = questionKeyTerms(question, language);
   // Only a hit with a sentence that covers every key term (with the entry's title) can answer.
   const answering = hits.filter((hit) =>
-    splitSentences(toPlainText(hit.content), language).some((sentence) =>
-      terms.every((term) => coversTerm(`${hit.title} ${sentence}`, term)),
+    sentencesOf(hit.content, language).some((sentence) =>
+      terms.every((term) => coversTerm(`${hit.title} ${sentence.text}`, term)),
     ),
   );
   const top = answering[0];

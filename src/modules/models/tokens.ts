@@ -6,20 +6,23 @@ import type { ModelMessage } from './provider.js';
  * Token counts use the o200k_base BPE tokenizer (GPT-4o family). Other models tokenize a
  * little differently, so this is the figure for providers that report no usage themselves.
  *
- * A system prompt is mostly the same paragraphs request after request (security layer, rules,
- * the bot's prompt), with a few that change (knowledge hits, user text). Long texts are
- * counted paragraph by paragraph, and the counts of whole texts and of paragraphs are cached. The
- * sum is exact: the tokenizer first splits text into pieces by a regular expression, and a
- * piece never continues past a line break that is followed by a non-space character, so no
- * token spans the cut (a test compares both ways of counting).
+ * A prompt is mostly the same text request after request (security layer, rules, the bot's
+ * prompt, the knowledge entries' contents), with a few lines that change (a hit's score, the
+ * user's text). Long texts are counted paragraph by paragraph, and a paragraph not counted
+ * before line by line, with the counts of whole texts, paragraphs and lines cached: per chat,
+ * only the lines that are new are tokenized. The sum is exact: the tokenizer first splits
+ * text into pieces by a regular expression, and no piece continues past a line break that is
+ * followed by a character other than white space and '/' (only punctuation followed by line
+ * breaks and slashes, `[^\s\p{L}\p{N}]+[\r\n/]*`, could), so no token spans such a cut (a
+ * test compares both ways of counting).
  */
-// Bounded by bytes, not entries: the keys are whole texts and paragraphs of any length.
+// Bounded by bytes, not entries: the keys are whole texts, paragraphs and lines of any length.
 const cache = new LRUCache<string, number>({
   maxSize: 16 * 1024 * 1024,
   sizeCalculation: (_count, text) => 2 * text.length + 64,
 });
 const CACHE_MIN_LENGTH = 200;
-const PARAGRAPH_CACHE_MIN_LENGTH = 40;
+const PART_CACHE_MIN_LENGTH = 40;
 
 function cached(text: string, count: (text: string) => number): number {
   let value = cache.get(text);
@@ -30,32 +33,49 @@ function cached(text: string, count: (text: string) => number): number {
   return value;
 }
 
-/** The paragraphs of a text, each cut just after a blank line followed by a non-space character. */
-function paragraphs(text: string): string[] {
-  const parts: string[] = [];
+/** Whether a cut just before `text[at]` (after a line break) leaves every tokenizer piece whole. */
+function safeCut(text: string, at: number): boolean {
+  const next = text.charCodeAt(at);
+  // White space (space, tab, line breaks, form feed and the like) or '/', or past the end.
+  return !(Number.isNaN(next) || next === 0x2f || next <= 0x20 || /\s/.test(text[at]!));
+}
+
+/**
+ * The parts of a text, each cut just after a line break (`separator` "\n\n": a blank line;
+ * "\n": any line break) followed by a character that no tokenizer piece runs into.
+ */
+function parts(text: string, separator: string): string[] {
+  const found: string[] = [];
   let start = 0;
-  let at = text.indexOf('\n\n');
+  let at = text.indexOf(separator);
   while (at !== -1) {
-    let end = at + 2;
-    while (text[end] === '\n') end += 1;
-    if (end < text.length && !/\s/.test(text[end]!)) {
-      parts.push(text.slice(start, end));
+    let end = at + separator.length;
+    while (text.charCodeAt(end) === 0x0a) end += 1;
+    if (safeCut(text, end)) {
+      found.push(text.slice(start, end));
       start = end;
     }
-    at = text.indexOf('\n\n', end);
+    at = text.indexOf(separator, end);
   }
-  parts.push(text.slice(start));
-  return parts;
+  found.push(start === 0 ? text : text.slice(start));
+  return found;
+}
+
+function countPart(part: string, count: (text: string) => number): number {
+  return part.length < PART_CACHE_MIN_LENGTH ? countWithTokenizer(part) : cached(part, count);
+}
+
+function countByLine(paragraph: string): number {
+  const lines = parts(paragraph, '\n');
+  if (lines.length === 1) return countWithTokenizer(paragraph);
+  let total = 0;
+  for (const line of lines) total += countPart(line, countWithTokenizer);
+  return total;
 }
 
 function countByParagraph(text: string): number {
   let total = 0;
-  for (const paragraph of paragraphs(text)) {
-    total +=
-      paragraph.length < PARAGRAPH_CACHE_MIN_LENGTH
-        ? countWithTokenizer(paragraph)
-        : cached(paragraph, countWithTokenizer);
-  }
+  for (const paragraph of parts(text, '\n\n')) total += countPart(paragraph, countByLine);
   return total;
 }
 

@@ -48,10 +48,28 @@ const UNOBSERVED: StageObserver = {
   tokens: () => undefined,
 };
 
-/** The turn's signal: the client's (disconnect) combined with the turn's own deadline. */
-function withDeadline(ctx: AppContext, signal?: AbortSignal): AbortSignal {
-  const deadline = AbortSignal.timeout(chatDeadlineMs(ctx));
-  return signal ? AbortSignal.any([signal, deadline]) : deadline;
+/**
+ * The turn's signal: the client's (disconnect) combined with the turn's own deadline (a
+ * TimeoutError), and `clear` for when the turn is over. One controller and a timer:
+ * AbortSignal.any with AbortSignal.timeout cost about ten times as much CPU per chat.
+ */
+function withDeadline(ctx: AppContext, signal?: AbortSignal): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The chat request ran past its deadline', 'TimeoutError')),
+    chatDeadlineMs(ctx),
+  );
+  timer.unref();
+  const forward = () => controller.abort(signal?.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', forward, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', forward);
+    },
+  };
 }
 
 /** How the reply comes about: decided without the model, or the model's request. */
@@ -122,7 +140,24 @@ export async function converse(
     return { response: admission.response, replayed: true };
   }
   const { admitted } = admission;
-  const signal = withDeadline(ctx, options.signal);
+  const deadline = withDeadline(ctx, options.signal);
+  try {
+    return await run(ctx, admitted, deadline.signal, port, { ...options, observer });
+  } finally {
+    deadline.clear();
+  }
+}
+
+/** Everything after admission, under the turn's signal. */
+async function run(
+  ctx: AppContext,
+  admitted: Admitted,
+  signal: AbortSignal,
+  port: ReplyPort,
+  options: ConverseOptions & { observer: StageObserver },
+): Promise<ChatOutcome | undefined> {
+  const { observer } = options;
+  const observe = observer.stage.bind(observer);
   let prepared: { turn: Turn; answer: Answer };
   try {
     prepared = await prepare(ctx, admitted, signal, observer);
@@ -131,7 +166,7 @@ export async function converse(
   }
   const { turn, answer } = prepared;
   const finishing: FinishOptions = { observe, delivery: port.delivery };
-  if (port.stream) return streamed(ctx, turn, answer, port.stream, { ...options, observer, finishing });
+  if (port.stream) return streamed(ctx, turn, answer, port.stream, { ...options, finishing });
   try {
     const reply =
       answer.kind === 'decided'
