@@ -29,6 +29,7 @@ import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
 import { botQueryKey, useBot, useBotId } from './BotPage';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 
 const CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
 
@@ -178,6 +179,7 @@ export function SettingsTab() {
       void navigate('/bots');
     },
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), canEdit && form.initialized);
   if (!bot.data || !form.initialized) return <Loading />;
 
   return (

@@ -17,6 +17,7 @@ import { api, call } from '../../api/client';
 import { placeFieldError } from '../../api/field-errors';
 import type { Body, EventRow } from '../../api/types';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert } from '../../components/states';
 
 type EventPut = Body<'/api/events/{id}', 'put'>;
@@ -139,6 +140,7 @@ export function EventEditor({
     },
     onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values));
   const placed = save.error !== null && Object.keys(form.errors).length > 0;
   return (
     <Modal opened onClose={onClose} title={t('events.editTitle')} size="lg">

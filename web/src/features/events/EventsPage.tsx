@@ -24,6 +24,7 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
 
 export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
   draft: 'gray',
@@ -82,6 +83,8 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
       void navigate(`/events/${event.id}`);
     },
   });
+  // Creating opens the new event, so leaving only offers to discard.
+  useUnsavedChanges({ dirty: opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('events.create')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>

@@ -30,6 +30,7 @@ import { flowGraph } from './graph';
 import { BlockReasons } from './BlockReasons';
 import { StepList } from './StepList';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 
 const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
@@ -69,6 +70,7 @@ function BlockForm({ botId, onSaved }: { botId: string; onSaved: () => void }) {
       onSaved();
     },
   });
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
   return (
     <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
       <Stack gap="sm">
@@ -234,6 +236,7 @@ function StepForm({ botId, blocks, onSaved }: { botId: string; blocks: Block[]; 
       onSaved();
     },
   });
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
   return (
     <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
       <Group align="flex-end" gap="sm">

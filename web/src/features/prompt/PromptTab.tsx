@@ -25,6 +25,7 @@ import { formatDateTime } from '../../format';
 import { botQueryKey, useBotId } from '../bots/BotPage';
 import { sideBySide } from './side-by-side';
 import { notify } from '../../components/notify';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
 
 function DiffView({ botId, from, to }: { botId: string; from: string; to: string }) {
   const { t } = useTranslation();
@@ -145,6 +146,13 @@ export function PromptTab() {
     },
   });
 
+  const changed = text !== null && versions.data !== undefined && text !== versions.data.current_prompt;
+  useUnsavedChanges({
+    dirty: changed,
+    save: text?.trim() ? async () => (await save.mutateAsync(), true) : undefined,
+    discard: () => setText(null),
+  });
+
   if (versions.isPending) return <Loading />;
   if (versions.error) return <ErrorAlert error={versions.error} />;
   const list = versions.data.versions;
@@ -189,7 +197,7 @@ export function PromptTab() {
               <Button
                 onClick={() => save.mutate()}
                 loading={save.isPending}
-                disabled={!text?.trim() || text === versions.data.current_prompt}
+                disabled={!text?.trim() || !changed}
               >
                 {t('prompt.saveVersion')}
               </Button>

@@ -11,6 +11,7 @@ import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { WebhookDeliveries } from './WebhookDeliveries';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
 
 export function WebhooksPage() {
   const { t } = useTranslation();
@@ -53,6 +54,8 @@ export function WebhooksPage() {
     mutationFn: (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
   });
+  // No saving on the way out: the new webhook's secret is shown once, here.
+  useUnsavedChanges({ dirty: form.isDirty(), discard: () => form.reset() });
   if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
   if (hooks.isPending) return <Loading />;
   if (hooks.error) return <ErrorAlert error={hooks.error} />;

@@ -25,6 +25,7 @@ import type { Ok } from '../../api/types';
 import { useCan, useMe } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsaved-changes';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
@@ -69,6 +70,7 @@ function OwnPassword() {
       notify(t('team.password.changed'));
     },
   });
+  useFormUnsavedChanges(form, (values) => change.mutateAsync(values));
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="xs">
@@ -181,6 +183,8 @@ function InviteUser({
     },
     onError: () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   });
+  // An issued invitation may show its link here once, so leaving only offers to discard.
+  useUnsavedChanges({ dirty: opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('team.add')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
