@@ -277,6 +277,7 @@ export function EventPage() {
             <Text size="sm">
               {t('events.date')}: {formatDate(e.event_date, i18n.language)}
               {e.event_time_start && ` ${e.event_time_start.slice(0, 5)}`}
+              {e.event_time_end && `–${e.event_time_end.slice(0, 5)}`}
             </Text>
             {e.location && (
               <Text size="sm">
@@ -284,8 +285,13 @@ export function EventPage() {
               </Text>
             )}
             <Text size="sm">
-              {t('events.price')}: {formatMoney(e.price, e.currency, i18n.language)} ·{' '}
-              {t(`events.payment.${e.payment_model}`)}
+              {t('events.price')}:{' '}
+              {e.payment_model === 'free'
+                ? t('events.payment.free')
+                : `${formatMoney(e.price, e.currency, i18n.language)} · ${t(`events.payment.${e.payment_model}`)}`}
+              {e.payment_model === 'deposit' &&
+                e.deposit_amount !== null &&
+                ` (${t('events.depositAmount')}: ${formatMoney(e.deposit_amount, e.currency, i18n.language)})`}
             </Text>
           </Group>
           {e.provider_payment_link && (
