@@ -28,7 +28,7 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsaved-changes';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
-import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
+import { allowedChanges, grantableRoles, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
 
 type TeamUser = Ok<'/api/users', 'get'>['data'][number];
 const TEAM_KEY = ['team'] as const;
@@ -362,10 +362,12 @@ function Invitations({
 function MemberRow({
   member,
   actor,
+  activeOwners,
   onRefused,
 }: {
   member: TeamUser;
   actor: { id: string; role: Role };
+  activeOwners: number;
   onRefused: (error: unknown) => void;
 }) {
   const { t, i18n } = useTranslation();
@@ -389,7 +391,7 @@ function MemberRow({
       );
     },
   });
-  const editable = mayChange(actor, member);
+  const allowed = allowedChanges(actor, member, activeOwners);
   const roles = grantableRoles(actor.role);
   return (
     <Table.Tr data-testid="team-row">
@@ -405,7 +407,7 @@ function MemberRow({
         )}
       </Table.Td>
       <Table.Td>
-        {editable ? (
+        {allowed.role ? (
           <Select
             size="xs"
             w={150}
@@ -431,34 +433,35 @@ function MemberRow({
         {member.last_login_at ? formatDateTime(member.last_login_at, i18n.language) : t('team.never')}
       </Table.Td>
       <Table.Td>
-        {editable &&
-          (member.is_active ? (
-            <Button
-              size="compact-xs"
-              color="red"
-              variant="subtle"
-              aria-label={t('team.deactivateOf', { name: label })}
-              onClick={() =>
-                confirmAction({
-                  title: t('team.deactivate'),
-                  text: t('team.deactivateConfirm', { name: label }),
-                  confirm: t('team.deactivate'),
-                  onConfirm: () => change.mutate({ is_active: false }),
-                })
-              }
-            >
-              {t('team.deactivate')}
-            </Button>
-          ) : (
-            <Button
-              size="compact-xs"
-              variant="light"
-              aria-label={t('team.reactivateOf', { name: label })}
-              onClick={() => change.mutate({ is_active: true })}
-            >
-              {t('team.reactivate')}
-            </Button>
-          ))}
+        {member.is_active
+          ? allowed.deactivate && (
+              <Button
+                size="compact-xs"
+                color="red"
+                variant="subtle"
+                aria-label={t('team.deactivateOf', { name: label })}
+                onClick={() =>
+                  confirmAction({
+                    title: t('team.deactivate'),
+                    text: t('team.deactivateConfirm', { name: label }),
+                    confirm: t('team.deactivate'),
+                    onConfirm: () => change.mutate({ is_active: false }),
+                  })
+                }
+              >
+                {t('team.deactivate')}
+              </Button>
+            )
+          : allowed.role && (
+              <Button
+                size="compact-xs"
+                variant="light"
+                aria-label={t('team.reactivateOf', { name: label })}
+                onClick={() => change.mutate({ is_active: true })}
+              >
+                {t('team.reactivate')}
+              </Button>
+            )}
       </Table.Td>
     </Table.Tr>
   );
@@ -511,6 +514,7 @@ function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id: string
   // A refused change is shown above the table, where it has the room to be read.
   const [refusal, setRefusal] = useState<unknown>(null);
   if (users.length === 0) return null;
+  const activeOwners = users.filter((u) => u.role === 'owner' && u.is_active).length;
   return (
     <>
       {refusal !== null && <TeamError error={refusal} />}
@@ -527,7 +531,13 @@ function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id: string
           </Table.Thead>
           <Table.Tbody>
             {users.map((member) => (
-              <MemberRow key={member.id} member={member} actor={actor} onRefused={setRefusal} />
+              <MemberRow
+                key={member.id}
+                member={member}
+                actor={actor}
+                activeOwners={activeOwners}
+                onRefused={setRefusal}
+              />
             ))}
           </Table.Tbody>
         </Table>
