@@ -31,6 +31,7 @@ import { capacityShares } from './capacity';
 import { EventEditor } from './EventEditor';
 import { EventNotifications } from './EventNotifications';
 import { EVENT_STATUS_COLOUR } from './EventsPage';
+import { DataTable } from '../../components/DataTable';
 
 const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
@@ -359,23 +360,20 @@ export function EventPage() {
               {t('events.noBookings')}
             </Text>
           ) : (
-            <Table.ScrollContainer minWidth={560} mt="sm">
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('events.contact')}</Table.Th>
-                    <Table.Th>{t('events.status')}</Table.Th>
-                    <Table.Th>{t('events.paymentState')}</Table.Th>
-                    <Table.Th>{t('common.actions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {all.map((b) => (
-                    <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              columns={[
+                { label: t('events.contact') },
+                { label: t('events.status') },
+                { label: t('events.paymentState') },
+                { label: t('common.actions') },
+              ]}
+              minWidth={560}
+              mt="sm"
+            >
+              {all.map((b) => (
+                <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
+              ))}
+            </DataTable>
           )}
         </Card>
         <EventNotifications eventId={eventId} />

@@ -27,6 +27,7 @@ import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { PaymentFields, paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
+import { DataTable } from '../../components/DataTable';
 
 export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
   draft: 'gray',
@@ -197,43 +198,40 @@ export function EventsPage() {
           action={canEdit && <Button onClick={open}>{t('events.create')}</Button>}
         />
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('events.date')}</Table.Th>
-                <Table.Th>{t('events.eventTitle')}</Table.Th>
-                <Table.Th>{t('events.status')}</Table.Th>
-                <Table.Th ta="right">{t('events.booked')}</Table.Th>
-                <Table.Th ta="right">{t('events.price')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {events.data.data.map((event) => (
-                <Table.Tr key={event.id}>
-                  <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    <Link to={`/events/${event.id}`}>{event.title}</Link>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
-                      {t(`events.statuses.${event.status}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    {event.capacity_booked} / {event.capacity_total}
-                    {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    {event.payment_model === 'free'
-                      ? t('events.payment.free')
-                      : formatMoney(event.price, event.currency, i18n.language)}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('events.date') },
+            { label: t('events.eventTitle') },
+            { label: t('events.status') },
+            { label: t('events.booked'), align: 'right' as const },
+            { label: t('events.price'), align: 'right' as const },
+          ]}
+          minWidth={560}
+          highlightOnHover
+        >
+          {events.data.data.map((event) => (
+            <Table.Tr key={event.id}>
+              <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
+              <Table.Td>
+                <Link to={`/events/${event.id}`}>{event.title}</Link>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
+                  {t(`events.statuses.${event.status}`)}
+                </Badge>
+              </Table.Td>
+              <Table.Td ta="right">
+                {event.capacity_booked} / {event.capacity_total}
+                {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
+              </Table.Td>
+              <Table.Td ta="right">
+                {event.payment_model === 'free'
+                  ? t('events.payment.free')
+                  : formatMoney(event.price, event.currency, i18n.language)}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

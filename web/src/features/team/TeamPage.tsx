@@ -29,6 +29,7 @@ import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsav
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { allowedChanges, grantableRoles, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
+import { DataTable } from '../../components/DataTable';
 
 type TeamUser = Ok<'/api/users', 'get'>['data'][number];
 const TEAM_KEY = ['team'] as const;
@@ -332,29 +333,25 @@ function Invitations({
         {t('team.invite.pending')}
       </Title>
       {refusal !== null && <TeamError error={refusal} />}
-      <Table.ScrollContainer minWidth={560}>
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('team.email')}</Table.Th>
-              <Table.Th>{t('team.role')}</Table.Th>
-              <Table.Th>{t('team.state')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {invitations.data.data.map((invitation) => (
-              <InvitationRow
-                key={invitation.id}
-                invitation={invitation}
-                actorRole={actorRole}
-                onIssued={onIssued}
-                onRefused={setRefusal}
-              />
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        columns={[
+          { label: t('team.email') },
+          { label: t('team.role') },
+          { label: t('team.state') },
+          { label: t('common.actions') },
+        ]}
+        minWidth={560}
+      >
+        {invitations.data.data.map((invitation) => (
+          <InvitationRow
+            key={invitation.id}
+            invitation={invitation}
+            actorRole={actorRole}
+            onIssued={onIssued}
+            onRefused={setRefusal}
+          />
+        ))}
+      </DataTable>
     </Stack>
   );
 }
@@ -518,30 +515,27 @@ function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id: string
   return (
     <>
       {refusal !== null && <TeamError error={refusal} />}
-      <Table.ScrollContainer minWidth={640} mt="sm">
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('team.member')}</Table.Th>
-              <Table.Th>{t('team.role')}</Table.Th>
-              <Table.Th>{t('team.state')}</Table.Th>
-              <Table.Th>{t('team.lastLogin')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {users.map((member) => (
-              <MemberRow
-                key={member.id}
-                member={member}
-                actor={actor}
-                activeOwners={activeOwners}
-                onRefused={setRefusal}
-              />
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        columns={[
+          { label: t('team.member') },
+          { label: t('team.role') },
+          { label: t('team.state') },
+          { label: t('team.lastLogin') },
+          { label: t('common.actions') },
+        ]}
+        minWidth={640}
+        mt="sm"
+      >
+        {users.map((member) => (
+          <MemberRow
+            key={member.id}
+            member={member}
+            actor={actor}
+            activeOwners={activeOwners}
+            onRefused={setRefusal}
+          />
+        ))}
+      </DataTable>
     </>
   );
 }
