@@ -62,7 +62,8 @@ async function editAndLeave() {
   return user;
 }
 
-describe('unsaved-changes guard', () => {
+// Generous time per test: a busy machine renders Mantine's dialog slowly.
+describe('unsaved-changes guard', { timeout: 20_000 }, () => {
   beforeAll(async () => {
     await i18nReady;
   });

@@ -15,16 +15,25 @@ import { useBlocker } from 'react-router';
 
 /** A form with changes that are not saved yet. */
 export interface UnsavedForm {
-  /** Whether the form holds changes the server does not have. */
-  dirty: boolean;
+  /**
+   * Whether the form holds changes the server does not have; a function is asked at the moment
+   * of leaving (a form reset just before a navigation then counts).
+   */
+  dirty: boolean | (() => boolean);
   /** Saves the changes; resolves true when saved, false (or throws) when refused. */
   save?: () => Promise<boolean>;
   /** Drops the changes (optional: leaving the page drops them anyway). */
   discard?: () => void;
 }
 
+interface Registered {
+  dirty: () => boolean;
+  save?: () => Promise<boolean>;
+  discard: () => void;
+}
+
 interface Registry {
-  set: (id: string, form: UnsavedForm | null) => void;
+  set: (id: string, form: Registered | null) => void;
 }
 
 const UnsavedContext = createContext<Registry | null>(null);
@@ -36,9 +45,9 @@ const UnsavedContext = createContext<Registry | null>(null);
  */
 export function UnsavedChangesGuard({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
-  const forms = useRef(new Map<string, UnsavedForm>());
+  const forms = useRef(new Map<string, Registered>());
   const [saving, setSaving] = useState(false);
-  const dirtyForms = () => [...forms.current.values()].filter((form) => form.dirty);
+  const dirtyForms = () => [...forms.current.values()].filter((form) => form.dirty());
   const registry = useMemo<Registry>(
     () => ({
       set: (id, form) => {
@@ -72,7 +81,7 @@ export function UnsavedChangesGuard({ children }: { children: ReactNode }) {
     if (blocker.state === 'blocked') blocker.reset();
   };
   const discard = () => {
-    for (const form of dirtyForms()) form.discard?.();
+    for (const form of dirtyForms()) form.discard();
     if (blocker.state === 'blocked') blocker.proceed();
   };
   const save = async () => {
@@ -132,15 +141,18 @@ export function useUnsavedChanges(form: UnsavedForm): void {
   const id = useId();
   const latest = useRef(form);
   latest.current = form;
-  const { dirty } = form;
   const hasSave = Boolean(form.save);
+  const dirty = useCallback(() => {
+    const value = latest.current.dirty;
+    return typeof value === 'function' ? value() : value;
+  }, []);
   const save = useCallback(() => latest.current.save!(), []);
   const discard = useCallback(() => latest.current.discard?.(), []);
   useEffect(() => {
     if (!registry) return;
     registry.set(id, { dirty, save: hasSave ? save : undefined, discard });
-  }, [registry, id, dirty, hasSave, save, discard]);
-  useEffect(() => () => registry?.set(id, null), [registry, id]);
+    return () => registry.set(id, null);
+  }, [registry, id, hasSave, dirty, save, discard]);
 }
 
 /** The parts of a `@mantine/form` form the guard needs. */
@@ -158,7 +170,7 @@ export function useFormUnsavedChanges<V>(
   enabled = true,
 ): void {
   useUnsavedChanges({
-    dirty: enabled && form.isDirty(),
+    dirty: () => enabled && form.isDirty(),
     save: async () => {
       if (form.validate().hasErrors) return false;
       await submit(form.getValues());

@@ -93,7 +93,7 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
     },
   });
   // Creating opens the new event, so leaving only offers to discard.
-  useUnsavedChanges({ dirty: opened && form.isDirty(), discard: () => form.reset() });
+  useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('events.create')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>

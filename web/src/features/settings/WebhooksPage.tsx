@@ -56,7 +56,7 @@ export function WebhooksPage() {
     onSuccess: refresh,
   });
   // No saving on the way out: the new webhook's secret is shown once, here.
-  useUnsavedChanges({ dirty: form.isDirty(), discard: () => form.reset() });
+  useUnsavedChanges({ dirty: () => form.isDirty(), discard: () => form.reset() });
   if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
   if (hooks.isPending) return <Loading />;
   if (hooks.error) return <ErrorAlert error={hooks.error} />;

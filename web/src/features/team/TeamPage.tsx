@@ -185,7 +185,7 @@ function InviteUser({
     onError: () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   });
   // An issued invitation may show its link here once, so leaving only offers to discard.
-  useUnsavedChanges({ dirty: opened && form.isDirty(), discard: () => form.reset() });
+  useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('team.add')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
