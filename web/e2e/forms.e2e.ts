@@ -120,7 +120,7 @@ describe('dashboard forms and phones', () => {
     await page.getByText('Wie eng sich der Bot an Ihr Wissen hält').waitFor();
   });
 
-  it('photographs every page at 1280 and 390 px', async () => {
+  it('photographs every page at 1280 and 390 px', { timeout: 600_000 }, async () => {
     const pages: [string, string][] = [
       ['overview', '/'],
       ['bots', '/bots'],
@@ -141,7 +141,6 @@ describe('dashboard forms and phones', () => {
     for (const [name, path] of pages) {
       await page.goto(path);
       await page.getByRole('heading', { level: 1 }).first().waitFor();
-      await page.waitForLoadState('networkidle');
       await screenshots(page, `page-${name}`);
     }
     const signedOut = await newPage(harness, 'de');

@@ -160,7 +160,12 @@ export function modelOptions(
   const options = [
     {
       value: '',
-      label: t('bot.modelDefault', { model: `${catalog.deployment.provider} · ${catalog.deployment.model}` }),
+      label: t('bot.modelDefault', {
+        model:
+          catalog.deployment.provider === 'offline'
+            ? t('bot.modelOffline')
+            : `${catalog.deployment.provider} · ${catalog.deployment.model}`,
+      }),
     },
     ...catalog.providers.flatMap((p) =>
       p.models.map((model) => ({
