@@ -81,6 +81,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'listModels',
         tags: ['dashboard: bots'],
         summary: 'The model providers this service has configured, their models and status',
         security: SESSION_SECURITY,
