@@ -28,6 +28,7 @@ import { contactRoutes } from './modules/contacts/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
 import { conversationV1Routes } from './modules/conversations/v1-routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { modelRoutes } from './modules/models/routes.js';
 import { flowRoutes } from './modules/flow/routes.js';
 import { knowledgeImportRoutes } from './modules/knowledge/imports-routes.js';
 import { knowledgeRoutes } from './modules/knowledge/routes.js';
@@ -121,6 +122,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     await v1.register(conversationV1Routes, { ctx });
   });
   await app.register(botRoutes, { ctx });
+  await app.register(modelRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
   await app.register(usageRoutes, { ctx });
   await app.register(promptVersionRoutes, { ctx });

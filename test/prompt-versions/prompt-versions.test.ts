@@ -295,6 +295,26 @@ describeApp('prompt versions', (get) => {
     expect(unknown.statusCode).toBe(404);
   });
 
+  it('diffs by lines, not line ends: an appended line is the only change', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const bot = await tenant.bot({ system_prompt: 'Hallo\r\nSei freundlich' });
+    const first = (await list(tenant, bot.id)).versions[0]!;
+    const second = await save(tenant, bot.id, 'Hallo\nSei freundlich\nAntworte kurz');
+    const res = await get().app.inject({
+      method: 'GET',
+      url: url(bot.id, `/${second.id}/diff?against=${first.id}`),
+      headers: tenant.owner.headers,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<{ changes: unknown[]; stats: object; patch: string }>();
+    expect(body.changes).toEqual([
+      { type: 'unchanged', lines: ['Hallo', 'Sei freundlich'] },
+      { type: 'added', lines: ['Antworte kurz'] },
+    ]);
+    expect(body.stats).toEqual({ added: 1, removed: 0, unchanged: 2 });
+    expect(body.patch).not.toContain('-Sei freundlich');
+  });
+
   it('needs a session: 401 without one on every endpoint', async () => {
     const tenant = await buildTenant(get().ctx);
     const bot = await tenant.bot({ system_prompt: 'Eins' });

@@ -21,7 +21,8 @@ import { createWebhookWorker } from '../../src/modules/webhooks/sender.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 export const WEB_DIR = join(ROOT, 'web/dist');
-export const SHOTS_DIR = join(ROOT, 'web/e2e-output/screenshots');
+/** Screenshots go outside the repository: PARLEY_SCREENSHOT_DIR, else a folder in the system's temp. */
+export const SHOTS_DIR = process.env.PARLEY_SCREENSHOT_DIR ?? join(tmpdir(), 'parley-screens');
 
 /** The chromium on the PATH (Debian's package), or CHROMIUM_PATH. Never downloaded. */
 export function findChromium(): string | null {
@@ -172,7 +173,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     );
 }
 
-/** Screenshots of the page at 1280 and at 390 px width (full page), into web/e2e-output. */
+/** Screenshots of the page at 1280 and at 390 px width (full page), into SHOTS_DIR. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS_DIR, `${name}-1280.png`), fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });

@@ -410,6 +410,23 @@ export interface paths {
         patch: operations["updateBot"];
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The model providers this service has configured, their models and status */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversations": {
         parameters: {
             query?: never;
@@ -4101,6 +4118,60 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description What a bot without its own `model` uses (MODEL_PROVIDER, MODEL_NAME) */
+                        deployment: {
+                            provider: "offline" | "openai" | "anthropic";
+                            model: string;
+                        };
+                        /** @description true when the deployment answers with the built-in offline answerer, not a language model */
+                        offline: boolean;
+                        providers: {
+                            provider: "offline" | "openai" | "anthropic";
+                            /** @description `not_configured`: the deployment lacks the key or address this provider needs */
+                            status: "ready" | "not_configured";
+                            default_model: string;
+                            /** @description Model names a bot can choose, as `provider:model` in its `model` field; empty when not configured */
+                            models: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

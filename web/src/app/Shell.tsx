@@ -6,6 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { UnsavedChangesGuard } from '../components/unsaved-changes';
 import { ApiError, api, setUnauthorizedHandler } from '../api/client';
 import { ErrorAlert, Loading } from '../components/states';
 import { LanguageSwitch } from './LanguageSwitch';
@@ -134,7 +135,9 @@ function ShellFrame() {
           )}
         </AppShell.Navbar>
         <AppShell.Main>
-          <Outlet />
+          <UnsavedChangesGuard>
+            <Outlet />
+          </UnsavedChangesGuard>
         </AppShell.Main>
       </AppShell>
     </MeProvider>

@@ -54,7 +54,8 @@ export function BotPage() {
         }
         mb="md"
       >
-        <Tabs.List style={{ overflowX: 'auto', flexWrap: 'nowrap' }}>
+        {/* The tabs wrap onto a second line on a phone: every tab stays in view. */}
+        <Tabs.List style={{ flexWrap: 'wrap' }}>
           {TABS.map((tab) => (
             <Tabs.Tab key={tab} value={tab}>
               {t(`bot.tabs.${tab}`)}

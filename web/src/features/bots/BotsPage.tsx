@@ -11,6 +11,7 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { DataTable } from '../../components/DataTable';
 
 export function BotStatusBadge({ bot }: { bot: Pick<Bot, 'is_active' | 'status'> }) {
   const { t } = useTranslation();
@@ -122,35 +123,32 @@ export function BotsPage() {
           action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
         />
       ) : (
-        <Table.ScrollContainer minWidth={480}>
-          <Table highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('bots.name')}</Table.Th>
-                <Table.Th>{t('bots.statusFilter')}</Table.Th>
-                <Table.Th>{t('common.updated')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {filtered.map((bot) => (
-                <Table.Tr key={bot.id}>
-                  <Table.Td>
-                    <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
-                    {bot.description && (
-                      <Text size="xs" c="dimmed" lineClamp={1}>
-                        {bot.description}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <BotStatusBadge bot={bot} />
-                  </Table.Td>
-                  <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('bots.name') },
+            { label: t('bots.statusFilter') },
+            { label: t('common.updated') },
+          ]}
+          minWidth={480}
+          highlightOnHover
+        >
+          {filtered.map((bot) => (
+            <Table.Tr key={bot.id}>
+              <Table.Td>
+                <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
+                {bot.description && (
+                  <Text size="xs" c="dimmed" lineClamp={1}>
+                    {bot.description}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>
+                <BotStatusBadge bot={bot} />
+              </Table.Td>
+              <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

@@ -15,13 +15,13 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { useForm } from '@mantine/form';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useForm, type UseFormReturnType } from '@mantine/form';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
 import { ApiError, api, call } from '../../api/client';
-import type { Bot, BotPatch } from '../../api/types';
+import type { Bot, BotPatch, Ok } from '../../api/types';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { ErrorAlert, Loading } from '../../components/states';
@@ -29,6 +29,7 @@ import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
 import { botQueryKey, useBot, useBotId } from './BotPage';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 
 const CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
 
@@ -140,6 +141,82 @@ function Activation({ bot }: { bot: Bot }) {
   );
 }
 
+type Catalog = Ok<'/api/models', 'get'>;
+
+/** The provider a bot's `model` value resolves to (as the server's chooseModel reads it). */
+export function effectiveProvider(model: string, deployment: Catalog['deployment']): string {
+  const value = model.trim();
+  if (!value) return deployment.provider;
+  const head = value.split(':')[0]!;
+  return ['offline', 'openai', 'anthropic'].includes(head) ? head : deployment.provider;
+}
+
+/** The model options the service has configured, with the bot's own value kept if set otherwise. */
+export function modelOptions(
+  catalog: Catalog,
+  current: string,
+  t: (key: string, options?: Record<string, unknown>) => string,
+) {
+  const options = [
+    {
+      value: '',
+      label: t('bot.modelDefault', {
+        model:
+          catalog.deployment.provider === 'offline'
+            ? t('bot.modelOffline')
+            : `${catalog.deployment.provider} · ${catalog.deployment.model}`,
+      }),
+    },
+    ...catalog.providers.flatMap((p) =>
+      p.models.map((model) => ({
+        value: p.provider === 'offline' ? 'offline' : `${p.provider}:${model}`,
+        label: p.provider === 'offline' ? t('bot.modelOffline') : `${p.provider} · ${model}`,
+      })),
+    ),
+  ];
+  if (current.trim() && !options.some((o) => o.value === current.trim())) {
+    options.push({ value: current.trim(), label: t('bot.modelCurrent', { model: current.trim() }) });
+  }
+  return options;
+}
+
+function ModelField({ form }: { form: UseFormReturnType<Values> }) {
+  const { t } = useTranslation();
+  const canEdit = useCan('bot:edit');
+  const catalog = useQuery({
+    queryKey: ['models'],
+    queryFn: () => call(api.GET('/api/models')),
+    enabled: canEdit,
+    staleTime: 5 * 60_000,
+  });
+  const value = form.values.model;
+  if (!catalog.data) {
+    return (
+      <TextInput label={t('bot.model')} description={t('bot.help.model')} {...form.getInputProps('model')} />
+    );
+  }
+  const offline = effectiveProvider(value, catalog.data.deployment) === 'offline';
+  return (
+    <Stack gap="xs">
+      <Select
+        label={t('bot.model')}
+        description={t('bot.help.model')}
+        allowDeselect={false}
+        data={modelOptions(catalog.data, value, t)}
+        {...form.getInputProps('model')}
+      />
+      {offline && (
+        <Alert color="yellow" title={t('bot.modelOfflineTitle')} data-testid="offline-model-notice">
+          <Text size="sm">{t('bot.modelOfflineText')}</Text>
+          <Text size="sm" mt={4}>
+            {t('bot.modelOfflineDocs')}
+          </Text>
+        </Alert>
+      )}
+    </Stack>
+  );
+}
+
 export function SettingsTab() {
   const { t } = useTranslation();
   const botId = useBotId();
@@ -178,6 +255,7 @@ export function SettingsTab() {
       void navigate('/bots');
     },
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), canEdit && form.initialized);
   if (!bot.data || !form.initialized) return <Loading />;
 
   return (
@@ -191,15 +269,22 @@ export function SettingsTab() {
                 {t('bot.settings')}
               </Title>
               {save.error && <ErrorAlert error={save.error} />}
-              <TextInput label={t('bots.name')} required {...form.getInputProps('name')} />
+              <TextInput
+                label={t('bots.name')}
+                description={t('bot.help.name')}
+                required
+                {...form.getInputProps('name')}
+              />
               <Textarea
                 label={t('bots.description')}
+                description={t('bot.help.description')}
                 autosize
                 minRows={2}
                 {...form.getInputProps('description')}
               />
               <Select
                 label={t('bot.kind')}
+                description={t('bot.help.kind')}
                 data={['standard', 'smart', 'specialized'].map((k) => ({
                   value: k,
                   label: t(`bot.kinds.${k}`),
@@ -210,6 +295,9 @@ export function SettingsTab() {
               <div>
                 <Text size="sm" fw={500} id="strictness-label">
                   {t('bot.strictness')}
+                </Text>
+                <Text size="xs" c="dimmed" mb={4}>
+                  {t('bot.help.strictness')}
                 </Text>
                 <Slider
                   min={1}
@@ -224,26 +312,34 @@ export function SettingsTab() {
               </div>
               <NumberInput
                 label={t('bot.minScore')}
-                description={t('bot.minScoreHelp')}
+                description={t('bot.help.minScore')}
                 min={0}
                 max={1}
                 step={0.05}
                 decimalScale={2}
                 {...form.getInputProps('knowledge_min_score')}
               />
-              <NumberInput label={t('bot.emoji')} min={0} max={10} {...form.getInputProps('emoji_usage')} />
+              <NumberInput
+                label={t('bot.emoji')}
+                description={t('bot.help.emoji')}
+                min={0}
+                max={10}
+                {...form.getInputProps('emoji_usage')}
+              />
               <Switch
                 label={t('bot.formal')}
+                description={t('bot.help.formal')}
                 {...form.getInputProps('formal_address', { type: 'checkbox' })}
               />
-              <TextInput label={t('bot.industry')} {...form.getInputProps('industry_code')} />
               <TextInput
-                label={t('bot.model')}
-                description={t('bot.modelHelp')}
-                {...form.getInputProps('model')}
+                label={t('bot.industry')}
+                description={t('bot.help.industry')}
+                {...form.getInputProps('industry_code')}
               />
+              <ModelField form={form} />
               <MultiSelect
                 label={t('bot.channels')}
+                description={t('bot.help.channels')}
                 data={CHANNELS.map((c) => ({ value: c, label: t(`channels.${c}`) }))}
                 {...form.getInputProps('channels')}
               />

@@ -11,7 +11,7 @@ import {
   Text,
   Textarea,
 } from '@mantine/core';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../api/client';
 import type { ChatReply } from '../../api/types';
@@ -107,6 +107,11 @@ export function TestChatTab() {
   const [conversationId, setConversationId] = useState<string | null>(null);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
+  const log = useRef<HTMLDivElement>(null);
+  // The log follows the newest message, also while a reply streams in.
+  useEffect(() => {
+    if (log.current) log.current.scrollTop = log.current.scrollHeight;
+  }, [turns]);
 
   if (!canChat) return <EmptyState title={t('chat.title')} text={t('chat.noPermission')} />;
 
@@ -152,7 +157,7 @@ export function TestChatTab() {
           {t('chat.new')}
         </Button>
       </Group>
-      <ScrollArea h={360} type="auto" mb="sm">
+      <ScrollArea h={360} type="auto" mb="sm" viewportRef={log}>
         <Stack gap="xs" role="log" aria-live="polite" aria-label={t('chat.title')}>
           {turns.length === 0 && <Text c="dimmed">{t('chat.empty')}</Text>}
           {turns.map((turn, index) => (

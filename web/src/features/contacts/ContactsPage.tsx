@@ -9,6 +9,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatDateTime, formatMoney } from '../../format';
 import { EVENT_STATUS_COLOUR } from '../events/EventsPage';
+import { DataTable } from '../../components/DataTable';
 
 const BOOKING_COLOUR: Record<string, string> = {
   confirmed: 'green',
@@ -43,47 +44,43 @@ function ContactBookings({ contactId }: { contactId: string }) {
           {t('contacts.noBookings')}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={320}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('events.date')}</Table.Th>
-                <Table.Th>{t('events.eventTitle')}</Table.Th>
-                <Table.Th>{t('events.status')}</Table.Th>
-                <Table.Th>{t('events.paymentState')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {bookings.data.data.map((b) => (
-                <Table.Tr key={b.id}>
-                  <Table.Td>{formatDate(b.event_date, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    <Link to={`/events/${b.event_id}`}>{b.event_title}</Link>
-                    <Text size="xs" c="dimmed">
-                      <Badge
-                        size="xs"
-                        color={EVENT_STATUS_COLOUR[b.event_status as keyof typeof EVENT_STATUS_COLOUR]}
-                      >
-                        {t(`events.statuses.${b.event_status}`)}
-                      </Badge>
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={BOOKING_COLOUR[b.status] ?? 'gray'}>
-                      {t(`events.bookingStatuses.${b.status}`)}
-                      {b.status === 'waitlist' && b.waitlist_position !== null && ` #${b.waitlist_position}`}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {t(`events.paymentStatuses.${b.payment_status}`)}
-                    {b.payment_amount !== null &&
-                      ` · ${formatMoney(b.payment_amount, b.currency, i18n.language)}`}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('events.date') },
+            { label: t('events.eventTitle') },
+            { label: t('events.status') },
+            { label: t('events.paymentState') },
+          ]}
+          minWidth={320}
+        >
+          {bookings.data.data.map((b) => (
+            <Table.Tr key={b.id}>
+              <Table.Td>{formatDate(b.event_date, i18n.language)}</Table.Td>
+              <Table.Td>
+                <Link to={`/events/${b.event_id}`}>{b.event_title}</Link>
+                <Text size="xs" c="dimmed">
+                  <Badge
+                    size="xs"
+                    color={EVENT_STATUS_COLOUR[b.event_status as keyof typeof EVENT_STATUS_COLOUR]}
+                  >
+                    {t(`events.statuses.${b.event_status}`)}
+                  </Badge>
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={BOOKING_COLOUR[b.status] ?? 'gray'}>
+                  {t(`events.bookingStatuses.${b.status}`)}
+                  {b.status === 'waitlist' && b.waitlist_position !== null && ` #${b.waitlist_position}`}
+                </Badge>
+              </Table.Td>
+              <Table.Td>
+                {t(`events.paymentStatuses.${b.payment_status}`)}
+                {b.payment_amount !== null &&
+                  ` · ${formatMoney(b.payment_amount, b.currency, i18n.language)}`}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </Card>
   );
@@ -112,38 +109,34 @@ function ContactLeads({ contactId }: { contactId: string }) {
           {t('contacts.noLeads')}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={320}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('common.created')}</Table.Th>
-                <Table.Th>{t('contacts.bot')}</Table.Th>
-                <Table.Th>{t('contacts.conversationState')}</Table.Th>
-                <Table.Th ta="right">{t('contacts.messages')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {leads.data.data.map((l) => (
-                <Table.Tr key={l.conversation_id}>
-                  <Table.Td>
-                    <Link to={`/conversations/${l.conversation_id}`}>
-                      {formatDateTime(l.created_at, i18n.language)}
-                    </Link>
-                  </Table.Td>
-                  <Table.Td>{l.bot_name}</Table.Td>
-                  <Table.Td>
-                    <Badge
-                      color={l.status === 'active' ? 'green' : l.status === 'handed_over' ? 'orange' : 'gray'}
-                    >
-                      {t(`conversations.statuses.${l.status}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">{l.message_count}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('common.created') },
+            { label: t('contacts.bot') },
+            { label: t('contacts.conversationState') },
+            { label: t('contacts.messages'), align: 'right' as const },
+          ]}
+          minWidth={320}
+        >
+          {leads.data.data.map((l) => (
+            <Table.Tr key={l.conversation_id}>
+              <Table.Td>
+                <Link to={`/conversations/${l.conversation_id}`}>
+                  {formatDateTime(l.created_at, i18n.language)}
+                </Link>
+              </Table.Td>
+              <Table.Td>{l.bot_name}</Table.Td>
+              <Table.Td>
+                <Badge
+                  color={l.status === 'active' ? 'green' : l.status === 'handed_over' ? 'orange' : 'gray'}
+                >
+                  {t(`conversations.statuses.${l.status}`)}
+                </Badge>
+              </Table.Td>
+              <Table.Td ta="right">{l.message_count}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </Card>
   );
@@ -174,30 +167,27 @@ export function ContactsPage() {
       ) : contacts.data.data.length === 0 ? (
         <EmptyState title={t('contacts.emptyTitle')} text={t('contacts.emptyText')} />
       ) : (
-        <Table.ScrollContainer minWidth={520}>
-          <Table highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('contacts.name')}</Table.Th>
-                <Table.Th>{t('contacts.email')}</Table.Th>
-                <Table.Th>{t('contacts.phone')}</Table.Th>
-                <Table.Th>{t('common.created')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {contacts.data.data.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>
-                    <Link to={`/contacts/${c.id}`}>{c.name ?? c.email ?? c.sender_id ?? c.id}</Link>
-                  </Table.Td>
-                  <Table.Td>{c.email ?? '—'}</Table.Td>
-                  <Table.Td>{c.phone ?? '—'}</Table.Td>
-                  <Table.Td>{formatDateTime(c.created_at, i18n.language)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('contacts.name') },
+            { label: t('contacts.email') },
+            { label: t('contacts.phone') },
+            { label: t('common.created') },
+          ]}
+          minWidth={520}
+          highlightOnHover
+        >
+          {contacts.data.data.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>
+                <Link to={`/contacts/${c.id}`}>{c.name ?? c.email ?? c.sender_id ?? c.id}</Link>
+              </Table.Td>
+              <Table.Td>{c.email ?? '—'}</Table.Td>
+              <Table.Td>{c.phone ?? '—'}</Table.Td>
+              <Table.Td>{formatDateTime(c.created_at, i18n.language)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

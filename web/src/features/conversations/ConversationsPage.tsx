@@ -10,6 +10,7 @@ import type { Conversation } from '../../api/types';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { DataTable } from '../../components/DataTable';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -102,42 +103,39 @@ export function ConversationsPage() {
         <EmptyState title={t('conversations.emptyTitle')} text={t('conversations.emptyText')} />
       ) : (
         <>
-          <Table.ScrollContainer minWidth={640}>
-            <Table highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('conversations.started')}</Table.Th>
-                  <Table.Th>{t('conversations.bot')}</Table.Th>
-                  <Table.Th>{t('conversations.sender')}</Table.Th>
-                  <Table.Th>{t('conversations.channel')}</Table.Th>
-                  <Table.Th>{t('conversations.status')}</Table.Th>
-                  <Table.Th ta="right">{t('conversations.messages')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {rows.map((c) => (
-                  <Table.Tr key={c.id} data-testid="conversation-row">
-                    <Table.Td>
-                      <Link to={`/conversations/${c.id}`}>{formatDateTime(c.created_at, i18n.language)}</Link>
-                    </Table.Td>
-                    <Table.Td>{botName.get(c.bot_id) ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" truncate maw={180}>
-                        {c.sender_id ?? '—'}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{t(`channels.${c.channel}`)}</Table.Td>
-                    <Table.Td>
-                      <Badge color={STATUS_COLOUR[c.status]} variant="light">
-                        {t(`conversations.statuses.${c.status}`)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td ta="right">{c.message_count}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            columns={[
+              { label: t('conversations.started') },
+              { label: t('conversations.bot') },
+              { label: t('conversations.sender') },
+              { label: t('conversations.channel') },
+              { label: t('conversations.status') },
+              { label: t('conversations.messages'), align: 'right' as const },
+            ]}
+            minWidth={640}
+            highlightOnHover
+          >
+            {rows.map((c) => (
+              <Table.Tr key={c.id} data-testid="conversation-row">
+                <Table.Td>
+                  <Link to={`/conversations/${c.id}`}>{formatDateTime(c.created_at, i18n.language)}</Link>
+                </Table.Td>
+                <Table.Td>{botName.get(c.bot_id) ?? '—'}</Table.Td>
+                <Table.Td>
+                  <Text size="sm" truncate maw={180}>
+                    {c.sender_id ?? '—'}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{t(`channels.${c.channel}`)}</Table.Td>
+                <Table.Td>
+                  <Badge color={STATUS_COLOUR[c.status]} variant="light">
+                    {t(`conversations.statuses.${c.status}`)}
+                  </Badge>
+                </Table.Td>
+                <Table.Td ta="right">{c.message_count}</Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
           {list.hasNextPage && (
             <Button
               variant="default"

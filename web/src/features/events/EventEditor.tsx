@@ -1,5 +1,4 @@
 import {
-  Alert,
   Button,
   Group,
   Modal,
@@ -17,10 +16,121 @@ import { api, call } from '../../api/client';
 import { placeFieldError } from '../../api/field-errors';
 import type { Body, EventRow } from '../../api/types';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert } from '../../components/states';
 
 type EventPut = Body<'/api/events/{id}', 'put'>;
-const PAYMENT_MODELS = ['free', 'full_payment', 'deposit', 'external_link'] as const;
+const orNull = (value: string) => value.trim() || null;
+const numberOrNull = (value: number | string) => (value === '' ? null : Number(value));
+
+export const PAYMENT_MODELS = ['free', 'full_payment', 'deposit', 'external_link'] as const;
+
+/** Payment models with a price: a free event has none (0). */
+export const hasPrice = (paymentModel: string) => paymentModel !== 'free';
+/** Payment models the server refuses without a price above 0. */
+const needsPrice = (paymentModel: string) => paymentModel === 'full_payment' || paymentModel === 'deposit';
+
+export interface PaymentValues {
+  price: number | string;
+  currency: string;
+  payment_model: string;
+  deposit_amount: number | string;
+  external_payment_url: string;
+}
+
+/** The i18n keys of what is missing in the payment terms, by field (the server's rules, said first). */
+export function paymentProblems(values: PaymentValues): Partial<Record<keyof PaymentValues, string>> {
+  const problems: Partial<Record<keyof PaymentValues, string>> = {};
+  const price = Number(values.price);
+  if (needsPrice(values.payment_model) && !(values.price !== '' && price > 0)) {
+    problems.price = 'events.priceRequired';
+  }
+  if (values.payment_model === 'deposit') {
+    const deposit = Number(values.deposit_amount);
+    if (values.deposit_amount === '' || !(deposit > 0)) problems.deposit_amount = 'events.depositRequired';
+    else if (price > 0 && deposit > price) problems.deposit_amount = 'events.depositAbovePrice';
+  }
+  if (
+    values.payment_model === 'external_link' &&
+    !/^https?:\/\/\S+$/.test(values.external_payment_url.trim())
+  ) {
+    problems.external_payment_url = 'events.externalUrlRequired';
+  }
+  return problems;
+}
+
+/** The payment terms as the API takes them: no price for a free event, each extra only where it applies. */
+export function paymentBody(values: PaymentValues) {
+  return {
+    price: hasPrice(values.payment_model) ? Number(values.price) || 0 : 0,
+    currency: values.currency.trim().toUpperCase(),
+    payment_model: values.payment_model as EventPut['payment_model'] & string,
+    deposit_amount: values.payment_model === 'deposit' ? numberOrNull(values.deposit_amount) : null,
+    external_payment_url:
+      values.payment_model === 'external_link' ? orNull(values.external_payment_url) : null,
+  };
+}
+
+/** Payment model first; price, deposit and link only where the model has them. */
+export function PaymentFields({
+  form,
+  locked,
+}: {
+  form: { values: PaymentValues; getInputProps: (path: keyof PaymentValues) => object };
+  locked?: string;
+}) {
+  const { t } = useTranslation();
+  const model = form.values.payment_model;
+  return (
+    <Stack gap="sm">
+      <Select
+        label={t('events.paymentModel')}
+        description={locked}
+        disabled={Boolean(locked)}
+        allowDeselect={false}
+        data={PAYMENT_MODELS.map((m) => ({ value: m, label: t(`events.payment.${m}`) }))}
+        {...form.getInputProps('payment_model')}
+      />
+      {hasPrice(model) && (
+        <Group grow align="flex-start">
+          <NumberInput
+            label={t('events.price')}
+            required={needsPrice(model)}
+            disabled={Boolean(locked)}
+            min={0}
+            decimalScale={2}
+            {...form.getInputProps('price')}
+          />
+          <TextInput
+            label={t('events.currency')}
+            maxLength={3}
+            disabled={Boolean(locked)}
+            {...form.getInputProps('currency')}
+          />
+        </Group>
+      )}
+      {model === 'deposit' && (
+        <NumberInput
+          label={t('events.depositAmount')}
+          required
+          disabled={Boolean(locked)}
+          min={0}
+          decimalScale={2}
+          {...form.getInputProps('deposit_amount')}
+        />
+      )}
+      {model === 'external_link' && (
+        <TextInput
+          label={t('events.externalUrl')}
+          required
+          disabled={Boolean(locked)}
+          placeholder="https://"
+          {...form.getInputProps('external_payment_url')}
+        />
+      )}
+    </Stack>
+  );
+}
 
 export interface EventValues {
   title: string;
@@ -56,9 +166,6 @@ export function eventValues(event: EventRow): EventValues {
   };
 }
 
-const orNull = (value: string) => value.trim() || null;
-const numberOrNull = (value: number | string) => (value === '' ? null : Number(value));
-
 /**
  * The PUT body for the edited values: the event's fields, and the payment terms only while the
  * event is a draft (they are fixed once it sells).
@@ -75,15 +182,7 @@ export function eventPutBody(values: EventValues, draft: boolean): EventPut {
     waitlist_max: numberOrNull(values.waitlist_max),
   };
   if (!draft) return body;
-  return {
-    ...body,
-    price: Number(values.price) || 0,
-    currency: values.currency.trim().toUpperCase(),
-    payment_model: values.payment_model as EventPut['payment_model'],
-    deposit_amount: values.payment_model === 'deposit' ? numberOrNull(values.deposit_amount) : null,
-    external_payment_url:
-      values.payment_model === 'external_link' ? orNull(values.external_payment_url) : null,
-  };
+  return { ...body, ...paymentBody(values) };
 }
 
 const FIELDS: readonly (keyof EventValues)[] = [
@@ -101,6 +200,28 @@ const FIELDS: readonly (keyof EventValues)[] = [
   'deposit_amount',
   'external_payment_url',
 ];
+
+/** The end of an event after its start, when both are given. */
+export function timeOrderProblem(
+  values: { event_time_start: string; event_time_end: string },
+  t: (key: string) => string,
+): string | null {
+  const { event_time_start: start, event_time_end: end } = values;
+  return start && end && end <= start ? t('events.timeEndBeforeStart') : null;
+}
+
+/** Form validators for the payment terms, in the user's language. */
+export function paymentValidation(t: (key: string) => string) {
+  const check = (field: keyof PaymentValues) => (_value: unknown, values: PaymentValues) => {
+    const key = paymentProblems(values)[field];
+    return key ? t(key) : null;
+  };
+  return {
+    price: check('price'),
+    deposit_amount: check('deposit_amount'),
+    external_payment_url: check('external_payment_url'),
+  };
+}
 
 /** Edits an event; the API's refusals appear at the field they name. */
 export function EventEditor({
@@ -122,6 +243,8 @@ export function EventEditor({
       event_date: (v) => (v ? null : t('events.dateRequired')),
       capacity_total: (v) =>
         Number.isInteger(Number(v)) && Number(v) >= 0 && v !== '' ? null : t('events.capacityInvalid'),
+      event_time_end: (v, values) => timeOrderProblem(values, t),
+      ...(draft ? paymentValidation(t) : {}),
     },
   });
   const save = useMutation({
@@ -139,6 +262,7 @@ export function EventEditor({
     },
     onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values));
   const placed = save.error !== null && Object.keys(form.errors).length > 0;
   return (
     <Modal opened onClose={onClose} title={t('events.editTitle')} size="lg">
@@ -182,42 +306,7 @@ export function EventEditor({
               {...form.getInputProps('waitlist_max')}
             />
           </Group>
-          {draft ? (
-            <>
-              <Group grow align="flex-start">
-                <NumberInput
-                  label={t('events.price')}
-                  min={0}
-                  decimalScale={2}
-                  {...form.getInputProps('price')}
-                />
-                <TextInput label={t('events.currency')} maxLength={3} {...form.getInputProps('currency')} />
-              </Group>
-              <Select
-                label={t('events.paymentModel')}
-                allowDeselect={false}
-                data={PAYMENT_MODELS.map((m) => ({ value: m, label: t(`events.payment.${m}`) }))}
-                {...form.getInputProps('payment_model')}
-              />
-              {form.values.payment_model === 'deposit' && (
-                <NumberInput
-                  label={t('events.depositAmount')}
-                  min={0}
-                  decimalScale={2}
-                  {...form.getInputProps('deposit_amount')}
-                />
-              )}
-              {form.values.payment_model === 'external_link' && (
-                <TextInput
-                  label={t('events.externalUrl')}
-                  placeholder="https://"
-                  {...form.getInputProps('external_payment_url')}
-                />
-              )}
-            </>
-          ) : (
-            <Alert color="blue">{t('events.paymentFixed')}</Alert>
-          )}
+          <PaymentFields form={form} locked={draft ? undefined : t('events.paymentFixed')} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               {t('common.cancel')}

@@ -31,6 +31,7 @@ import { capacityShares } from './capacity';
 import { EventEditor } from './EventEditor';
 import { EventNotifications } from './EventNotifications';
 import { EVENT_STATUS_COLOUR } from './EventsPage';
+import { DataTable } from '../../components/DataTable';
 
 const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
@@ -277,6 +278,7 @@ export function EventPage() {
             <Text size="sm">
               {t('events.date')}: {formatDate(e.event_date, i18n.language)}
               {e.event_time_start && ` ${e.event_time_start.slice(0, 5)}`}
+              {e.event_time_end && `–${e.event_time_end.slice(0, 5)}`}
             </Text>
             {e.location && (
               <Text size="sm">
@@ -284,8 +286,13 @@ export function EventPage() {
               </Text>
             )}
             <Text size="sm">
-              {t('events.price')}: {formatMoney(e.price, e.currency, i18n.language)} ·{' '}
-              {t(`events.payment.${e.payment_model}`)}
+              {t('events.price')}:{' '}
+              {e.payment_model === 'free'
+                ? t('events.payment.free')
+                : `${formatMoney(e.price, e.currency, i18n.language)} · ${t(`events.payment.${e.payment_model}`)}`}
+              {e.payment_model === 'deposit' &&
+                e.deposit_amount !== null &&
+                ` (${t('events.depositAmount')}: ${formatMoney(e.deposit_amount, e.currency, i18n.language)})`}
             </Text>
           </Group>
           {e.provider_payment_link && (
@@ -353,23 +360,20 @@ export function EventPage() {
               {t('events.noBookings')}
             </Text>
           ) : (
-            <Table.ScrollContainer minWidth={560} mt="sm">
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('events.contact')}</Table.Th>
-                    <Table.Th>{t('events.status')}</Table.Th>
-                    <Table.Th>{t('events.paymentState')}</Table.Th>
-                    <Table.Th>{t('common.actions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {all.map((b) => (
-                    <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              columns={[
+                { label: t('events.contact') },
+                { label: t('events.status') },
+                { label: t('events.paymentState') },
+                { label: t('common.actions') },
+              ]}
+              minWidth={560}
+              mt="sm"
+            >
+              {all.map((b) => (
+                <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
+              ))}
+            </DataTable>
           )}
         </Card>
         <EventNotifications eventId={eventId} />

@@ -6,6 +6,7 @@ import {
   Modal,
   NumberInput,
   Select,
+  SimpleGrid,
   Stack,
   Table,
   TextInput,
@@ -24,6 +25,9 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
+import { PaymentFields, paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
+import { DataTable } from '../../components/DataTable';
 
 export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
   draft: 'gray',
@@ -46,12 +50,16 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
     initialValues: {
       title: '',
       event_date: '',
+      event_time_start: '',
+      event_time_end: '',
       capacity_total: 10 as number | string,
       location: '',
       description: '',
-      price: 0 as number | string,
+      price: '' as number | string,
       currency: 'EUR',
       payment_model: 'free',
+      deposit_amount: '' as number | string,
+      external_payment_url: '',
     },
     validate: {
       title: (v) =>
@@ -59,6 +67,8 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
       event_date: (v) => (v ? null : t('events.dateRequired')),
       capacity_total: (v) =>
         Number.isInteger(Number(v)) && Number(v) >= 0 ? null : t('events.capacityInvalid'),
+      event_time_end: (_v, values) => timeOrderProblem(values, t),
+      ...paymentValidation(t),
     },
   });
   const create = useMutation({
@@ -66,12 +76,12 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
       const body: EventBody = {
         title: values.title.trim(),
         event_date: day(values.event_date)!,
+        event_time_start: values.event_time_start || null,
+        event_time_end: values.event_time_end || null,
         capacity_total: Number(values.capacity_total),
         location: values.location.trim() || null,
         description: values.description.trim() || null,
-        price: Number(values.price) || 0,
-        currency: values.currency,
-        payment_model: values.payment_model as EventBody['payment_model'],
+        ...paymentBody(values),
       };
       return call(api.POST('/api/events', { body }));
     },
@@ -82,6 +92,8 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
       void navigate(`/events/${event.id}`);
     },
   });
+  // Creating opens the new event, so leaving only offers to discard.
+  useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('events.create')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
@@ -93,7 +105,16 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
             data-autofocus
             {...form.getInputProps('title')}
           />
-          <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
+          {/* Date and times side by side from 576 px, one below the other on a phone. */}
+          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
+            <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
+            <TextInput
+              type="time"
+              label={t('events.timeStart')}
+              {...form.getInputProps('event_time_start')}
+            />
+            <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
+          </SimpleGrid>
           <NumberInput
             label={t('events.capacity')}
             required
@@ -107,24 +128,7 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
             minRows={2}
             {...form.getInputProps('description')}
           />
-          <Group grow>
-            <NumberInput
-              label={t('events.price')}
-              min={0}
-              decimalScale={2}
-              {...form.getInputProps('price')}
-            />
-            <TextInput label={t('events.currency')} maxLength={3} {...form.getInputProps('currency')} />
-          </Group>
-          <Select
-            label={t('events.paymentModel')}
-            allowDeselect={false}
-            data={['free', 'full_payment', 'deposit', 'external_link'].map((m) => ({
-              value: m,
-              label: t(`events.payment.${m}`),
-            }))}
-            {...form.getInputProps('payment_model')}
-          />
+          <PaymentFields form={form} />
           <Group justify="flex-end">
             <Button variant="default" onClick={onClose}>
               {t('common.cancel')}
@@ -194,39 +198,40 @@ export function EventsPage() {
           action={canEdit && <Button onClick={open}>{t('events.create')}</Button>}
         />
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table highlightOnHover>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('events.date')}</Table.Th>
-                <Table.Th>{t('events.eventTitle')}</Table.Th>
-                <Table.Th>{t('events.status')}</Table.Th>
-                <Table.Th ta="right">{t('events.booked')}</Table.Th>
-                <Table.Th ta="right">{t('events.price')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {events.data.data.map((event) => (
-                <Table.Tr key={event.id}>
-                  <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
-                  <Table.Td>
-                    <Link to={`/events/${event.id}`}>{event.title}</Link>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
-                      {t(`events.statuses.${event.status}`)}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td ta="right">
-                    {event.capacity_booked} / {event.capacity_total}
-                    {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
-                  </Table.Td>
-                  <Table.Td ta="right">{formatMoney(event.price, event.currency, i18n.language)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: t('events.date') },
+            { label: t('events.eventTitle') },
+            { label: t('events.status') },
+            { label: t('events.booked'), align: 'right' as const },
+            { label: t('events.price'), align: 'right' as const },
+          ]}
+          minWidth={560}
+          highlightOnHover
+        >
+          {events.data.data.map((event) => (
+            <Table.Tr key={event.id}>
+              <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
+              <Table.Td>
+                <Link to={`/events/${event.id}`}>{event.title}</Link>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
+                  {t(`events.statuses.${event.status}`)}
+                </Badge>
+              </Table.Td>
+              <Table.Td ta="right">
+                {event.capacity_booked} / {event.capacity_total}
+                {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
+              </Table.Td>
+              <Table.Td ta="right">
+                {event.payment_model === 'free'
+                  ? t('events.payment.free')
+                  : formatMoney(event.price, event.currency, i18n.language)}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

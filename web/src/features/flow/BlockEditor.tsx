@@ -18,6 +18,7 @@ import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import type { Block } from '../../api/types';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
 
@@ -68,6 +69,7 @@ export function BlockEditor({
       onClose();
     },
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values));
   const stepOptions = (steps.data?.steps ?? []).map((s) => ({
     value: s.id,
     label: `${s.step_order}. ${s.label}`,

@@ -31,6 +31,8 @@ import { BlockReasons } from './BlockReasons';
 import { StepEditor } from './StepEditor';
 import { StepList } from './StepList';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
+import { DataTable } from '../../components/DataTable';
 
 const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
@@ -70,6 +72,7 @@ function BlockForm({ botId, onSaved }: { botId: string; onSaved: () => void }) {
       onSaved();
     },
   });
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
   return (
     <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
       <Stack gap="sm">
@@ -235,6 +238,7 @@ function StepForm({ botId, blocks, onSaved }: { botId: string; blocks: Block[]; 
       onSaved();
     },
   });
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
   return (
     <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
       <Group align="flex-end" gap="sm">
@@ -361,31 +365,27 @@ export function FlowTab() {
           {blocks.data.blocks.length === 0 ? (
             <EmptyState title={t('flow.noBlocksTitle')} text={t('flow.noBlocksText')} />
           ) : (
-            <Table.ScrollContainer minWidth={420}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('flow.blockName')}</Table.Th>
-                    <Table.Th>{t('flow.check')}</Table.Th>
-                    <Table.Th>{t('flow.trigger')}</Table.Th>
-                    <Table.Th>{t('common.actions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {blocks.data.blocks.map((block) => (
-                    <BlockRow
-                      key={block.id}
-                      block={block}
-                      botId={botId}
-                      status={statusOf.get(block.id)}
-                      canEdit={canEdit}
-                      onChanged={refresh}
-                      onEdit={() => setEditing(block.id)}
-                    />
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              columns={[
+                { label: t('flow.blockName') },
+                { label: t('flow.check') },
+                { label: t('flow.trigger') },
+                { label: t('common.actions') },
+              ]}
+              minWidth={420}
+            >
+              {blocks.data.blocks.map((block) => (
+                <BlockRow
+                  key={block.id}
+                  block={block}
+                  botId={botId}
+                  status={statusOf.get(block.id)}
+                  canEdit={canEdit}
+                  onChanged={refresh}
+                  onEdit={() => setEditing(block.id)}
+                />
+              ))}
+            </DataTable>
           )}
           {canEdit && (
             <Card withBorder mt="md">

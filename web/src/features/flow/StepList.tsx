@@ -7,6 +7,7 @@ import { confirmAction } from '../../components/confirm';
 import { notify } from '../../components/notify';
 import { ErrorAlert } from '../../components/states';
 import { useFlowSteps } from './BlockEditor';
+import { DataTable } from '../../components/DataTable';
 
 /** The flow's steps in order: move a step up or down, delete it (references to it are named). */
 export function StepList({
@@ -59,83 +60,81 @@ export function StepList({
       {(move.error || remove.error || steps.error) && (
         <ErrorAlert error={move.error ?? remove.error ?? steps.error} />
       )}
-      <Table.ScrollContainer minWidth={360} mt="sm">
-        <Table data-testid="step-list">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>#</Table.Th>
-              <Table.Th>{t('flow.stepLabel')}</Table.Th>
-              <Table.Th>{t('flow.stepType')}</Table.Th>
-              {canEdit && <Table.Th>{t('common.actions')}</Table.Th>}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((step, index) => (
-              <Table.Tr key={step.id} bg={step.id === selected ? 'blue.0' : undefined}>
-                <Table.Td>{step.step_order}</Table.Td>
-                <Table.Td>
-                  <Button
+      <DataTable
+        columns={[
+          { label: '#' },
+          { label: t('flow.stepLabel') },
+          { label: t('flow.stepType') },
+          ...(canEdit ? [{ label: t('common.actions') }] : []),
+        ]}
+        minWidth={360}
+        mt="sm"
+        data-testid="step-list"
+      >
+        {list.map((step, index) => (
+          <Table.Tr key={step.id} bg={step.id === selected ? 'blue.0' : undefined}>
+            <Table.Td>{step.step_order}</Table.Td>
+            <Table.Td>
+              <Button
+                variant="subtle"
+                size="compact-sm"
+                px={4}
+                aria-label={t('flow.stepEditor.select', { label: step.label })}
+                aria-pressed={step.id === selected}
+                onClick={() => onSelect(step.id)}
+              >
+                {step.label}
+              </Button>
+              {step.block_id && (
+                <Text size="xs" c="dimmed">
+                  {blockName.get(step.block_id)}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <Badge color="gray">{t(`flow.stepTypes.${step.step_type}`)}</Badge>
+            </Table.Td>
+            {canEdit && (
+              <Table.Td>
+                <Group gap={2} wrap="nowrap">
+                  <ActionIcon
                     variant="subtle"
-                    size="compact-sm"
-                    px={4}
-                    aria-label={t('flow.stepEditor.select', { label: step.label })}
-                    aria-pressed={step.id === selected}
-                    onClick={() => onSelect(step.id)}
+                    aria-label={t('flow.steps.up', { label: step.label })}
+                    disabled={index === 0}
+                    onClick={() => move.mutate({ stepId: step.id, order: step.step_order - 1 })}
                   >
-                    {step.label}
+                    ↑
+                  </ActionIcon>
+                  <ActionIcon
+                    variant="subtle"
+                    aria-label={t('flow.steps.down', { label: step.label })}
+                    disabled={index === list.length - 1}
+                    onClick={() => move.mutate({ stepId: step.id, order: step.step_order + 1 })}
+                  >
+                    ↓
+                  </ActionIcon>
+                  <Button
+                    size="compact-xs"
+                    color="red"
+                    variant="subtle"
+                    aria-label={t('flow.steps.deleteOf', { label: step.label })}
+                    onClick={() =>
+                      confirmAction({
+                        title: t('flow.steps.delete'),
+                        text: t('flow.steps.deleteConfirm', { label: step.label }),
+                        confirm: t('common.delete'),
+                        onConfirm: () => remove.mutate(step.id),
+                      })
+                    }
+                  >
+                    {t('common.delete')}
                   </Button>
-                  {step.block_id && (
-                    <Text size="xs" c="dimmed">
-                      {blockName.get(step.block_id)}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Badge color="gray">{t(`flow.stepTypes.${step.step_type}`)}</Badge>
-                </Table.Td>
-                {canEdit && (
-                  <Table.Td>
-                    <Group gap={2} wrap="nowrap">
-                      <ActionIcon
-                        variant="subtle"
-                        aria-label={t('flow.steps.up', { label: step.label })}
-                        disabled={index === 0}
-                        onClick={() => move.mutate({ stepId: step.id, order: step.step_order - 1 })}
-                      >
-                        ↑
-                      </ActionIcon>
-                      <ActionIcon
-                        variant="subtle"
-                        aria-label={t('flow.steps.down', { label: step.label })}
-                        disabled={index === list.length - 1}
-                        onClick={() => move.mutate({ stepId: step.id, order: step.step_order + 1 })}
-                      >
-                        ↓
-                      </ActionIcon>
-                      <Button
-                        size="compact-xs"
-                        color="red"
-                        variant="subtle"
-                        aria-label={t('flow.steps.deleteOf', { label: step.label })}
-                        onClick={() =>
-                          confirmAction({
-                            title: t('flow.steps.delete'),
-                            text: t('flow.steps.deleteConfirm', { label: step.label }),
-                            confirm: t('common.delete'),
-                            onConfirm: () => remove.mutate(step.id),
-                          })
-                        }
-                      >
-                        {t('common.delete')}
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+                </Group>
+              </Table.Td>
+            )}
+          </Table.Tr>
+        ))}
+      </DataTable>
     </>
   );
 }

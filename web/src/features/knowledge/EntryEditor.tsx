@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import { placeFieldError } from '../../api/field-errors';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 
 export type EntryScope = 'bot' | 'tenant';
@@ -103,6 +104,7 @@ export function EntryEditor({
     },
     onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), loaded.isSuccess);
   const placed = save.error !== null && Object.keys(form.errors).length > 0;
   return (
     <Modal opened onClose={onClose} title={t('knowledge.editTitle', { title: entry.title })} size="lg">

@@ -28,6 +28,7 @@ import { notify } from '../../components/notify';
 import { ImportPanel } from './ImportPanel';
 import { FileDrop } from '../../components/FileDrop';
 import { EntryEditor, type EntryRef, type EntryScope } from './EntryEditor';
+import { DataTable } from '../../components/DataTable';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
 export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
@@ -115,28 +116,24 @@ function HitTest({ botId }: { botId: string }) {
           {data.results.length === 0 ? (
             <Text c="dimmed">{t('knowledge.noHits')}</Text>
           ) : (
-            <Table.ScrollContainer minWidth={420}>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('knowledge.entry')}</Table.Th>
-                    <Table.Th ta="right">{t('knowledge.score')}</Table.Th>
-                    <Table.Th>{t('knowledge.inChat')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {parts.above.map(row)}
-                  <Table.Tr data-testid="threshold">
-                    <Table.Td colSpan={3} style={{ borderTop: '2px dashed var(--mantine-color-red-8)' }}>
-                      <Text size="xs" c="red.9" fw={600}>
-                        {t('knowledge.threshold', { score: formatScore(data.min_score, i18n.language) })}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                  {parts.below.map(row)}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
+            <DataTable
+              columns={[
+                { label: t('knowledge.entry') },
+                { label: t('knowledge.score'), align: 'right' as const },
+                { label: t('knowledge.inChat') },
+              ]}
+              minWidth={420}
+            >
+              {parts.above.map(row)}
+              <Table.Tr data-testid="threshold">
+                <Table.Td colSpan={3} style={{ borderTop: '2px dashed var(--mantine-color-red-8)' }}>
+                  <Text size="xs" c="red.9" fw={600}>
+                    {t('knowledge.threshold', { score: formatScore(data.min_score, i18n.language) })}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+              {parts.below.map(row)}
+            </DataTable>
           )}
         </Box>
       )}
@@ -299,67 +296,63 @@ export function KnowledgeTab() {
         ) : entries.data.data.length === 0 ? (
           <EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />
         ) : (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('knowledge.title')}</Table.Th>
-                  <Table.Th>{t('knowledge.scope')}</Table.Th>
-                  <Table.Th>{t('common.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {entries.data.data.map((entry) => (
-                  <Table.Tr key={entry.id}>
-                    <Table.Td>
-                      {entry.title}
-                      <Text size="xs" c="dimmed" lineClamp={1}>
-                        {entry.content_preview}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
-                    </Table.Td>
-                    <Table.Td>
-                      {canEdit && (
-                        <Group gap={4} wrap="nowrap">
-                          <Button
-                            size="compact-xs"
-                            variant="light"
-                            aria-label={t('knowledge.editOf', { title: entry.title })}
-                            onClick={() => setEditing(entry)}
-                          >
-                            {t('knowledge.edit')}
-                          </Button>
-                          <Button
-                            size="compact-xs"
-                            color="red"
-                            variant="subtle"
-                            aria-label={t('knowledge.deleteOf', { title: entry.title })}
-                            onClick={() =>
-                              confirmAction({
-                                title: t('knowledge.delete'),
-                                text: t(
-                                  entry.scope === 'tenant'
-                                    ? 'knowledge.deleteTenantConfirm'
-                                    : 'knowledge.deleteConfirm',
-                                  { title: entry.title },
-                                ),
-                                confirm: t('common.delete'),
-                                onConfirm: () => remove.mutate(entry),
-                              })
-                            }
-                          >
-                            {t('common.delete')}
-                          </Button>
-                        </Group>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            columns={[
+              { label: t('knowledge.title') },
+              { label: t('knowledge.scope') },
+              { label: t('common.actions') },
+            ]}
+            minWidth={420}
+          >
+            {entries.data.data.map((entry) => (
+              <Table.Tr key={entry.id}>
+                <Table.Td>
+                  {entry.title}
+                  <Text size="xs" c="dimmed" lineClamp={1}>
+                    {entry.content_preview}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
+                </Table.Td>
+                <Table.Td>
+                  {canEdit && (
+                    <Group gap={4} wrap="nowrap">
+                      <Button
+                        size="compact-xs"
+                        variant="light"
+                        aria-label={t('knowledge.editOf', { title: entry.title })}
+                        onClick={() => setEditing(entry)}
+                      >
+                        {t('knowledge.edit')}
+                      </Button>
+                      <Button
+                        size="compact-xs"
+                        color="red"
+                        variant="subtle"
+                        aria-label={t('knowledge.deleteOf', { title: entry.title })}
+                        onClick={() =>
+                          confirmAction({
+                            title: t('knowledge.delete'),
+                            text: t(
+                              entry.scope === 'tenant'
+                                ? 'knowledge.deleteTenantConfirm'
+                                : 'knowledge.deleteConfirm',
+                              { title: entry.title },
+                            ),
+                            confirm: t('common.delete'),
+                            onConfirm: () => remove.mutate(entry),
+                          })
+                        }
+                      >
+                        {t('common.delete')}
+                      </Button>
+                    </Group>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
       </Card>
     </Stack>

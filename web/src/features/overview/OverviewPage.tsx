@@ -1,6 +1,7 @@
 import '@mantine/charts/styles.css';
 import { BarChart } from '@mantine/charts';
 import {
+  Anchor,
   Badge,
   Card,
   Checkbox,
@@ -74,13 +75,24 @@ export function quotaPercent(usage: Pick<Usage, 'messages_used' | 'messages_quot
   return Math.min(100, Math.round((usage.messages_used / usage.messages_quota) * 100));
 }
 
+/** Where an onboarding step is done: the first bot's knowledge or settings, or the bot list. */
+export function onboardingLink(step: string, botId: string | undefined): string {
+  if (!botId) return '/bots';
+  return step === 'strictness_reviewed' ? `/bots/${botId}` : `/bots/${botId}/knowledge`;
+}
+
 function Onboarding() {
   const { t } = useTranslation();
   const onboarding = useQuery({
     queryKey: ['knowledge-onboarding'],
     queryFn: () => call(api.GET('/api/knowledge/onboarding')),
   });
+  const bots = useQuery({
+    queryKey: ['bots', null],
+    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
+  });
   if (!onboarding.data || onboarding.data.complete) return null;
+  const firstBot = bots.data?.data[0]?.id;
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="xs">
@@ -88,7 +100,16 @@ function Onboarding() {
       </Title>
       <Stack gap={6}>
         {onboarding.data.steps.map((step) => (
-          <Checkbox key={step.key} label={step.label} checked={step.done} readOnly />
+          <Checkbox
+            key={step.key}
+            label={
+              <Anchor component={Link} to={onboardingLink(step.key, firstBot)} size="sm">
+                {step.label}
+              </Anchor>
+            }
+            checked={step.done}
+            readOnly
+          />
         ))}
       </Stack>
     </Card>

@@ -6,7 +6,6 @@ import {
   Card,
   Checkbox,
   Group,
-  ScrollArea,
   Stack,
   Table,
   Text,
@@ -20,11 +19,13 @@ import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
+import { DataTable } from '../../components/DataTable';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { botQueryKey, useBotId } from '../bots/BotPage';
 import { sideBySide } from './side-by-side';
 import { notify } from '../../components/notify';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
 
 function DiffView({ botId, from, to }: { botId: string; from: string; to: string }) {
   const { t } = useTranslation();
@@ -145,6 +146,13 @@ export function PromptTab() {
     },
   });
 
+  const changed = text !== null && versions.data !== undefined && text !== versions.data.current_prompt;
+  useUnsavedChanges({
+    dirty: changed,
+    save: text?.trim() ? async () => (await save.mutateAsync(), true) : undefined,
+    discard: () => setText(null),
+  });
+
   if (versions.isPending) return <Loading />;
   if (versions.error) return <ErrorAlert error={versions.error} />;
   const list = versions.data.versions;
@@ -189,7 +197,7 @@ export function PromptTab() {
               <Button
                 onClick={() => save.mutate()}
                 loading={save.isPending}
-                disabled={!text?.trim() || text === versions.data.current_prompt}
+                disabled={!text?.trim() || !changed}
               >
                 {t('prompt.saveVersion')}
               </Button>
@@ -209,74 +217,69 @@ export function PromptTab() {
             <Text size="sm" c="dimmed" mb="xs">
               {t('prompt.pickTwo')}
             </Text>
-            <ScrollArea>
-              <Table miw={560}>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>{t('prompt.compare')}</Table.Th>
-                    <Table.Th>{t('prompt.number')}</Table.Th>
-                    <Table.Th>{t('prompt.label')}</Table.Th>
-                    <Table.Th>{t('common.created')}</Table.Th>
-                    <Table.Th>{t('common.actions')}</Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.map((version) => (
-                    <Table.Tr key={version.id} data-testid={`version-${version.version_number}`}>
-                      <Table.Td>
-                        <Checkbox
-                          aria-label={t('prompt.compareVersion', { number: version.version_number })}
-                          checked={selected.includes(version.id)}
-                          onChange={() => toggle(version.id)}
-                        />
-                      </Table.Td>
-                      <Table.Td>
-                        <Group gap={6}>
-                          {version.version_number}
-                          {version.is_current && (
-                            <Badge size="sm" color="green">
-                              {t('prompt.current')}
-                            </Badge>
-                          )}
-                        </Group>
-                      </Table.Td>
-                      <Table.Td>{version.version_name ?? '—'}</Table.Td>
-                      <Table.Td>{formatDateTime(version.created_at, i18n.language)}</Table.Td>
-                      <Table.Td>
-                        {canEdit && !version.is_current && (
-                          <Group gap={4} wrap="nowrap">
-                            <Button
-                              size="compact-xs"
-                              variant="light"
-                              onClick={() => restore.mutate(version.id)}
-                              aria-label={t('prompt.restoreVersion', { number: version.version_number })}
-                            >
-                              {t('prompt.restore')}
-                            </Button>
-                            <Button
-                              size="compact-xs"
-                              variant="subtle"
-                              color="red"
-                              aria-label={t('prompt.deleteVersion', { number: version.version_number })}
-                              onClick={() =>
-                                confirmAction({
-                                  title: t('prompt.deleteVersion', { number: version.version_number }),
-                                  text: t('prompt.deleteConfirm'),
-                                  confirm: t('common.delete'),
-                                  onConfirm: () => remove.mutate(version.id),
-                                })
-                              }
-                            >
-                              {t('common.delete')}
-                            </Button>
-                          </Group>
-                        )}
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </ScrollArea>
+            <DataTable
+              columns={[
+                { label: t('prompt.compare') },
+                { label: t('prompt.number') },
+                { label: t('prompt.label') },
+                { label: t('common.created') },
+                { label: t('common.actions') },
+              ]}
+            >
+              {list.map((version) => (
+                <Table.Tr key={version.id} data-testid={`version-${version.version_number}`}>
+                  <Table.Td>
+                    <Checkbox
+                      aria-label={t('prompt.compareVersion', { number: version.version_number })}
+                      checked={selected.includes(version.id)}
+                      onChange={() => toggle(version.id)}
+                    />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={6}>
+                      {version.version_number}
+                      {version.is_current && (
+                        <Badge size="sm" color="green">
+                          {t('prompt.current')}
+                        </Badge>
+                      )}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>{version.version_name ?? '—'}</Table.Td>
+                  <Table.Td>{formatDateTime(version.created_at, i18n.language)}</Table.Td>
+                  <Table.Td>
+                    {canEdit && !version.is_current && (
+                      <Group gap={4} wrap="nowrap">
+                        <Button
+                          size="compact-xs"
+                          variant="light"
+                          onClick={() => restore.mutate(version.id)}
+                          aria-label={t('prompt.restoreVersion', { number: version.version_number })}
+                        >
+                          {t('prompt.restore')}
+                        </Button>
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          color="red"
+                          aria-label={t('prompt.deleteVersion', { number: version.version_number })}
+                          onClick={() =>
+                            confirmAction({
+                              title: t('prompt.deleteVersion', { number: version.version_number }),
+                              text: t('prompt.deleteConfirm'),
+                              confirm: t('common.delete'),
+                              onConfirm: () => remove.mutate(version.id),
+                            })
+                          }
+                        >
+                          {t('common.delete')}
+                        </Button>
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </DataTable>
           </>
         )}
       </Card>

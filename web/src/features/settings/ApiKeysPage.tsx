@@ -8,6 +8,7 @@ import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { DataTable } from '../../components/DataTable';
 
 export function ApiKeysPage() {
   const { t, i18n } = useTranslation();
@@ -72,58 +73,54 @@ export function ApiKeysPage() {
         {keys.data.data.length === 0 ? (
           <Text c="dimmed">{t('apiKeys.none')}</Text>
         ) : (
-          <Table.ScrollContainer minWidth={600}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('apiKeys.prefix')}</Table.Th>
-                  <Table.Th>{t('apiKeys.state')}</Table.Th>
-                  <Table.Th>{t('common.created')}</Table.Th>
-                  <Table.Th>{t('apiKeys.lastUsed')}</Table.Th>
-                  <Table.Th>{t('apiKeys.expires')}</Table.Th>
-                  <Table.Th>{t('common.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {keys.data.data.map((key) => (
-                  <Table.Tr key={key.id}>
-                    <Table.Td>
-                      <code>{key.key_prefix}…</code>
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={key.is_active ? 'green' : 'gray'} variant="light">
-                        {key.is_active ? t('apiKeys.active') : t('apiKeys.inactive')}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td>{formatDateTime(key.created_at, i18n.language)}</Table.Td>
-                    <Table.Td>{formatDateTime(key.last_used_at, i18n.language)}</Table.Td>
-                    <Table.Td>
-                      {key.expires_at ? formatDateTime(key.expires_at, i18n.language) : t('apiKeys.never')}
-                    </Table.Td>
-                    <Table.Td>
-                      {key.is_active && (
-                        <Button
-                          size="compact-xs"
-                          color="red"
-                          variant="subtle"
-                          onClick={() =>
-                            confirmAction({
-                              title: t('apiKeys.revoke'),
-                              text: t('apiKeys.revokeConfirm'),
-                              confirm: t('apiKeys.revoke'),
-                              onConfirm: () => revoke.mutate(key.id),
-                            })
-                          }
-                        >
-                          {t('apiKeys.revoke')}
-                        </Button>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            columns={[
+              { label: t('apiKeys.prefix') },
+              { label: t('apiKeys.state') },
+              { label: t('common.created') },
+              { label: t('apiKeys.lastUsed') },
+              { label: t('apiKeys.expires') },
+              { label: t('common.actions') },
+            ]}
+            minWidth={600}
+          >
+            {keys.data.data.map((key) => (
+              <Table.Tr key={key.id}>
+                <Table.Td>
+                  <code>{key.key_prefix}…</code>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={key.is_active ? 'green' : 'gray'} variant="light">
+                    {key.is_active ? t('apiKeys.active') : t('apiKeys.inactive')}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>{formatDateTime(key.created_at, i18n.language)}</Table.Td>
+                <Table.Td>{formatDateTime(key.last_used_at, i18n.language)}</Table.Td>
+                <Table.Td>
+                  {key.expires_at ? formatDateTime(key.expires_at, i18n.language) : t('apiKeys.never')}
+                </Table.Td>
+                <Table.Td>
+                  {key.is_active && (
+                    <Button
+                      size="compact-xs"
+                      color="red"
+                      variant="subtle"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('apiKeys.revoke'),
+                          text: t('apiKeys.revokeConfirm'),
+                          confirm: t('apiKeys.revoke'),
+                          onConfirm: () => revoke.mutate(key.id),
+                        })
+                      }
+                    >
+                      {t('apiKeys.revoke')}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
       </Card>
     </Stack>

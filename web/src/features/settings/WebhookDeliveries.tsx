@@ -7,6 +7,7 @@ import type { Ok, Webhook } from '../../api/types';
 import { notify } from '../../components/notify';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { DataTable } from '../../components/DataTable';
 
 type Delivery = Ok<'/api/webhooks/{id}/deliveries', 'get'>['data'][number];
 export type DeliveryStatus = Delivery['status'];
@@ -59,30 +60,27 @@ function Attempts({
       ) : detail.data.attempts.length === 0 ? (
         <Text c="dimmed">{t('deliveries.noAttempts')}</Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
-          <Table data-testid="delivery-attempts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>#</Table.Th>
-                <Table.Th>{t('deliveries.time')}</Table.Th>
-                <Table.Th>{t('deliveries.responseCode')}</Table.Th>
-                <Table.Th>{t('deliveries.duration')}</Table.Th>
-                <Table.Th>{t('deliveries.error')}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {detail.data.attempts.map((a) => (
-                <Table.Tr key={a.attempt_number}>
-                  <Table.Td>{a.attempt_number}</Table.Td>
-                  <Table.Td>{formatDateTime(a.created_at, i18n.language)}</Table.Td>
-                  <Table.Td>{a.status_code ?? '—'}</Table.Td>
-                  <Table.Td>{a.duration_ms} ms</Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-word' }}>{a.error ?? '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={[
+            { label: '#' },
+            { label: t('deliveries.time') },
+            { label: t('deliveries.responseCode') },
+            { label: t('deliveries.duration') },
+            { label: t('deliveries.error') },
+          ]}
+          minWidth={480}
+          data-testid="delivery-attempts"
+        >
+          {detail.data.attempts.map((a) => (
+            <Table.Tr key={a.attempt_number}>
+              <Table.Td>{a.attempt_number}</Table.Td>
+              <Table.Td>{formatDateTime(a.created_at, i18n.language)}</Table.Td>
+              <Table.Td>{a.status_code ?? '—'}</Table.Td>
+              <Table.Td>{a.duration_ms} ms</Table.Td>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{a.error ?? '—'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       )}
       {detail.data && (
         <>
@@ -165,69 +163,65 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
       ) : deliveries.data.data.length === 0 ? (
         <EmptyState title={t('deliveries.emptyTitle')} text={t('deliveries.emptyText')} />
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{t('deliveries.event')}</Table.Th>
-                <Table.Th>{t('deliveries.status')}</Table.Th>
-                <Table.Th ta="right">{t('deliveries.attempts')}</Table.Th>
-                <Table.Th>{t('deliveries.responseCode')}</Table.Th>
-                <Table.Th>{t('deliveries.time')}</Table.Th>
-                <Table.Th>{t('deliveries.nextRetry')}</Table.Th>
-                <Table.Th>{t('common.actions')}</Table.Th>
+        <DataTable
+          columns={[
+            { label: t('deliveries.event') },
+            { label: t('deliveries.status') },
+            { label: t('deliveries.attempts'), align: 'right' as const },
+            { label: t('deliveries.responseCode') },
+            { label: t('deliveries.time') },
+            { label: t('deliveries.nextRetry') },
+            { label: t('common.actions') },
+          ]}
+          minWidth={720}
+        >
+          {deliveries.data.data.map((d) => {
+            const next = nextStep(d);
+            return (
+              <Table.Tr key={d.id} data-testid="delivery-row">
+                <Table.Td>
+                  <Text size="sm">{d.event_type}</Text>
+                  {d.last_error && (
+                    <Text size="xs" c="dimmed" lineClamp={2}>
+                      {d.last_error}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={DELIVERY_STATUS_COLOUR[d.status]}>
+                    {t(`deliveries.statuses.${d.status}`)}
+                  </Badge>
+                </Table.Td>
+                <Table.Td ta="right">{d.attempts}</Table.Td>
+                <Table.Td>{d.last_status_code ?? '—'}</Table.Td>
+                <Table.Td>{formatDateTime(d.delivered_at ?? d.updated_at, lang)}</Table.Td>
+                <Table.Td>
+                  {next === 'retry'
+                    ? formatDateTime(d.next_attempt_at, lang)
+                    : next === 'done'
+                      ? t('deliveries.delivered')
+                      : '—'}
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Button size="compact-xs" variant="subtle" onClick={() => setShown(d)}>
+                      {t('deliveries.showAttempts')}
+                    </Button>
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      loading={redeliver.isPending && redeliver.variables === d.id}
+                      aria-label={t('deliveries.redeliverOf', { type: d.event_type })}
+                      onClick={() => redeliver.mutate(d.id)}
+                    >
+                      {t('deliveries.redeliver')}
+                    </Button>
+                  </Group>
+                </Table.Td>
               </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {deliveries.data.data.map((d) => {
-                const next = nextStep(d);
-                return (
-                  <Table.Tr key={d.id} data-testid="delivery-row">
-                    <Table.Td>
-                      <Text size="sm">{d.event_type}</Text>
-                      {d.last_error && (
-                        <Text size="xs" c="dimmed" lineClamp={2}>
-                          {d.last_error}
-                        </Text>
-                      )}
-                    </Table.Td>
-                    <Table.Td>
-                      <Badge color={DELIVERY_STATUS_COLOUR[d.status]}>
-                        {t(`deliveries.statuses.${d.status}`)}
-                      </Badge>
-                    </Table.Td>
-                    <Table.Td ta="right">{d.attempts}</Table.Td>
-                    <Table.Td>{d.last_status_code ?? '—'}</Table.Td>
-                    <Table.Td>{formatDateTime(d.delivered_at ?? d.updated_at, lang)}</Table.Td>
-                    <Table.Td>
-                      {next === 'retry'
-                        ? formatDateTime(d.next_attempt_at, lang)
-                        : next === 'done'
-                          ? t('deliveries.delivered')
-                          : '—'}
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="compact-xs" variant="subtle" onClick={() => setShown(d)}>
-                          {t('deliveries.showAttempts')}
-                        </Button>
-                        <Button
-                          size="compact-xs"
-                          variant="light"
-                          loading={redeliver.isPending && redeliver.variables === d.id}
-                          aria-label={t('deliveries.redeliverOf', { type: d.event_type })}
-                          onClick={() => redeliver.mutate(d.id)}
-                        >
-                          {t('deliveries.redeliver')}
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                );
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+            );
+          })}
+        </DataTable>
       )}
       {shown && <Attempts endpointId={endpoint.id} delivery={shown} onClose={() => setShown(null)} />}
       <Stack gap={0} mt="xs">

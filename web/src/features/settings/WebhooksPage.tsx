@@ -12,6 +12,8 @@ import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { WebhookDeadLetters } from './WebhookDeadLetters';
 import { WebhookDeliveries } from './WebhookDeliveries';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
+import { DataTable } from '../../components/DataTable';
 
 export function WebhooksPage() {
   const { t } = useTranslation();
@@ -54,6 +56,8 @@ export function WebhooksPage() {
     mutationFn: (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
     onSuccess: refresh,
   });
+  // No saving on the way out: the new webhook's secret is shown once, here.
+  useUnsavedChanges({ dirty: () => form.isDirty(), discard: () => form.reset() });
   if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
   if (hooks.isPending) return <Loading />;
   if (hooks.error) return <ErrorAlert error={hooks.error} />;
@@ -96,74 +100,70 @@ export function WebhooksPage() {
         {hooks.data.data.length === 0 ? (
           <Text c="dimmed">{t('webhooks.none')}</Text>
         ) : (
-          <Table.ScrollContainer minWidth={560}>
-            <Table>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{t('webhooks.url')}</Table.Th>
-                  <Table.Th>{t('webhooks.types')}</Table.Th>
-                  <Table.Th>{t('common.actions')}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {hooks.data.data.map((hook) => (
-                  <Table.Tr key={hook.id}>
-                    <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
-                    <Table.Td>
-                      <Group gap={4}>
-                        {hook.event_types.map((type) => (
-                          <Badge key={type} size="xs" variant="light">
-                            {type}
-                          </Badge>
-                        ))}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Button
-                          size="compact-xs"
-                          variant={logOf === hook.id ? 'filled' : 'default'}
-                          aria-pressed={logOf === hook.id}
-                          onClick={() => setLogOf(logOf === hook.id ? null : hook.id)}
-                        >
-                          {t('deliveries.open')}
-                        </Button>
-                        <Button
-                          size="compact-xs"
-                          variant="light"
-                          onClick={() =>
-                            confirmAction({
-                              title: t('webhooks.rotate'),
-                              text: t('webhooks.rotateConfirm'),
-                              confirm: t('webhooks.rotate'),
-                              onConfirm: () => rotate.mutate(hook.id),
-                            })
-                          }
-                        >
-                          {t('webhooks.rotate')}
-                        </Button>
-                        <Button
-                          size="compact-xs"
-                          color="red"
-                          variant="subtle"
-                          onClick={() =>
-                            confirmAction({
-                              title: t('webhooks.delete'),
-                              text: t('webhooks.deleteConfirm', { url: hook.url }),
-                              confirm: t('common.delete'),
-                              onConfirm: () => remove.mutate(hook.id),
-                            })
-                          }
-                        >
-                          {t('common.delete')}
-                        </Button>
-                      </Group>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            columns={[
+              { label: t('webhooks.url') },
+              { label: t('webhooks.types') },
+              { label: t('common.actions') },
+            ]}
+            minWidth={560}
+          >
+            {hooks.data.data.map((hook) => (
+              <Table.Tr key={hook.id}>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {hook.event_types.map((type) => (
+                      <Badge key={type} size="xs" variant="light">
+                        {type}
+                      </Badge>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Button
+                      size="compact-xs"
+                      variant={logOf === hook.id ? 'filled' : 'default'}
+                      aria-pressed={logOf === hook.id}
+                      onClick={() => setLogOf(logOf === hook.id ? null : hook.id)}
+                    >
+                      {t('deliveries.open')}
+                    </Button>
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('webhooks.rotate'),
+                          text: t('webhooks.rotateConfirm'),
+                          confirm: t('webhooks.rotate'),
+                          onConfirm: () => rotate.mutate(hook.id),
+                        })
+                      }
+                    >
+                      {t('webhooks.rotate')}
+                    </Button>
+                    <Button
+                      size="compact-xs"
+                      color="red"
+                      variant="subtle"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('webhooks.delete'),
+                          text: t('webhooks.deleteConfirm', { url: hook.url }),
+                          confirm: t('common.delete'),
+                          onConfirm: () => remove.mutate(hook.id),
+                        })
+                      }
+                    >
+                      {t('common.delete')}
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
         )}
       </Card>
       {(() => {

@@ -25,9 +25,11 @@ import type { Ok } from '../../api/types';
 import { useCan, useMe } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsaved-changes';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
-import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
+import { allowedChanges, grantableRoles, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
+import { DataTable } from '../../components/DataTable';
 
 type TeamUser = Ok<'/api/users', 'get'>['data'][number];
 const TEAM_KEY = ['team'] as const;
@@ -69,6 +71,7 @@ function OwnPassword() {
       notify(t('team.password.changed'));
     },
   });
+  useFormUnsavedChanges(form, (values) => change.mutateAsync(values));
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="xs">
@@ -181,6 +184,8 @@ function InviteUser({
     },
     onError: () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   });
+  // An issued invitation may show its link here once, so leaving only offers to discard.
+  useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('team.add')}>
       <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
@@ -328,29 +333,25 @@ function Invitations({
         {t('team.invite.pending')}
       </Title>
       {refusal !== null && <TeamError error={refusal} />}
-      <Table.ScrollContainer minWidth={560}>
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('team.email')}</Table.Th>
-              <Table.Th>{t('team.role')}</Table.Th>
-              <Table.Th>{t('team.state')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {invitations.data.data.map((invitation) => (
-              <InvitationRow
-                key={invitation.id}
-                invitation={invitation}
-                actorRole={actorRole}
-                onIssued={onIssued}
-                onRefused={setRefusal}
-              />
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        columns={[
+          { label: t('team.email') },
+          { label: t('team.role') },
+          { label: t('team.state') },
+          { label: t('common.actions') },
+        ]}
+        minWidth={560}
+      >
+        {invitations.data.data.map((invitation) => (
+          <InvitationRow
+            key={invitation.id}
+            invitation={invitation}
+            actorRole={actorRole}
+            onIssued={onIssued}
+            onRefused={setRefusal}
+          />
+        ))}
+      </DataTable>
     </Stack>
   );
 }
@@ -358,10 +359,12 @@ function Invitations({
 function MemberRow({
   member,
   actor,
+  activeOwners,
   onRefused,
 }: {
   member: TeamUser;
   actor: { id: string; role: Role };
+  activeOwners: number;
   onRefused: (error: unknown) => void;
 }) {
   const { t, i18n } = useTranslation();
@@ -385,7 +388,7 @@ function MemberRow({
       );
     },
   });
-  const editable = mayChange(actor, member);
+  const allowed = allowedChanges(actor, member, activeOwners);
   const roles = grantableRoles(actor.role);
   return (
     <Table.Tr data-testid="team-row">
@@ -401,7 +404,7 @@ function MemberRow({
         )}
       </Table.Td>
       <Table.Td>
-        {editable ? (
+        {allowed.role ? (
           <Select
             size="xs"
             w={150}
@@ -427,34 +430,35 @@ function MemberRow({
         {member.last_login_at ? formatDateTime(member.last_login_at, i18n.language) : t('team.never')}
       </Table.Td>
       <Table.Td>
-        {editable &&
-          (member.is_active ? (
-            <Button
-              size="compact-xs"
-              color="red"
-              variant="subtle"
-              aria-label={t('team.deactivateOf', { name: label })}
-              onClick={() =>
-                confirmAction({
-                  title: t('team.deactivate'),
-                  text: t('team.deactivateConfirm', { name: label }),
-                  confirm: t('team.deactivate'),
-                  onConfirm: () => change.mutate({ is_active: false }),
-                })
-              }
-            >
-              {t('team.deactivate')}
-            </Button>
-          ) : (
-            <Button
-              size="compact-xs"
-              variant="light"
-              aria-label={t('team.reactivateOf', { name: label })}
-              onClick={() => change.mutate({ is_active: true })}
-            >
-              {t('team.reactivate')}
-            </Button>
-          ))}
+        {member.is_active
+          ? allowed.deactivate && (
+              <Button
+                size="compact-xs"
+                color="red"
+                variant="subtle"
+                aria-label={t('team.deactivateOf', { name: label })}
+                onClick={() =>
+                  confirmAction({
+                    title: t('team.deactivate'),
+                    text: t('team.deactivateConfirm', { name: label }),
+                    confirm: t('team.deactivate'),
+                    onConfirm: () => change.mutate({ is_active: false }),
+                  })
+                }
+              >
+                {t('team.deactivate')}
+              </Button>
+            )
+          : allowed.role && (
+              <Button
+                size="compact-xs"
+                variant="light"
+                aria-label={t('team.reactivateOf', { name: label })}
+                onClick={() => change.mutate({ is_active: true })}
+              >
+                {t('team.reactivate')}
+              </Button>
+            )}
       </Table.Td>
     </Table.Tr>
   );
@@ -507,27 +511,31 @@ function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id: string
   // A refused change is shown above the table, where it has the room to be read.
   const [refusal, setRefusal] = useState<unknown>(null);
   if (users.length === 0) return null;
+  const activeOwners = users.filter((u) => u.role === 'owner' && u.is_active).length;
   return (
     <>
       {refusal !== null && <TeamError error={refusal} />}
-      <Table.ScrollContainer minWidth={640} mt="sm">
-        <Table>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>{t('team.member')}</Table.Th>
-              <Table.Th>{t('team.role')}</Table.Th>
-              <Table.Th>{t('team.state')}</Table.Th>
-              <Table.Th>{t('team.lastLogin')}</Table.Th>
-              <Table.Th>{t('common.actions')}</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {users.map((member) => (
-              <MemberRow key={member.id} member={member} actor={actor} onRefused={setRefusal} />
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable
+        columns={[
+          { label: t('team.member') },
+          { label: t('team.role') },
+          { label: t('team.state') },
+          { label: t('team.lastLogin') },
+          { label: t('common.actions') },
+        ]}
+        minWidth={640}
+        mt="sm"
+      >
+        {users.map((member) => (
+          <MemberRow
+            key={member.id}
+            member={member}
+            actor={actor}
+            activeOwners={activeOwners}
+            onRefused={setRefusal}
+          />
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { INVITATION_TEXT } from '@server/modules/auth/invitations-rules.js';
 import { ApiError } from '../../api/client';
-import { invitationRefusalKey, teamRefusalKey } from './team-rules';
+import { allowedChanges, invitationRefusalKey, teamRefusalKey } from './team-rules';
 import de from '../../i18n/de.json';
 import en from '../../i18n/en.json';
 
@@ -38,5 +38,43 @@ describe('invitation refusals', () => {
         expect(typeof lookup(en, key), key).toBe('string');
       }
     }
+  });
+});
+
+describe('changes offered on the team page', () => {
+  const owner = { id: 'o1', role: 'owner' as const };
+  const admin = { id: 'a1', role: 'admin' as const };
+
+  it('never offers deactivating yourself', () => {
+    expect(allowedChanges(admin, { ...admin, is_active: true }, 1)).toEqual({
+      role: true,
+      deactivate: false,
+    });
+    expect(allowedChanges(owner, { ...owner, is_active: true }, 2)).toEqual({
+      role: true,
+      deactivate: false,
+    });
+  });
+
+  it('keeps the last active owner an active owner', () => {
+    expect(allowedChanges(owner, { ...owner, is_active: true }, 1)).toEqual({
+      role: false,
+      deactivate: false,
+    });
+    expect(allowedChanges(owner, { id: 'o2', role: 'owner', is_active: true }, 2)).toEqual({
+      role: true,
+      deactivate: true,
+    });
+  });
+
+  it('offers an admin nothing on owners, everything on others', () => {
+    expect(allowedChanges(admin, { id: 'o2', role: 'owner', is_active: true }, 2)).toEqual({
+      role: false,
+      deactivate: false,
+    });
+    expect(allowedChanges(admin, { id: 'e1', role: 'editor', is_active: true }, 1)).toEqual({
+      role: true,
+      deactivate: true,
+    });
   });
 });

@@ -16,6 +16,20 @@ export function mayChange(actor: { id: string; role: Role }, target: { id: strin
   return actor.role === 'owner' || target.role !== 'owner';
 }
 
+/**
+ * Which changes of a member the API will take from the actor: nobody deactivates themself, and
+ * the last active owner keeps the owner role and stays active.
+ */
+export function allowedChanges(
+  actor: { id: string; role: Role },
+  target: { id: string; role: Role; is_active: boolean },
+  activeOwners: number,
+): { role: boolean; deactivate: boolean } {
+  if (!mayChange(actor, target)) return { role: false, deactivate: false };
+  const lastOwner = target.role === 'owner' && target.is_active && activeOwners <= 1;
+  return { role: !lastOwner, deactivate: !lastOwner && target.id !== actor.id };
+}
+
 /** A password the API will take: 8 to 72 characters and at most 72 bytes in UTF-8. */
 export function passwordProblemKey(password: string): string | null {
   if (password.length < PASSWORD_MIN_LENGTH) return 'team.password.tooShort';
