@@ -96,7 +96,9 @@ async function serve(): Promise<void> {
 // ---------------------------------------------------------------------------------------
 
 function startService(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve'], {
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>": a CPU profile of the service (npm run bench:profile).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--serve'], {
     env: { ...process.env, REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
