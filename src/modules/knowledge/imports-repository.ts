@@ -124,6 +124,7 @@ export async function insertDocuments(
  */
 export async function writeDocumentParts(
   tx: Queryable,
+  tenantId: string,
   documentId: string,
   chunks: AsyncIterable<Buffer>,
 ): Promise<number> {
@@ -133,8 +134,8 @@ export async function writeDocumentParts(
     for (let at = 0; at < chunk.length; at += DOCUMENT_PART_BYTES) {
       const slice = chunk.subarray(at, at + DOCUMENT_PART_BYTES);
       await tx.query(
-        'INSERT INTO knowledge_import_document_parts (document_id, part, bytes) VALUES ($1, $2, $3)',
-        [documentId, part, slice],
+        'INSERT INTO knowledge_import_document_parts (document_id, tenant_id, part, bytes) VALUES ($1, $2, $3, $4)',
+        [documentId, tenantId, part, slice],
       );
       part += 1;
       bytes += slice.length;

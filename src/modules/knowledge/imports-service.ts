@@ -113,7 +113,7 @@ export async function createImport(
         sha256: file.sha256,
       };
       const [documentId] = await repo.insertDocuments(tx, tenantId, job.id, [document]);
-      await repo.writeDocumentParts(tx, documentId!, file.chunks());
+      await repo.writeDocumentParts(tx, tenantId, documentId!, file.chunks());
     }
     if (url) {
       const page: DocumentWrite = { kind: 'page', name: url, mediaType: null, sha256: null };
