@@ -120,7 +120,8 @@ export async function insertDocuments(
 
 /**
  * Stores a file's bytes as parts of at most DOCUMENT_PART_BYTES, one statement per part, so
- * only one part is in memory at a time (a raw bytea parameter: no base64 or hex text of it).
+ * only one part is in memory at a time. Each part travels as base64 text: both engines pass
+ * text parameters natively, while PGlite converts bytea values byte by byte in JavaScript.
  */
 export async function writeDocumentParts(
   tx: Queryable,
@@ -134,8 +135,9 @@ export async function writeDocumentParts(
     for (let at = 0; at < chunk.length; at += DOCUMENT_PART_BYTES) {
       const slice = chunk.subarray(at, at + DOCUMENT_PART_BYTES);
       await tx.query(
-        'INSERT INTO knowledge_import_document_parts (document_id, tenant_id, part, bytes) VALUES ($1, $2, $3, $4)',
-        [documentId, tenantId, part, slice],
+        `INSERT INTO knowledge_import_document_parts (document_id, tenant_id, part, bytes)
+         VALUES ($1, $2, $3, decode($4, 'base64'))`,
+        [documentId, tenantId, part, slice.toString('base64')],
       );
       part += 1;
       bytes += slice.length;
@@ -147,16 +149,14 @@ export async function writeDocumentParts(
 /** A file's bytes, part by part in order. */
 export async function* readDocumentParts(db: Queryable, documentId: string): AsyncGenerator<Buffer> {
   for (let part = 0; ; part += 1) {
-    const row = await queryOne<{ bytes: Uint8Array }>(
+    const row = await queryOne<{ bytes: string }>(
       db,
-      'SELECT bytes FROM knowledge_import_document_parts WHERE document_id = $1 AND part = $2',
+      `SELECT encode(bytes, 'base64') AS bytes FROM knowledge_import_document_parts
+       WHERE document_id = $1 AND part = $2`,
       [documentId, part],
     );
     if (!row) return;
-    // PostgreSQL's driver answers a Buffer, PGlite a Uint8Array.
-    yield Buffer.isBuffer(row.bytes)
-      ? row.bytes
-      : Buffer.from(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength);
+    yield Buffer.from(row.bytes, 'base64');
   }
 }
 
