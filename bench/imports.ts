@@ -5,7 +5,9 @@
  * - a DOCX zip bomb (about 1.5 MB that unpack to 500 MB of XML),
  * - a PDF of 20,000 pages,
  * - ten files of 9.5 MB in one upload (over the request bound: refused), and five in one
- *   upload (accepted, each over the character limit).
+ *   upload (accepted, each over the character limit),
+ * - normal documents: a Markdown handbook of 300 chapters (about 0.9 MB, 300 entries), a PDF of
+ *   200 text pages and a DOCX, in one upload (about 500 entries written).
  * A first scenario probes /health alone (the machine's noise floor). For each it prints the
  * import's outcome, /health p50/p99/max while it ran and the growth of
  * the service's resident set (RSS of the service's process; the parser processes are separate
@@ -14,6 +16,7 @@
  *   npm run bench:imports
  *   BENCH_TARGETS=pglite npm run bench:imports
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:imports
+ *   BENCH_SCENARIOS=baseline,normal npm run bench:imports
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,6 +33,8 @@ const POSTGRES_URL =
   process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'pglite,postgres').split(',').map((t) => t.trim()));
 const MB = 1024 * 1024;
+/** BENCH_SCENARIOS=normal,zip: only the scenarios whose names contain one of the words. */
+const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((word) => word.trim());
 
 interface Ready {
   port: number;
@@ -96,7 +101,9 @@ async function serve(): Promise<void> {
 // ---------------------------------------------------------------------------------------
 
 function startService(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve'], {
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>": a CPU profile of the service (npm run bench:profile).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--serve'], {
     env: { ...process.env, REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -136,6 +143,9 @@ function childrenOf(pid: number): number[] {
       .filter((child) => /PPid:\s+(\d+)/.exec(statusOf(child))?.[1] === String(pid));
   }
 }
+
+/** The machine's load average (1, 5, 15 minutes): the machine may be shared. */
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -277,6 +287,7 @@ async function run(base: string, ready: Ready, pid: number, scenario: Scenario) 
     'RSS before MB': Math.round(baseline),
     'RSS growth MB': Math.round(figures.peakRss - baseline),
     'parsers peak RSS MB': Math.round(figures.peakParsers),
+    'load 1 min': loadAverage()[0],
   };
 }
 
@@ -286,7 +297,10 @@ async function measure(name: string, env: Record<string, string>, scenarios: Sce
   try {
     console.log(`\n${name}`);
     const rows = [];
-    for (const scenario of scenarios) rows.push(await run(base, ready, child.pid!, scenario));
+    for (const scenario of scenarios) {
+      if (ONLY && !ONLY.some((word) => scenario.name.includes(word))) continue;
+      rows.push(await run(base, ready, child.pid!, scenario));
+    }
     console.table(rows);
     return rows;
   } finally {
@@ -325,6 +339,25 @@ async function main(): Promise<void> {
     type: 'text/plain',
     content: Buffer.from(words.repeat(Math.ceil((9.5 * MB) / words.length)).slice(0, 9.5 * MB)),
   });
+  const sentence =
+    'Die Werkstatt repariert Fahrräder aller Art; Bremsen und Ketten werden sofort getauscht. ';
+  const handbook = Array.from(
+    { length: 300 },
+    (_, i) => `## Kapitel ${i + 1}\n\n${`${sentence.repeat(10)}\n\n`.repeat(3)}`,
+  ).join('\n');
+  const normal = [
+    { name: 'handbuch.md', type: 'text/markdown', content: Buffer.from(handbook) },
+    {
+      name: 'katalog.pdf',
+      type: 'application/pdf',
+      content: textPdf(Array.from({ length: 200 }, (_, i) => `Seite ${i + 1}: ${sentence.repeat(5)}`)),
+    },
+    {
+      name: 'werkstatt.docx',
+      type: 'application/octet-stream',
+      content: readFileSync(new URL('../test/fixtures/knowledge/werkstatt.docx', import.meta.url)),
+    },
+  ];
   const scenarios: Scenario[] = [
     { name: 'baseline: /health alone', files: [] },
     {
@@ -337,8 +370,9 @@ async function main(): Promise<void> {
     },
     { name: 'ten files of 9.5 MB in one upload', files: Array.from({ length: 10 }, (_, i) => large(i)) },
     { name: 'five files of 9.5 MB in one upload', files: Array.from({ length: 5 }, (_, i) => large(i)) },
+    { name: 'normal documents: Markdown, PDF, DOCX', files: normal },
   ];
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage().join(' ');
   console.log(`Node ${process.version}, ${scenarios.length} scenarios per database; load average ${load}`);
   if (TARGETS.has('pglite')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-imports-'));

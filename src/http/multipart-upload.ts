@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -10,7 +10,7 @@ import { AppError, ErrorCode, badRequest } from './errors.js';
 
 /**
  * Multipart uploads streamed to temporary files (@fastify/multipart parses, nothing is held in
- * memory but the chunk in transit). Bounded per file, per request and per tenant in flight
+ * memory but the chunk in transit), and read back from them in chunks as well. Bounded per file, per request and per tenant in flight
  * (bytes received and not yet stored, on this instance); over a bound the request is refused
  * (413, or 429 with Retry-After for the tenant's bound) and its files are deleted. A body that
  * is not well-formed multipart is a 400, never a 500.
@@ -29,8 +29,8 @@ export interface ReceivedFile {
   mediaType: string | null;
   size: number;
   sha256: string;
-  /** The bytes, read from the temporary file. */
-  read(): Promise<Buffer>;
+  /** The bytes, read from the temporary file in chunks of at most 1 MB. */
+  chunks(): AsyncIterable<Buffer>;
 }
 
 export interface ReceivedUpload {
@@ -66,6 +66,7 @@ export class UploadBudget {
 }
 
 const RETRY_AFTER_SECONDS = 10;
+const READ_CHUNK_BYTES = 1024 * 1024;
 const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 export const uploadErrors = {
@@ -155,7 +156,7 @@ export async function receiveMultipart(
           mediaType: part.mimetype || null,
           size,
           sha256: hash.digest('hex'),
-          read: () => readFile(path),
+          chunks: () => createReadStream(path, { highWaterMark: READ_CHUNK_BYTES }),
         });
       } else if (allowed.textFields.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value ?? '');

@@ -1,20 +1,43 @@
-// The document parser's own process: PDF, DOCX, HTML, Markdown and text are converted here,
-// never in the service's process, so a hostile document can only exhaust this process's heap
-// (--max-old-space-size, set by the pool) or time (the pool kills it at its deadline). Limits
-// are checked while reading: the page count before any page is read, characters page by page,
-// the unpacked size and compression ratio of every ZIP part before and while inflating it.
-// Plain JavaScript, so the process starts under any loader (tsx, vitest, node) without
-// compiling TypeScript. The pool (document-parser.ts) sends one job at a time:
-//   { id, bytes: Uint8Array, format, limits: { maxChars, maxPdfPages, maxUnpackedBytes,
-//     maxCompressionRatio }, hook?: { spin?: boolean, holdUntilFile?: string } }
-// and receives { id, ok: true, result: { title, parts: [{ text, page }], pages } } or
+// The document parser's own process: PDF, DOCX, HTML, Markdown and text are read, converted
+// and split into sections here, never in the service's process, so a hostile document can only
+// exhaust this process's heap (--max-old-space-size, set by the pool) or time (the pool kills
+// it at its deadline), and no large text ever reaches the service. Limits are checked while
+// reading: the page count before any page is read, characters page by page, the unpacked size
+// and compression ratio of every ZIP part before and while inflating it, the entry limit as
+// sections are produced. The parsing is plain JavaScript, so the process starts under any
+// loader (tsx, vitest, node); the service's own TypeScript modules for format detection and
+// sections (document-text.ts, sections.ts) are loaded through tsx's API. The pool
+// (document-parser.ts) sends one job at a time:
+//   { id, path?: string, bytes?: Uint8Array, name, mediaType, title,
+//     limits: { maxBytes, maxChars, maxPdfPages, maxUnpackedBytes, maxCompressionRatio, maxEntries },
+//     hook?: { spin?: boolean, holdUntilFile?: string } }
+// (path: a file this process reads itself) and receives the sections in batches
+// { id, sections: [{ title, content, page }] } (each at most about SECTION_BATCH_CHARS), then
+// { id, ok: true, result: { format, title, pages, sha256 } } or
 // { id, ok: false, error: { code, ...details } } (the German sentences live in import-errors.ts).
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inflateRawSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
+
+/** Characters of section text per message to the service, so no message is large. */
+const SECTION_BATCH_CHARS = 256 * 1024;
+
+/** The service's TypeScript modules this process needs, loaded once through tsx. */
+let modules;
+async function serviceModules() {
+  if (!modules) {
+    const { register } = await import('tsx/esm/api');
+    register();
+    const [text, sections] = await Promise.all([import('./document-text.ts'), import('./sections.ts')]);
+    modules = { detectFormat: text.detectFormat, ...sections };
+  }
+  return modules;
+}
 
 class Refused extends Error {
   /** @param {string} code @param {Record<string, unknown>} [details] */
@@ -79,7 +102,10 @@ async function pdfText(bytes, limits) {
   const { getDocumentProxy } = await import('unpdf');
   let pdf;
   try {
-    pdf = await getDocumentProxy(bytes, { verbosity: 0 });
+    // pdf.js takes a plain Uint8Array, not a Buffer.
+    pdf = await getDocumentProxy(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      verbosity: 0,
+    });
   } catch (error) {
     if (error?.name === 'PasswordException') throw new Refused('encrypted');
     throw new Refused('damaged', { format: 'PDF' });
@@ -230,18 +256,72 @@ async function extract(bytes, format, limits) {
   }
 }
 
+/**
+ * Sections of the document's parts (a PDF's pages, else one part), the entry limit checked as
+ * they are produced; sent to the service in batches.
+ */
+async function sendSections(job, text) {
+  const { splitSections, TooManySections, DEFAULT_SECTION_CHARS } = await serviceModules();
+  const title = text.title ? text.title.slice(0, 200) : job.title;
+  const max = job.limits.maxEntries;
+  let count = 0;
+  let batch = [];
+  let batchChars = 0;
+  const flush = () => {
+    if (batch.length > 0) process.send({ id: job.id, sections: batch });
+    batch = [];
+    batchChars = 0;
+  };
+  for (const part of text.parts) {
+    let split;
+    try {
+      split = splitSections(part.text, part.page ? `${title}, Seite ${part.page}` : title, {
+        maxChars: DEFAULT_SECTION_CHARS,
+        maxSections: max - count,
+      });
+    } catch (error) {
+      if (error instanceof TooManySections) throw new Refused('too_many_entries', { max });
+      throw error;
+    }
+    for (const section of split) {
+      batch.push({ ...section, page: part.page });
+      batchChars += section.title.length + section.content.length;
+      if (batchChars >= SECTION_BATCH_CHARS) flush();
+    }
+    count += split.length;
+  }
+  if (count === 0) throw new Refused('no_text');
+  flush();
+}
+
+async function parse(job) {
+  const bytes = job.path
+    ? await readFile(job.path)
+    : Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);
+  if (bytes.length > job.limits.maxBytes) throw new Refused('too_large', { max: job.limits.maxBytes });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const { detectFormat } = await serviceModules();
+  const format = detectFormat(bytes, job.name, job.mediaType);
+  if (!format) throw new Refused('unsupported_format');
+  job.format = format;
+  const text = await extract(bytes, format, job.limits);
+  await sendSections(job, text);
+  return { format, title: text.title, pages: text.pages, sha256 };
+}
+
 process.on('message', async (job) => {
   try {
     // Test hooks: a parser stuck in a loop; a parse held until the test lets it go.
     if (job.hook?.spin) for (;;);
     while (job.hook?.holdUntilFile && !existsSync(job.hook.holdUntilFile)) await sleep(20);
-    const result = await extract(job.bytes, job.format, job.limits);
+    const result = await parse(job);
     process.send({ id: job.id, ok: true, result });
   } catch (error) {
+    if (!(error instanceof Refused)) process.stderr.write(`${error?.stack ?? error}\n`);
     const refused =
       error instanceof Refused
         ? { code: error.code, ...error.details }
-        : { code: 'damaged', format: job.format };
+        : { code: 'damaged', format: (job.format ?? 'text').toUpperCase() };
     process.send({ id: job.id, ok: false, error: refused });
   }
 });

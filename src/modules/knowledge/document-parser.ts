@@ -1,18 +1,23 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { DocumentFormat, DocumentText } from './document-text.js';
+import type { DocumentFormat } from './document-text.js';
 import { importErrors, type ImportDocumentError } from './import-errors.js';
 
 /**
- * The pool of document parser processes (document-parser-process.js): text extraction of every
- * imported document runs there, outside the service's event loop and heap. Each process has its
- * own heap cap (--max-old-space-size) and every job a wall-clock deadline; a process that runs
- * out of memory or past its deadline is killed, the document fails with parser_memory or
- * parser_timeout, and the next job gets a fresh process. One pool per service process, so
- * concurrent imports wait in its queue instead of starting unbounded parsers.
+ * The pool of document parser processes (document-parser-process.js): format detection, text
+ * extraction and sectioning of every imported document run there, outside the service's event
+ * loop and heap; the service receives only the sections, in batches of bounded size. A file
+ * is handed over by the path of a temporary file the parser reads itself, so its bytes never
+ * pass through the service's heap. Each process has its own heap cap (--max-old-space-size)
+ * and every job a wall-clock deadline; a process that runs out of memory or past its deadline
+ * is killed, the document fails with parser_memory or parser_timeout, and the next job gets a
+ * fresh process (otherwise processes stay warm for the next job). One pool per service
+ * process, so concurrent imports wait in its queue instead of starting unbounded parsers.
  */
 
 export interface ParserLimits {
+  /** Bytes of a document. */
+  maxBytes: number;
   /** Characters of extracted text per document. */
   maxChars: number;
   /** Pages of a PDF, checked before any page is read. */
@@ -21,6 +26,8 @@ export interface ParserLimits {
   maxUnpackedBytes: number;
   /** Unpacked size ÷ packed size of one DOCX part (counted from 1 MB of unpacked size on). */
   maxCompressionRatio: number;
+  /** Sections (entries) of one document, checked as they are produced. */
+  maxEntries: number;
   /** Wall-clock time of one document's extraction, queueing not included. */
   timeoutMs: number;
   /** Heap of a parser process in MB. */
@@ -36,13 +43,42 @@ export interface ParserHook {
   holdUntilFile?: string;
 }
 
+/** A document to parse: a file the parser reads itself, or (a fetched page) its bytes. */
+export interface ParserInput {
+  path?: string;
+  bytes?: Buffer;
+  /** File name or URL (its extension helps to tell the format). */
+  name: string;
+  mediaType: string | null;
+  /** Title of the sections outside any heading when the document has no title of its own. */
+  title: string;
+}
+
+export interface ParsedSection {
+  title: string;
+  content: string;
+  /** PDF page number; null for other formats. */
+  page: number | null;
+}
+
+export interface ParsedDocument {
+  format: DocumentFormat;
+  /** Title from the document itself (HTML title), when it has one. */
+  title: string | null;
+  /** Pages of a PDF. */
+  pages: number | null;
+  /** SHA-256 of the document's bytes (hex). */
+  sha256: string;
+  sections: ParsedSection[];
+}
+
 interface Job {
   id: number;
-  bytes: Buffer;
-  format: DocumentFormat;
+  input: ParserInput;
   limits: ParserLimits;
   hook?: ParserHook;
-  resolve: (text: DocumentText) => void;
+  sections: ParsedSection[];
+  resolve: (document: ParsedDocument) => void;
   reject: (error: unknown) => void;
 }
 
@@ -56,8 +92,9 @@ interface Slot {
 
 interface Reply {
   id: number;
-  ok: boolean;
-  result?: Omit<DocumentText, 'format'>;
+  sections?: ParsedSection[];
+  ok?: boolean;
+  result?: Omit<ParsedDocument, 'sections'>;
   error?: { code: string; [key: string]: unknown };
 }
 
@@ -88,15 +125,10 @@ export class ParserPool {
     return this.queue.length;
   }
 
-  /** The text of a document, or an ImportDocumentError saying in words why not. */
-  parse(
-    bytes: Buffer,
-    format: DocumentFormat,
-    limits: ParserLimits,
-    hook?: ParserHook,
-  ): Promise<DocumentText> {
+  /** The sections of a document, or an ImportDocumentError saying in words why not. */
+  parse(input: ParserInput, limits: ParserLimits, hook?: ParserHook): Promise<ParsedDocument> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, bytes, format, limits, hook, resolve, reject });
+      this.queue.push({ id: this.nextId++, input, limits, hook, sections: [], resolve, reject });
       this.dispatch();
     });
   }
@@ -135,7 +167,8 @@ export class ParserPool {
     child.on('message', (reply: Reply) => {
       if (slot.child !== child || !slot.job || reply.id !== slot.job.id) return;
       const job = slot.job;
-      if (reply.ok) this.finish(slot, null, { format: job.format, ...reply.result! });
+      if (reply.sections) job.sections.push(...reply.sections);
+      else if (reply.ok) this.finish(slot, null, { ...reply.result!, sections: job.sections });
       else this.finish(slot, refusal(reply.error!, job));
     });
     child.on('exit', () => {
@@ -146,9 +179,7 @@ export class ParserPool {
       const job = slot.job;
       this.finish(
         slot,
-        outOfMemory
-          ? importErrors.parserMemory(job.limits.memoryMb)
-          : importErrors.damaged(label(job.format)),
+        outOfMemory ? importErrors.parserMemory(job.limits.memoryMb) : importErrors.damaged('Dokument'),
       );
     });
     child.on('error', () => {
@@ -172,24 +203,28 @@ export class ParserPool {
       child.kill('SIGKILL');
       this.finish(slot, importErrors.parserTimeout(job.limits.timeoutMs));
     }, job.limits.timeoutMs);
-    const { maxChars, maxPdfPages, maxUnpackedBytes, maxCompressionRatio } = job.limits;
+    const { timeoutMs: _timeout, memoryMb: _memory, ...limits } = job.limits;
+    const { path, bytes, name, mediaType, title } = job.input;
     child.send({
       id: job.id,
-      bytes: new Uint8Array(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength),
-      format: job.format,
-      limits: { maxChars, maxPdfPages, maxUnpackedBytes, maxCompressionRatio },
+      path,
+      bytes: bytes && new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      name,
+      mediaType,
+      title,
+      limits,
       hook: job.hook,
     });
   }
 
-  private finish(slot: Slot, error: unknown, text?: DocumentText): void {
+  private finish(slot: Slot, error: unknown, document?: ParsedDocument): void {
     const job = slot.job!;
     slot.job = null;
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
     if (slot.child) setRef(slot.child, false);
     if (error) job.reject(error);
-    else job.resolve(text!);
+    else job.resolve(document!);
     this.dispatch();
   }
 }
@@ -205,12 +240,18 @@ function setRef(child: ChildProcess, ref: boolean): void {
   }
 }
 
-const label = (format: DocumentFormat) => format.toUpperCase();
-
 /** The parser's refusal as an error in words. */
 function refusal(error: NonNullable<Reply['error']>, job: Job): ImportDocumentError {
   const { limits } = job;
   switch (error.code) {
+    case 'unsupported_format':
+      return importErrors.unsupportedFormat();
+    case 'too_large':
+      return importErrors.tooLarge(limits.maxBytes);
+    case 'no_text':
+      return importErrors.noText();
+    case 'too_many_entries':
+      return importErrors.tooManyEntries(limits.maxEntries);
     case 'encrypted':
       return importErrors.encrypted();
     case 'no_text_layer':
@@ -224,7 +265,7 @@ function refusal(error: NonNullable<Reply['error']>, job: Job): ImportDocumentEr
     case 'compression_ratio':
       return importErrors.compressionRatio(limits.maxCompressionRatio);
     default:
-      return importErrors.damaged(label(job.format));
+      return importErrors.damaged(typeof error.format === 'string' ? error.format : 'Dokument');
   }
 }
 

@@ -1,27 +1,11 @@
 /**
- * The text of an imported document: format detection here; the conversion to Markdown (DOCX via
- * mammoth, HTML via Readability and turndown) or to page texts (PDF via unpdf, pdf.js without
- * native parts) runs in a parser process of its own (document-parser.ts and
- * document-parser-process.js), never in the service's process.
+ * Format detection of an imported document. It runs in the parser process (loaded there with
+ * sections.ts), like the conversion to Markdown (DOCX via mammoth, HTML via Readability and
+ * turndown) or to page texts (PDF via unpdf, pdf.js without native parts): see
+ * document-parser.ts and document-parser-process.js. Never in the service's process.
  */
 
 export type DocumentFormat = 'pdf' | 'docx' | 'html' | 'markdown' | 'text';
-
-export interface DocumentPart {
-  /** Markdown (or plain text) of the part. */
-  text: string;
-  /** PDF page number; null for other formats. */
-  page: number | null;
-}
-
-export interface DocumentText {
-  format: DocumentFormat;
-  /** Title from the document itself (HTML title), when it has one. */
-  title: string | null;
-  parts: DocumentPart[];
-  /** Pages of a PDF. */
-  pages: number | null;
-}
 
 const EXTENSIONS: Record<string, DocumentFormat> = {
   pdf: 'pdf',

@@ -1,17 +1,27 @@
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
-import { parserPool, type ParserHook, type ParserLimits } from './document-parser.js';
-import { detectFormat, type DocumentText } from './document-text.js';
+import {
+  parserPool,
+  type ParsedSection,
+  type ParserHook,
+  type ParserInput,
+  type ParserLimits,
+} from './document-parser.js';
 import { ImportDocumentError, importErrors } from './import-errors.js';
 import { RobotsCache, guardedGet, importUrl, readSitemap, type FetchLimits } from './import-fetch.js';
 import * as imports from './imports-repository.js';
 import type { DocumentRow, ImportRow } from './imports-repository.js';
-import { fileName, sha256Hex, type ImportDeps } from './imports-service.js';
+import { fileName, type ImportDeps } from './imports-service.js';
 import * as repo from './repository.js';
 import type { EntryRow, EntryScope, EntrySource } from './repository.js';
-import { DEFAULT_SECTION_CHARS, splitSections, TooManySections } from './sections.js';
 import {
   afterEmbedding,
   embedChunks,
@@ -69,6 +79,8 @@ export class ImportWorker {
   private get parserLimits(): ParserLimits {
     const limits = this.deps.limits;
     return {
+      maxBytes: limits.maxBytes,
+      maxEntries: limits.maxEntries,
       maxChars: limits.maxChars,
       maxPdfPages: limits.maxPdfPages,
       maxUnpackedBytes: limits.maxUnpackedBytes,
@@ -151,7 +163,7 @@ export class ImportWorker {
         tx,
         job.tenant_id,
         job.id,
-        urls.map((url) => ({ kind: 'page', name: url, mediaType: null, content: null, sha256: null })),
+        urls.map((url) => ({ kind: 'page', name: url, mediaType: null, sha256: null })),
       );
       await imports.recordSitemap(tx, job.id, {
         errorCode: note?.code ?? null,
@@ -160,95 +172,80 @@ export class ImportWorker {
     });
   }
 
-  /** Reads, converts and splits one document; nothing is written yet. */
-  private async importDocument(
-    job: ImportRow,
-    document: DocumentRow & { content: string | null },
-  ): Promise<Outcome> {
+  /**
+   * Reads, converts and splits one document; nothing is written yet. The parser process does
+   * the reading, converting and splitting; here the sections become entries, one at a time
+   * with a turn of the event loop between them.
+   */
+  private async importDocument(job: ImportRow, document: DocumentRow): Promise<Outcome> {
     const scope: EntryScope = { botId: job.bot_id };
     let pages: number | null = null;
+    let directory: string | null = null;
     try {
-      let bytes: Buffer;
-      let mediaType = document.media_type;
+      let input: ParserInput;
       let sourceKey: string;
       let sourceUrl: string | null = null;
       let name: string | null = null;
+      const title = documentTitle(document);
       if (document.kind === 'file') {
-        bytes = Buffer.from(document.content ?? '', 'base64');
         sourceKey = `sha256:${document.sha256}`;
         name = document.name;
         // The same file again: nothing to do, before any parsing.
         const stored = await repo.findSourceHash(this.deps.db, job.tenant_id, scope, sourceKey);
         if (stored === document.sha256) return { status: 'skipped', pages: null };
+        // Part by part into a temporary file, which the parser reads itself.
+        directory = await mkdtemp(join(tmpdir(), 'parley-import-'));
+        const path = join(directory, 'document');
+        await pipeline(imports.readDocumentParts(this.deps.db, document.id), createWriteStream(path));
+        input = { path, name: document.name, mediaType: document.media_type, title };
       } else {
         sourceUrl = importUrl(document.name).toString();
         sourceKey = sourceUrl;
         await this.robotsOf(job).check(sourceUrl);
         const fetched = await guardedGet(sourceUrl, this.limits);
-        bytes = fetched.body;
-        mediaType = fetched.mediaType;
+        input = { bytes: fetched.body, name: document.name, mediaType: fetched.mediaType, title };
       }
-      if (bytes.length > this.deps.limits.maxBytes) throw importErrors.tooLarge(this.deps.limits.maxBytes);
-      const hash = document.sha256 ?? sha256Hex(bytes);
-      const format = detectFormat(bytes, document.name, mediaType);
-      if (!format) throw importErrors.unsupportedFormat();
       // Outside the service's event loop and heap, with the pool's limits and deadline.
-      const text = await parserPool(this.deps.limits.parsers).parse(
-        bytes,
-        format,
+      const parsed = await parserPool(this.deps.limits.parsers).parse(
+        input,
         this.parserLimits,
         this.options.parserHook,
       );
-      pages = text.pages;
-      const source = { key: sourceKey, hash };
-      const entries = this.entriesOf(
-        text,
-        { ...source, name, page: null },
-        sourceUrl,
-        documentTitle(text, document),
-      );
+      pages = parsed.pages;
+      const source = { key: sourceKey, hash: document.sha256 ?? parsed.sha256 };
+      const entries = await this.entriesOf(parsed.sections, { ...source, name, page: null }, sourceUrl);
       return { status: 'entries', source, pages, entries: await this.embedded(entries) };
     } catch (error) {
       if (error instanceof ImportDocumentError) return { status: 'failed', pages, error };
       throw error;
+    } finally {
+      if (directory) await rm(directory, { recursive: true, force: true });
     }
   }
 
-  private entriesOf(
-    text: DocumentText,
+  private async entriesOf(
+    sections: ParsedSection[],
     source: EntrySource,
     sourceUrl: string | null,
-    title: string,
-  ): PreparedEntry[] {
-    const max = this.deps.limits.maxEntries;
-    const sections: { title: string; content: string; page: number | null }[] = [];
-    for (const part of text.parts) {
-      try {
-        // The entry limit is checked as sections are produced, not after all of them.
-        const split = splitSections(part.text, part.page ? `${title}, Seite ${part.page}` : title, {
-          maxChars: DEFAULT_SECTION_CHARS,
-          maxSections: max - sections.length,
-        });
-        for (const section of split) sections.push({ ...section, page: part.page });
-      } catch (error) {
-        if (error instanceof TooManySections) throw importErrors.tooManyEntries(max);
-        throw error;
-      }
-    }
-    if (sections.length === 0) throw importErrors.noText();
-    return sections.map((section) => {
+  ): Promise<PreparedEntry[]> {
+    const entries: PreparedEntry[] = [];
+    for (const section of sections) {
+      // Language detection, chunking and words take a few milliseconds per entry: other
+      // requests get their turn in between.
+      await nextTurn();
       try {
         const prepared = prepareEntry(
           { title: section.title, content: section.content, source_url: sourceUrl },
           this.deps.maxEntryBytes,
         );
         prepared.write.source = { ...source, page: section.page };
-        return prepared;
+        entries.push(prepared);
       } catch (error) {
         if (error instanceof AppError) throw importErrors.invalidEntry(section.title, error.message);
         throw error;
       }
-    });
+    }
+    return entries;
   }
 
   /** Chunk vectors, before the transaction (no lock waits on the embeddings endpoint). */
@@ -312,9 +309,11 @@ export class ImportWorker {
   }
 }
 
-/** Title of entries outside any heading: the page's own title, else the file or URL name. */
-function documentTitle(text: DocumentText, document: DocumentRow): string {
-  if (text.title) return text.title.slice(0, 200);
+/**
+ * Title of entries outside any heading when the document has none of its own (an HTML title):
+ * the file or URL name.
+ */
+function documentTitle(document: DocumentRow): string {
   if (document.kind === 'file') return fileName(document.name).replace(/\.[a-z0-9]{1,8}$/i, '');
   const url = new URL(document.name);
   const last = decodeURIComponent(url.pathname.split('/').filter(Boolean).pop() ?? '');

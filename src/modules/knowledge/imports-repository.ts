@@ -54,10 +54,11 @@ export interface DocumentWrite {
   kind: DocumentKind;
   name: string;
   mediaType: string | null;
-  /** File bytes, kept until the document is processed (a restarted job still has them). */
-  content: Buffer | null;
   sha256: string | null;
 }
+
+/** Size of the parts a file's bytes are stored in (migration 0022). */
+export const DOCUMENT_PART_BYTES = 1024 * 1024;
 
 const SCOPE = 'bot_id IS NOT DISTINCT FROM';
 const IMPORT_COLUMNS = `id, tenant_id, bot_id, status, sitemap_url, sitemap_read, sitemap_error_code, sitemap_error,
@@ -89,32 +90,74 @@ export async function insertImport(
   ))!;
 }
 
-/** Appends documents after the import's last one. */
+/** Appends documents after the import's last one; answers their ids in order. */
 export async function insertDocuments(
   tx: Queryable,
   tenantId: string,
   importId: string,
   documents: DocumentWrite[],
-): Promise<void> {
-  if (documents.length === 0) return;
-  await tx.query(
-    `INSERT INTO knowledge_import_documents (tenant_id, import_id, position, kind, name, media_type, content, sha256)
+): Promise<string[]> {
+  if (documents.length === 0) return [];
+  const rows = await tx.query<{ id: string; position: number }>(
+    `INSERT INTO knowledge_import_documents (tenant_id, import_id, position, kind, name, media_type, sha256)
      SELECT $1, $2, coalesce((SELECT max(position) + 1 FROM knowledge_import_documents WHERE import_id = $2), 0)
                     + d.ord - 1,
-            d.kind, d.name, d.media_type, d.content, d.sha256
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-          WITH ORDINALITY AS d(kind, name, media_type, content, sha256, ord)`,
+            d.kind, d.name, d.media_type, d.sha256
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[])
+          WITH ORDINALITY AS d(kind, name, media_type, sha256, ord)
+     RETURNING id, position`,
     [
       tenantId,
       importId,
       documents.map((d) => d.kind),
       documents.map((d) => d.name),
       documents.map((d) => d.mediaType),
-      // Base64 text: both engines pass text parameters the same way.
-      documents.map((d) => d.content?.toString('base64') ?? null),
       documents.map((d) => d.sha256),
     ],
   );
+  return rows.sort((a, b) => a.position - b.position).map((row) => row.id);
+}
+
+/**
+ * Stores a file's bytes as parts of at most DOCUMENT_PART_BYTES, one statement per part, so
+ * only one part is in memory at a time. Each part travels as base64 text: both engines pass
+ * text parameters natively, while PGlite converts bytea values byte by byte in JavaScript.
+ */
+export async function writeDocumentParts(
+  tx: Queryable,
+  tenantId: string,
+  documentId: string,
+  chunks: AsyncIterable<Buffer>,
+): Promise<number> {
+  let part = 0;
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; at += DOCUMENT_PART_BYTES) {
+      const slice = chunk.subarray(at, at + DOCUMENT_PART_BYTES);
+      await tx.query(
+        `INSERT INTO knowledge_import_document_parts (document_id, tenant_id, part, bytes)
+         VALUES ($1, $2, $3, decode($4, 'base64'))`,
+        [documentId, tenantId, part, slice.toString('base64')],
+      );
+      part += 1;
+      bytes += slice.length;
+    }
+  }
+  return bytes;
+}
+
+/** A file's bytes, part by part in order. */
+export async function* readDocumentParts(db: Queryable, documentId: string): AsyncGenerator<Buffer> {
+  for (let part = 0; ; part += 1) {
+    const row = await queryOne<{ bytes: string }>(
+      db,
+      `SELECT encode(bytes, 'base64') AS bytes FROM knowledge_import_document_parts
+       WHERE document_id = $1 AND part = $2`,
+      [documentId, part],
+    );
+    if (!row) return;
+    yield Buffer.from(row.bytes, 'base64');
+  }
 }
 
 export function findImport(
@@ -212,10 +255,10 @@ export async function releaseClaim(tx: Queryable, importId: string): Promise<voi
 export async function nextDocument(
   db: Queryable,
   importId: string,
-): Promise<(DocumentRow & { content: string | null; tenant_id: string }) | undefined> {
+): Promise<(DocumentRow & { tenant_id: string }) | undefined> {
   return queryOne(
     db,
-    `SELECT ${DOCUMENT_COLUMNS}, content, tenant_id FROM knowledge_import_documents
+    `SELECT ${DOCUMENT_COLUMNS}, tenant_id FROM knowledge_import_documents
      WHERE import_id = $1 AND status = 'pending' ORDER BY position LIMIT 1`,
     [importId],
   );
@@ -252,10 +295,12 @@ export async function finishDocument(
 ): Promise<void> {
   await tx.query(
     `UPDATE knowledge_import_documents
-     SET status = $2, entries_created = $3, pages = $4, error_code = $5, error = $6, content = NULL, updated_at = now()
+     SET status = $2, entries_created = $3, pages = $4, error_code = $5, error = $6, updated_at = now()
      WHERE id = $1`,
     [documentId, outcome.status, outcome.entriesCreated, outcome.pages, outcome.errorCode, outcome.error],
   );
+  // The file's bytes are not needed any more.
+  await tx.query('DELETE FROM knowledge_import_document_parts WHERE document_id = $1', [documentId]);
 }
 
 export async function recordSitemap(

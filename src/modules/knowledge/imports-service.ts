@@ -41,7 +41,8 @@ export interface UploadedFile {
   mediaType: string | null;
   size: number;
   sha256: string;
-  read(): Promise<Buffer>;
+  /** The bytes in chunks (of at most 1 MB), read from the temporary file. */
+  chunks(): AsyncIterable<Buffer>;
 }
 
 export interface ImportRequest {
@@ -103,19 +104,19 @@ export async function createImport(
   const importId = await deps.db.transaction(async (tx) => {
     await holdScope(tx, tenantId, scope);
     const job = await repo.insertImport(tx, tenantId, scope, { sitemapUrl, createdBy });
-    // One file at a time: only one file's bytes are in memory while the job is written.
+    // File by file, part by part: only one part of a file is in memory while the job is written.
     for (const file of files) {
       const document: DocumentWrite = {
         kind: 'file',
         name: fileName(file.name),
         mediaType: file.mediaType?.slice(0, 200) ?? null,
-        content: await file.read(),
         sha256: file.sha256,
       };
-      await repo.insertDocuments(tx, tenantId, job.id, [document]);
+      const [documentId] = await repo.insertDocuments(tx, tenantId, job.id, [document]);
+      await repo.writeDocumentParts(tx, tenantId, documentId!, file.chunks());
     }
     if (url) {
-      const page: DocumentWrite = { kind: 'page', name: url, mediaType: null, content: null, sha256: null };
+      const page: DocumentWrite = { kind: 'page', name: url, mediaType: null, sha256: null };
       await repo.insertDocuments(tx, tenantId, job.id, [page]);
     }
     return job.id;
