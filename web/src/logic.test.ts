@@ -11,10 +11,12 @@ import { sideBySide } from './features/prompt/side-by-side';
 import { formatMoney, formatNumber } from './format';
 
 describe('errorText', () => {
-  it('takes the API sentence, then the chat text, then the fallback', () => {
-    expect(errorText({ error: 'conflict', message: 'Version is current' }, 'x')).toEqual({
-      code: 'conflict',
-      message: 'Version is current',
+  it('words the code of an API error or a chat text in the user language, else the fallback', () => {
+    expect(
+      errorText({ error: 'conflict', code: 'prompt_version_current', message: 'Version is current' }, 'x'),
+    ).toEqual({
+      code: 'prompt_version_current',
+      message: 'Die aktuelle Version kann nicht gelöscht werden. Stellen Sie zuerst eine andere wieder her.',
     });
     expect(errorText({ error: 'Bot deaktiviert' }, 'x')).toEqual({
       code: 'Bot deaktiviert',
