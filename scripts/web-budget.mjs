@@ -7,10 +7,9 @@ import { join } from 'node:path';
 import { URL, fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-// Ceilings that hold today, so that CI stops any growth. The goal is lower: 150 KB for the sign-in
-// page and 350 KB for the largest page (React, React Router, Mantine and i18next alone are about
-// 130 KB of the sign-in page).
-export const BUDGET_KB = { signIn: 180, largestPage: 365 };
+// The sign-in page (React, React Router, Mantine, i18next and its own texts: no query cache, no
+// form library, no texts of other pages) and the largest page behind sign-in.
+export const BUDGET_KB = { signIn: 150, largestPage: 350 };
 
 const dist = fileURLToPath(new URL('../web/dist/', import.meta.url));
 const manifestPath = join(dist, '.vite/manifest.json');
@@ -37,27 +36,34 @@ function gzipSize(file) {
 }
 
 const SHELL = 'src/app/Shell.tsx';
-// The texts of one language (German, the larger) load with every page.
+// The texts of one language (German, the larger) load with every page behind sign-in; the
+// sign-in page's own texts are part of the entry.
 const TEXTS = 'src/i18n/de.json';
+// TanStack Query, loaded with the signed-in shell and the invitation page.
+const QUERY = 'src/app/query.tsx';
 const BOT = 'src/features/bots/BotPage.tsx';
 const SETTINGS = 'src/features/settings/SettingsPage.tsx';
 // Pages outside the signed-in shell.
-const PUBLIC_PAGES = new Set([
-  'src/features/auth/LoginPage.tsx',
-  'src/features/team/AcceptInvitationPage.tsx',
-]);
+const SIGN_IN = 'src/features/auth/LoginPage.tsx';
+const PUBLIC_PAGES = new Set([SIGN_IN, 'src/features/team/AcceptInvitationPage.tsx']);
 const parentOf = (key) => {
   if (/features\/(bots\/SettingsTab|prompt|knowledge|flow|chat)\//.test(key)) return [SHELL, BOT];
   if (/features\/(settings\/(ApiKeys|Webhooks)Page|team\/TeamPage)/.test(key)) return [SHELL, SETTINGS];
   return [SHELL];
 };
 
+// Parts a page loads later, when it needs them (not before it can be used): reported, not budgeted.
+const ON_DEMAND = new Set(['src/features/overview/UsageChart.tsx']);
+
 const pages = Object.keys(manifest)
-  .filter((key) => manifest[key].isDynamicEntry && key.startsWith('src/features/'))
+  .filter((key) => manifest[key].isDynamicEntry && key.startsWith('src/features/') && !ON_DEMAND.has(key))
   .map((key) => {
-    const chain = PUBLIC_PAGES.has(key)
-      ? ['index.html', TEXTS, key]
-      : ['index.html', TEXTS, ...parentOf(key), key];
+    const chain =
+      key === SIGN_IN
+        ? ['index.html', key]
+        : PUBLIC_PAGES.has(key)
+          ? ['index.html', TEXTS, QUERY, key]
+          : ['index.html', TEXTS, QUERY, ...parentOf(key), key];
     const files = new Set();
     for (const part of chain) closure(part, files);
     const bytes = [...files].filter((f) => f.endsWith('.js')).reduce((sum, f) => sum + gzipSize(f), 0);
@@ -67,6 +73,13 @@ const pages = Object.keys(manifest)
 
 console.log('JavaScript per page (gzip -9, KB):');
 for (const { page, kb } of pages) console.log(`  ${kb.toFixed(1).padStart(7)}  ${page}`);
+for (const key of ON_DEMAND) {
+  if (!manifest[key]) continue;
+  const entry = closure('index.html');
+  const files = [...closure(key)].filter((f) => f.endsWith('.js') && !entry.has(f));
+  const kb = files.reduce((sum, f) => sum + gzipSize(f), 0) / 1024;
+  console.log(`  on demand: ${key.replace(/^src\/features\//, '')} +${kb.toFixed(1)} KB beyond the entry`);
+}
 const signIn = pages.find((p) => p.page.endsWith('LoginPage.tsx'));
 const largest = pages[0];
 const failures = [];

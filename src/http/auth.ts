@@ -55,6 +55,7 @@ function refuseCookieWriteWithoutHeader(request: FastifyRequest): void {
   if (typeof header === 'string' && header.trim() !== '') return;
   throw forbidden(
     'Writes signed in by the session cookie need the header X-Requested-With (any value, e.g. parley)',
+    { code: 'csrf_header_missing' },
   );
 }
 

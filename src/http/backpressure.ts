@@ -24,6 +24,7 @@ export function shedWhenBusy(ctx: AppContext): onRequestHookHandler {
     }
     return reply.send({
       error: ErrorCode.unavailable,
+      code: ErrorCode.unavailable,
       message: 'The service is overloaded; please retry shortly (see Retry-After).',
       request_id: request.id,
     });

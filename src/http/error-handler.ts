@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { AppError, CHAT_TEXT, ErrorCode } from './errors.js';
+import { AppError, CHAT_TEXT, ErrorCode, type ErrorCodeName } from './errors.js';
 import { serviceUnavailable } from './unavailable.js';
 
 /**
@@ -53,25 +53,88 @@ function chatBodyFor(error: FastifyError | AppError): { status: number; body: Re
   return { status: 500, body: { error: CHAT_TEXT.internal } };
 }
 
+/** The code of a schema keyword's refusal. */
+const KEYWORD_CODES: Record<string, ErrorCodeName> = {
+  required: 'field_required',
+  additionalProperties: 'field_unknown',
+  type: 'field_type',
+  maxLength: 'field_too_long',
+  minLength: 'field_too_short',
+  maximum: 'field_out_of_range',
+  minimum: 'field_out_of_range',
+  exclusiveMaximum: 'field_out_of_range',
+  exclusiveMinimum: 'field_out_of_range',
+  format: 'field_format',
+  enum: 'field_choice',
+  const: 'field_choice',
+  anyOf: 'field_choice',
+  oneOf: 'field_choice',
+  pattern: 'field_pattern',
+  maxItems: 'field_items',
+  minItems: 'field_items',
+  uniqueItems: 'field_items',
+};
+
+/** The limit a keyword names (maxLength 200 → 200), for the client's sentence. */
+const LIMIT_PARAMS = ['limit', 'allowedValues', 'format'];
+
+/**
+ * The code and details of a schema validation failure: the refused top-level field (`field`),
+ * its full path when nested (`path`, e.g. items.0.title), where it was (`in`: body, querystring,
+ * params) and the keyword's limit.
+ */
+export function validationDetails(error: FastifyError): {
+  code: ErrorCodeName;
+  details: Record<string, unknown>;
+} {
+  const first = (error.validation as AjvLikeError[] | undefined)?.[0];
+  const where = error.validationContext ?? 'body';
+  if (!first) return { code: 'field_invalid', details: { in: where } };
+  const segments = (first.instancePath ?? '').split('/').filter(Boolean);
+  if (first.keyword === 'required') segments.push(String(first.params?.missingProperty));
+  if (first.keyword === 'additionalProperties') segments.push(String(first.params?.additionalProperty));
+  const details: Record<string, unknown> = { in: where };
+  if (segments.length > 0) details.field = segments[0];
+  if (segments.length > 1) details.path = segments.join('.');
+  for (const param of LIMIT_PARAMS) {
+    if (first.params?.[param] !== undefined)
+      details[param === 'allowedValues' ? 'allowed' : param] = first.params[param];
+  }
+  return { code: KEYWORD_CODES[first.keyword ?? ''] ?? 'field_invalid', details };
+}
+
 function apiBodyFor(error: FastifyError | AppError): { status: number; body: Record<string, unknown> } {
   if (error instanceof AppError) {
-    const body: Record<string, unknown> = { error: error.error, message: error.message };
+    const body: Record<string, unknown> = { error: error.error, code: error.code, message: error.message };
     if (error.details !== undefined) body.details = error.details;
     return { status: error.statusCode, body };
   }
   if (error.validation) {
-    return { status: 400, body: { error: ErrorCode.validation, message: describeValidation(error) } };
+    const { code, details } = validationDetails(error);
+    return {
+      status: 400,
+      body: { error: ErrorCode.validation, code, message: describeValidation(error), details },
+    };
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { status: 413, body: { error: ErrorCode.payloadTooLarge, message: 'Request body is too large' } };
-  }
-  if (error.statusCode === 415) {
-    return { status: 415, body: { error: ErrorCode.validation, message: error.message } };
+    return {
+      status: 413,
+      body: {
+        error: ErrorCode.payloadTooLarge,
+        code: ErrorCode.payloadTooLarge,
+        message: 'Request body is too large',
+      },
+    };
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    return { status: 400, body: { error: ErrorCode.validation, message: error.message } };
+    // Not JSON, a media type the route does not read, …: the body cannot be read.
+    const status = error.statusCode === 415 ? 415 : 400;
+    return { status, body: { error: ErrorCode.validation, code: 'body_unreadable', message: error.message } };
   }
-  return { status: 500, body: { error: ErrorCode.internal, message: 'Internal server error' } };
+  return {
+    status: 500,
+    body: { error: ErrorCode.internal, code: ErrorCode.internal, message: 'Internal server error' },
+  };
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

@@ -1,23 +1,188 @@
 /**
- * The one error type of the service. `error` is the stable code (or, on the chat endpoint,
- * the exact German text of the specification); `message` is a human-readable sentence.
+ * Every refusal's stable machine code, so that a client can word it in its user's language:
+ * the error body's `code` (`error` keeps the coarse class: validation_error, conflict, …).
+ * The OpenAPI document lists them all (ErrorBody.code); the dashboard holds a text for each.
+ */
+export const ERROR_CODES = [
+  // Coarse classes, the code of a refusal that has no finer one.
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'rate_limited',
+  'payload_too_large',
+  'unprocessable',
+  'service_unavailable',
+  'internal_error',
+  // Schema validation of a request (details.field names the field).
+  'field_required',
+  'field_unknown',
+  'field_type',
+  'field_too_long',
+  'field_too_short',
+  'field_out_of_range',
+  'field_format',
+  'field_choice',
+  'field_pattern',
+  'field_items',
+  'field_invalid',
+  'field_blank',
+  'field_nul',
+  'body_unreadable',
+  // Fields in relation to each other or to stored data.
+  'date_range_order',
+  'date_in_past',
+  'month_format',
+  'cursor_invalid',
+  'plan_unknown',
+  'reference_unknown',
+  'list_incomplete',
+  'duplicate_item',
+  'either_field',
+  'nothing_to_change',
+  // URLs (knowledge import, webhook address): details.field, details.host.
+  'url_too_long',
+  'url_invalid',
+  'url_scheme',
+  'url_credentials',
+  'url_no_host',
+  'url_host_unresolvable',
+  'url_host_internal',
+  // Sign-in, sessions, keys and roles.
+  'login_failed',
+  'login_required',
+  'session_expired',
+  'login_throttled',
+  'account_deactivated',
+  'permission_missing',
+  'csrf_header_missing',
+  'api_key_missing',
+  'api_key_invalid',
+  'api_key_expired',
+  'plan_without_api',
+  'internal_key_invalid',
+  'password_weak',
+  'password_unchanged',
+  'password_wrong',
+  'password_attempts',
+  // Team and invitations.
+  'owner_grant_refused',
+  'owner_change_refused',
+  'manager_role_lost',
+  'self_deactivation',
+  'last_owner',
+  'member_exists',
+  'invitation_pending',
+  'invitation_unknown',
+  'invitation_expired',
+  'address_taken',
+  'invitation_mail_failed',
+  // Knowledge, imports and uploads.
+  'import_empty',
+  'import_too_many',
+  'file_empty',
+  'file_too_large',
+  'upload_too_large',
+  'uploads_busy',
+  'multipart_malformed',
+  'query_blank',
+  'raw_text_only',
+  // Bots, prompt versions, flow.
+  'bot_activation_blocked',
+  'block_name_taken',
+  'prompt_version_last',
+  'prompt_version_current',
+  'conversation_ended',
+  // Events and bookings.
+  'event_locked',
+  'payment_terms_locked',
+  'capacity_below_booked',
+  'waitlist_below_queued',
+  'time_order',
+  'amount_negative',
+  'amount_too_high',
+  'amount_decimals',
+  'amount_whole',
+  'price_required',
+  'deposit_required',
+  'deposit_above_price',
+  'payment_url_required',
+  'event_deletion_refused',
+  'status_transition',
+  'booking_exists',
+  'booking_refused',
+  'edit_conflict',
+  'payment_unavailable',
+  // Contacts, webhooks.
+  'sender_taken',
+  'webhook_limit',
+  'webhook_disabled',
+] as const;
+export type ErrorCodeName = (typeof ERROR_CODES)[number];
+
+/** What a refusal names: which field, which resource, the figures of a limit. */
+export interface ErrorDetails {
+  /** The code of this refusal when finer than the class. */
+  code?: ErrorCodeName;
+  /** The request field refused (a top-level body or query field, e.g. `url`, `title`). */
+  field?: string;
+  [key: string]: unknown;
+}
+
+/** Resources a 404 names (details.resource). */
+export const RESOURCES = {
+  Bot: 'bot',
+  Block: 'block',
+  'Flow step': 'flow_step',
+  Tenant: 'tenant',
+  User: 'user',
+  'API key': 'api_key',
+  Invitation: 'invitation',
+  Conversation: 'conversation',
+  'Prompt version': 'prompt_version',
+  'Current prompt version': 'prompt_version',
+  'Version to compare against': 'prompt_version',
+  Notification: 'notification',
+  Event: 'event',
+  Booking: 'booking',
+  Contact: 'contact',
+  'Knowledge import': 'knowledge_import',
+  'Knowledge entry': 'knowledge_entry',
+  'Onboarding step': 'onboarding_step',
+  'Webhook endpoint': 'webhook_endpoint',
+  'Webhook delivery': 'webhook_delivery',
+  'Outbox message': 'outbox_message',
+  Route: 'route',
+} as const;
+export type ResourceName = keyof typeof RESOURCES;
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/**
+ * The one error type of the service. `error` is the coarse code (or, on the chat endpoint,
+ * the exact German text of the specification); `code` the refusal's own code
+ * (details.code when given); `message` a sentence in English for logs and integrators.
  */
 export class AppError extends Error {
   readonly statusCode: number;
   readonly error: string;
-  readonly details?: unknown;
+  readonly code: ErrorCodeName;
+  readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
   constructor(
     statusCode: number,
     error: string,
     message?: string,
-    extra: { details?: unknown; headers?: Record<string, string> } = {},
+    extra: { details?: ErrorDetails; headers?: Record<string, string> } = {},
   ) {
     super(message ?? error);
     this.statusCode = statusCode;
     this.error = error;
-    this.details = extra.details;
+    const { code, ...details } = extra.details ?? {};
+    this.code = code ?? (KNOWN_CODES.has(error) ? (error as ErrorCodeName) : classOf(statusCode));
+    this.details = Object.keys(details).length > 0 ? details : undefined;
     this.headers = extra.headers;
     this.hasMessage = message !== undefined;
   }
@@ -25,7 +190,7 @@ export class AppError extends Error {
   readonly hasMessage: boolean;
 }
 
-/** The closed list of error codes used by non-chat endpoints. */
+/** The closed list of error classes used by non-chat endpoints. */
 export const ErrorCode = {
   validation: 'validation_error',
   unauthorized: 'unauthorized',
@@ -37,15 +202,34 @@ export const ErrorCode = {
   unprocessable: 'unprocessable',
   unavailable: 'service_unavailable',
   internal: 'internal_error',
-} as const;
+} as const satisfies Record<string, ErrorCodeName>;
 
-export const badRequest = (message: string, details?: unknown) =>
+/** The class of an HTTP status, the code of a refusal without a finer one. */
+export function classOf(status: number): ErrorCodeName {
+  const classes: Record<number, ErrorCodeName> = {
+    400: 'validation_error',
+    401: 'unauthorized',
+    403: 'forbidden',
+    404: 'not_found',
+    409: 'conflict',
+    410: 'not_found',
+    413: 'payload_too_large',
+    422: 'unprocessable',
+    429: 'rate_limited',
+    503: 'service_unavailable',
+  };
+  return classes[status] ?? (status < 500 ? 'validation_error' : 'internal_error');
+}
+
+export const badRequest = (message: string, details?: ErrorDetails) =>
   new AppError(400, ErrorCode.validation, message, { details });
-export const unauthorized = (message = 'Authentication required') =>
-  new AppError(401, ErrorCode.unauthorized, message);
-export const forbidden = (message = 'Permission denied') => new AppError(403, ErrorCode.forbidden, message);
-export const notFound = (what: string) => new AppError(404, ErrorCode.notFound, `${what} not found`);
-export const conflict = (message: string, details?: unknown) =>
+export const unauthorized = (message = 'Authentication required', details?: ErrorDetails) =>
+  new AppError(401, ErrorCode.unauthorized, message, { details });
+export const forbidden = (message = 'Permission denied', details?: ErrorDetails) =>
+  new AppError(403, ErrorCode.forbidden, message, { details });
+export const notFound = (what: ResourceName) =>
+  new AppError(404, ErrorCode.notFound, `${what} not found`, { details: { resource: RESOURCES[what] } });
+export const conflict = (message: string, details?: ErrorDetails) =>
   new AppError(409, ErrorCode.conflict, message, { details });
 
 /*

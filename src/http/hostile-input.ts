@@ -76,7 +76,7 @@ function refusal(request: FastifyRequest, part: Part, path: string[]): AppError 
   const field = fieldName(part, path);
   const message = `Field '${field}' must not contain the NUL character (U+0000)`;
   const texts = request.routeOptions.config?.invalidText;
-  if (!texts) return badRequest(message);
+  if (!texts) return badRequest(message, { code: 'field_nul', field: path[0] ?? part, path: field });
   const top = part === 'body' ? path[0] : undefined;
   const text = (top !== undefined ? texts.fields[top] : undefined) ?? texts.fallback;
   return new AppError(400, text, message);

@@ -72,23 +72,27 @@ const megabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
 export const uploadErrors = {
   fileTooLarge: (max: number) =>
     new AppError(413, ErrorCode.payloadTooLarge, `A file is larger than ${megabytes(max)} MB`, {
-      details: { max_bytes: max },
+      details: { code: 'file_too_large', field: 'files', max_bytes: max },
     }),
   requestTooLarge: (max: number) =>
     new AppError(
       413,
       ErrorCode.payloadTooLarge,
       `The files of one request are larger than ${megabytes(max)} MB together`,
-      { details: { max_request_bytes: max } },
+      { details: { code: 'upload_too_large', max_request_bytes: max } },
     ),
   tenantBusy: (max: number) =>
     new AppError(
       429,
       ErrorCode.rateLimited,
       `Uploads of this tenant in progress exceed ${megabytes(max)} MB; retry when they are stored`,
-      { details: { max_tenant_bytes: max }, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+      {
+        details: { code: 'uploads_busy', max_tenant_bytes: max },
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      },
     ),
-  malformed: (reason: string) => badRequest(`Malformed multipart body: ${reason}`),
+  malformed: (reason: string) =>
+    badRequest(`Malformed multipart body: ${reason}`, { code: 'multipart_malformed' }),
 };
 
 /**
@@ -125,7 +129,10 @@ export async function receiveMultipart(
       if (part.type === 'file') {
         if (!allowed.fileFields.has(part.fieldname)) {
           part.file.resume();
-          throw badRequest(`Unknown file field '${part.fieldname}'; use '${[...allowed.fileFields][0]}'`);
+          throw badRequest(`Unknown file field '${part.fieldname}'; use '${[...allowed.fileFields][0]}'`, {
+            code: 'field_unknown',
+            field: part.fieldname,
+          });
         }
         directory ??= await mkdtemp(join(tmpdir(), 'parley-upload-'));
         const path = join(directory, String(files.length));
@@ -161,7 +168,10 @@ export async function receiveMultipart(
       } else if (allowed.textFields.has(part.fieldname)) {
         fields[part.fieldname] = String(part.value ?? '');
       } else {
-        throw badRequest(`Unknown field '${part.fieldname}' in body`);
+        throw badRequest(`Unknown field '${part.fieldname}' in body`, {
+          code: 'field_unknown',
+          field: part.fieldname,
+        });
       }
     }
   } catch (error) {
@@ -197,7 +207,11 @@ function parserError(error: unknown, limits: UploadLimits): unknown {
     case 'FST_FILES_LIMIT':
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
-      return badRequest(`A request holds at most ${limits.maxFiles} files and the documented fields`);
+      return badRequest(`A request holds at most ${limits.maxFiles} files and the documented fields`, {
+        code: 'import_too_many',
+        field: 'files',
+        limit: limits.maxFiles,
+      });
     default:
       return uploadErrors.malformed(String(message ?? 'unreadable').slice(0, 200));
   }

@@ -81,7 +81,10 @@ function decode(list: string, cursor: string): unknown {
 }
 
 function invalidCursor() {
-  return badRequest("Field 'cursor' is not a cursor of this list; start again without it");
+  return badRequest("Field 'cursor' is not a cursor of this list; start again without it", {
+    code: 'cursor_invalid',
+    field: 'cursor',
+  });
 }
 
 export function encodeTimeCursor(list: string, position: TimeCursor): string {

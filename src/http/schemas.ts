@@ -1,11 +1,40 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, RESOURCES, type ErrorCodeName } from './errors.js';
 
 /** The JSON error body of every endpoint except chat. */
 export const ErrorBody = Type.Object(
   {
-    error: Type.String({ description: 'Stable error code, e.g. validation_error, not_found' }),
-    message: Type.String({ description: 'Human-readable explanation' }),
-    details: Type.Optional(Type.Unknown()),
+    error: Type.String({ description: 'Stable error class, e.g. validation_error, not_found, conflict' }),
+    code: Type.Unsafe<ErrorCodeName>({
+      type: 'string',
+      enum: [...ERROR_CODES],
+      description:
+        "Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names",
+    }),
+    message: Type.String({ description: 'Human-readable explanation (English)' }),
+    details: Type.Optional(
+      Type.Object(
+        {
+          field: Type.Optional(
+            Type.String({ description: 'The refused request field (top-level name, e.g. url, title)' }),
+          ),
+          path: Type.Optional(
+            Type.String({ description: 'Full path of a nested refused field, e.g. items.0.title' }),
+          ),
+          resource: Type.Optional(
+            Type.Unsafe<string>({
+              type: 'string',
+              enum: [...new Set(Object.values(RESOURCES))],
+              description: 'What was not found (code not_found)',
+            }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description: 'What the refusal names: field, resource, limits, states',
+        },
+      ),
+    ),
     request_id: Type.Optional(Type.String()),
   },
   { $id: 'ErrorBody', title: 'Error' },

@@ -50,8 +50,10 @@ export const webApp = fp<WebAppOptions>(async (app, options) => {
     if (hasBuild && wantsPage && !isApiPath(request.url)) {
       return reply.header('cache-control', 'no-cache').type('text/html').sendFile('index.html');
     }
-    return reply
-      .status(404)
-      .send({ error: ErrorCode.notFound, message: `Route ${request.method} ${request.url} not found` });
+    return reply.status(404).send({
+      error: ErrorCode.notFound,
+      code: ErrorCode.notFound,
+      message: `Route ${request.method} ${request.url} not found`,
+    });
   });
 });

@@ -27,7 +27,7 @@ describeApp('cross-site request forgery guard for cookie sessions', (get) => {
         payload: { name: 'Forged' },
       });
       expect(res.statusCode).toBe(403);
-      expect(res.json()).toEqual({ error: 'forbidden', message: CSRF_MESSAGE });
+      expect(res.json()).toEqual({ error: 'forbidden', code: 'csrf_header_missing', message: CSRF_MESSAGE });
     }
     expect(await botCount(tenant.id)).toBe(0);
 

@@ -139,7 +139,11 @@ describeApp('team invitations', (get) => {
     expect(await pending(tenant.owner)).toEqual([]);
     const again = await accept({ token, password: 'another one' });
     expect(again.statusCode).toBe(404);
-    expect(again.json()).toEqual({ error: 'not_found', message: INVITATION_TEXT.unknown });
+    expect(again.json()).toEqual({
+      error: 'not_found',
+      code: 'invitation_unknown',
+      message: INVITATION_TEXT.unknown,
+    });
     expect((await preview(token)).statusCode).toBe(404);
   });
 
@@ -151,7 +155,11 @@ describeApp('team invitations', (get) => {
     ).json();
     const res = await accept({ token: tokenOf(issued.accept_url), password: 'long enough' });
     expect(res.statusCode).toBe(409);
-    expect(res.json()).toEqual({ error: 'conflict', message: INVITATION_TEXT.addressTaken });
+    expect(res.json()).toEqual({
+      error: 'conflict',
+      code: 'address_taken',
+      message: INVITATION_TEXT.addressTaken,
+    });
     expect(await members(tenant.id)).toEqual([tenant.owner.email]);
     expect((await pending(tenant.owner)).map((i) => i.id)).toEqual([issued.id]);
     // The other account is untouched: its own password still works.
@@ -263,7 +271,12 @@ describeApp('team invitations', (get) => {
     const payload = (role: string) => ({ email: `${role}-${randomUUID()}@example.test`, role });
     const byAdmin = await invite(admin, payload('owner'));
     expect(byAdmin.statusCode).toBe(403);
-    expect(byAdmin.json()).toEqual({ error: 'forbidden', message: USER_RULE_TEXT.ownerGrant });
+    expect(byAdmin.json()).toEqual({
+      error: 'forbidden',
+      code: 'owner_grant_refused',
+      message: USER_RULE_TEXT.ownerGrant,
+      details: { field: 'role' },
+    });
     for (const role of ['admin', 'editor', 'viewer']) {
       expect((await invite(admin, payload(role))).statusCode).toBe(201);
     }

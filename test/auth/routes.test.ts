@@ -44,7 +44,11 @@ describeApp('dashboard sign-in and API keys', (get) => {
     ]) {
       const res = await inject({ method: 'POST', url: '/api/auth/login', payload });
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ error: 'unauthorized', message: 'E-mail or password is wrong' });
+      expect(res.json()).toEqual({
+        error: 'unauthorized',
+        code: 'login_failed',
+        message: 'E-mail or password is wrong',
+      });
     }
   });
 

@@ -134,7 +134,11 @@ describeApp('team management', (get) => {
     expect((await inject({ method: 'GET', url: '/api/me', headers: as(editor) })).statusCode).toBe(401);
     const refused = await login(editor.email, editor.password);
     expect(refused.statusCode).toBe(403);
-    expect(refused.json()).toEqual({ error: 'forbidden', message: ACCOUNT_DEACTIVATED });
+    expect(refused.json()).toEqual({
+      error: 'forbidden',
+      code: 'account_deactivated',
+      message: ACCOUNT_DEACTIVATED,
+    });
     // A wrong password still reads as a wrong password: deactivation is told only to the account holder.
     expect((await login(editor.email, 'wrong-password')).statusCode).toBe(401);
 
@@ -147,7 +151,11 @@ describeApp('team management', (get) => {
     const tenant = await buildTenant(get().ctx);
     const alone = await patch(tenant.owner, tenant.owner.id, { role: 'admin' });
     expect(alone.statusCode).toBe(409);
-    expect(alone.json()).toEqual({ error: 'conflict', message: USER_RULE_TEXT.lastOwner });
+    expect(alone.json()).toEqual({
+      error: 'conflict',
+      code: 'last_owner',
+      message: USER_RULE_TEXT.lastOwner,
+    });
 
     const second = await tenant.user('owner');
     expect((await patch(tenant.owner, second.id, { role: 'editor' })).statusCode).toBe(200);
@@ -223,7 +231,12 @@ describeApp('team management', (get) => {
     const other = await buildTenant(get().ctx);
     const foreign = await patch(tenant.owner, other.owner.id, { is_active: false });
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual({ error: 'not_found', message: 'User not found' });
+    expect(foreign.json()).toEqual({
+      error: 'not_found',
+      code: 'not_found',
+      message: 'User not found',
+      details: { resource: 'user' },
+    });
     expect(await userRow(other.owner.id)).toEqual({ role: 'owner', is_active: true });
     expect(await sessionCount(other.owner.id)).toBe(1);
     expect((await patch(tenant.owner, 'not-a-uuid', { role: 'viewer' })).statusCode).toBe(404);
@@ -288,7 +301,9 @@ describeApp('team management', (get) => {
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json()).toEqual({
       error: 'validation_error',
+      code: 'password_wrong',
       message: "Field 'current_password' is not your current password",
+      details: { field: 'current_password' },
     });
     for (let i = 0; i < 4; i += 1) {
       expect((await change({ current_password: `wrong-${i}`, new_password: 'long enough' })).statusCode).toBe(

@@ -74,7 +74,12 @@ describeApp('dashboard bots', (get) => {
     ] as [Method, object | undefined][]) {
       const res = await call(method, `/api/bots/${foreign.id}`, mine.owner.headers, body);
       expect(res.statusCode, method).toBe(404);
-      expect(res.json()).toEqual({ error: 'not_found', message: 'Bot not found' });
+      expect(res.json()).toEqual({
+        error: 'not_found',
+        code: 'not_found',
+        message: 'Bot not found',
+        details: { resource: 'bot' },
+      });
     }
     const [row] = await get().db.query<{ name: string; system_prompt: string }>(
       'SELECT name, system_prompt FROM bots WHERE id = $1',

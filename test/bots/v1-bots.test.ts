@@ -34,7 +34,11 @@ describeApp('/v1 bots', (get) => {
     const tenant = await buildTenant(get().ctx);
     const missing = await inject('GET', '/v1/bots', {});
     expect(missing.statusCode).toBe(401);
-    expect(missing.json()).toEqual({ error: 'unauthorized', message: expect.stringContaining('Bearer') });
+    expect(missing.json()).toEqual({
+      error: 'unauthorized',
+      code: 'api_key_missing',
+      message: expect.stringContaining('Bearer'),
+    });
     const wrong = await inject('GET', '/v1/bots', { authorization: `Bearer ${tenant.apiKey}x` });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().error).toBe('unauthorized');
@@ -63,7 +67,11 @@ describeApp('/v1 bots', (get) => {
     });
     const res = await inject('GET', '/v1/bots', { authorization: `Bearer ${key}` });
     expect(res.statusCode).toBe(401);
-    expect(res.json()).toEqual({ error: 'unauthorized', message: 'The API key has expired' });
+    expect(res.json()).toEqual({
+      error: 'unauthorized',
+      code: 'api_key_expired',
+      message: 'The API key has expired',
+    });
   });
 
   it('answers 403 on every route when the plan has no API access, and writes nothing', async () => {
@@ -180,7 +188,12 @@ describeApp('/v1 bots', (get) => {
     const foreign = await other.bot();
     const res = await inject('GET', `/v1/bots/${foreign.id}`, mine.keyHeaders);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'not_found', message: 'Bot not found' });
+    expect(res.json()).toEqual({
+      error: 'not_found',
+      code: 'not_found',
+      message: 'Bot not found',
+      details: { resource: 'bot' },
+    });
     expect((await inject('GET', '/v1/bots/not-a-uuid', mine.keyHeaders)).statusCode).toBe(404);
   });
 
@@ -276,7 +289,7 @@ describeApp('/v1 bots', (get) => {
     const tenant = await buildTenant(get().ctx);
     const res = await inject('GET', `/v1/bots?${query}`, tenant.keyHeaders);
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ error: 'validation_error', message: expect.stringContaining(text) });
+    expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining(text) });
   });
 
   it('refuses a cursor of another list', async () => {

@@ -134,7 +134,10 @@ describeApp('conversations', (get) => {
       const tenant = await buildTenant(get().ctx);
       const res = await fetch(`${base}?${query}`, surface.headers(tenant));
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'validation_error', message: expect.stringContaining(text) });
+      expect(res.json()).toMatchObject({ error: 'validation_error', message: expect.stringContaining(text) });
+      // The refused query parameter is named for the client (schema validation and own rules).
+      expect(res.json().details.field).toBe(query.includes('&') ? 'to' : query.split('=')[0]);
+      expect(res.json().code).toMatch(/^(field_|date_range_order|cursor_invalid)/);
     });
 
     it(`${base}/:id: returns the conversation with its messages oldest first, paginated`, async () => {
@@ -199,7 +202,12 @@ describeApp('conversations', (get) => {
       const foreign = await seedConversation(get().db, other.id, foreignBot.id, { messages: 2 });
       const res = await fetch(`${base}/${foreign.id}`, surface.headers(mine));
       expect(res.statusCode).toBe(404);
-      expect(res.json()).toEqual({ error: 'not_found', message: 'Conversation not found' });
+      expect(res.json()).toEqual({
+        error: 'not_found',
+        code: 'not_found',
+        message: 'Conversation not found',
+        details: { resource: 'conversation' },
+      });
       expect((await fetch(`${base}/not-a-uuid`, surface.headers(mine))).statusCode).toBe(404);
       const list = await fetch(base, surface.headers(mine));
       expect(list.json()).toEqual({ data: [], next_cursor: null });

@@ -40,7 +40,7 @@ describe('event terms', () => {
   ] as const)('%o → %s', (change, expected) => {
     const problem = eventTermsProblem({ ...base, ...change } as EventTerms);
     if (expected === null) expect(problem).toBeNull();
-    else expect(problem).toContain(expected);
+    else expect(problem?.message).toContain(expected);
   });
 });
 

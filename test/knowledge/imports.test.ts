@@ -612,6 +612,11 @@ describeApp(
         });
         expect(response.statusCode, JSON.stringify(body)).toBe(400);
         expect(response.json().message).toMatch(/refused/);
+        // The refused field and why, for the dashboard to say it at the field in its own words.
+        expect(response.json()).toMatchObject({
+          code: 'url_host_internal',
+          details: { field: Object.keys(body)[0], host: expect.any(String) },
+        });
       }
       expect(
         (await get().db.query('SELECT 1 FROM knowledge_imports WHERE tenant_id = $1', [tenant.id])).length,

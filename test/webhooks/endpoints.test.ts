@@ -25,7 +25,9 @@ describeApp('webhook endpoints: registration and SSRF refusals', (get) => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({
       error: 'validation_error',
+      code: 'url_host_internal',
       message: expect.stringMatching(/url.*refused/),
+      details: { field: 'url' },
     });
     const rows = await get().db.query('SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1', [tenant.id]);
     expect(rows).toHaveLength(0);

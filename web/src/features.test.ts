@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './api/client';
-import { fieldOfMessage, placeFieldError } from './api/field-errors';
+import { placeFieldError } from './api/field-errors';
 import type { Block } from './api/types';
 import { refusedActivation } from './features/bots/activation';
 import { eventPutBody, eventValues } from './features/events/EventEditor';
@@ -13,32 +13,24 @@ import { nextStep } from './features/settings/WebhookDeliveries';
 import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey } from './features/team/team-rules';
 
 describe('field errors', () => {
-  it('finds the form field an API message names', () => {
-    expect(fieldOfMessage("Field 'body.title' must NOT have more than 200 characters")).toBe('title');
-    expect(fieldOfMessage("Field 'price' must be greater than 0 for payment_model 'full_payment'")).toBe(
-      'price',
-    );
-    expect(fieldOfMessage("Field 'capacity_total' cannot be lower than the 3 places already booked")).toBe(
-      'capacity_total',
-    );
-    expect(fieldOfMessage('Event not found')).toBeNull();
-  });
-  it('places a 400 at a known field only', () => {
+  it('places a 400 or 409 at the field its details name, only when the form has it', () => {
     const placed: [string, string][] = [];
     const set = (field: string, message: string) => placed.push([field, message]);
-    const refusal = new ApiError(
-      400,
-      'validation_error',
-      "Field 'event_time_end' must be after 'event_time_start'",
-      {},
-    );
+    const refusal = new ApiError(400, 'time_order', 'Das Ende muss nach dem Beginn liegen.', {
+      code: 'time_order',
+      details: { field: 'event_time_end' },
+    });
     expect(placeFieldError(refusal, ['event_time_end'], set)).toBe(true);
-    expect(placed).toEqual([['event_time_end', "Field 'event_time_end' must be after 'event_time_start'"]]);
+    expect(placed).toEqual([['event_time_end', 'Das Ende muss nach dem Beginn liegen.']]);
     expect(placeFieldError(refusal, ['title'], set)).toBe(false);
-    expect(placeFieldError(new ApiError(409, 'conflict', "Field 'title' x", {}), ['title'], set)).toBe(true);
-    expect(placeFieldError(new ApiError(404, 'not_found', "Field 'title' x", {}), ['title'], set)).toBe(
-      false,
-    );
+    const conflict = new ApiError(409, 'capacity_below_booked', 'x', {
+      details: { field: 'capacity_total' },
+    });
+    expect(placeFieldError(conflict, ['capacity_total'], set)).toBe(true);
+    const missing = new ApiError(404, 'not_found', 'x', { details: { field: 'title' } });
+    expect(placeFieldError(missing, ['title'], set)).toBe(false);
+    // A message that merely mentions a field does not place it: only details.field does.
+    expect(placeFieldError(new ApiError(400, 'x', "Field 'title' x", {}), ['title'], set)).toBe(false);
     expect(placeFieldError(new Error('x'), ['title'], set)).toBe(false);
   });
 });
@@ -59,14 +51,9 @@ describe('team rules', () => {
     expect(passwordProblemKey('a'.repeat(72))).toBeNull();
   });
   it('translates the known refusals of the team API', () => {
-    const lastOwner = new ApiError(
-      409,
-      'conflict',
-      'The tenant needs at least one active owner: make another user owner before demoting or deactivating this one',
-      {},
-    );
+    const lastOwner = new ApiError(409, 'last_owner', 'x', { error: 'conflict', code: 'last_owner' });
     expect(teamRefusalKey(lastOwner)).toBe('team.refusals.lastOwner');
-    expect(teamRefusalKey(new ApiError(403, 'forbidden', 'Only an owner can grant the owner role', {}))).toBe(
+    expect(teamRefusalKey(new ApiError(403, 'owner_grant_refused', 'x', {}))).toBe(
       'team.refusals.ownerGrant',
     );
     expect(teamRefusalKey(new ApiError(429, 'rate_limited', 'Too many', {}))).toBe(

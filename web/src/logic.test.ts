@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import i18n, { loadTexts } from './i18n';
 import { ApiError, errorText } from './api/client';
 import { refusedActivation } from './features/bots/activation';
 import { parseSse } from './features/chat/sse';
@@ -11,10 +12,16 @@ import { sideBySide } from './features/prompt/side-by-side';
 import { formatMoney, formatNumber } from './format';
 
 describe('errorText', () => {
-  it('takes the API sentence, then the chat text, then the fallback', () => {
-    expect(errorText({ error: 'conflict', message: 'Version is current' }, 'x')).toEqual({
-      code: 'conflict',
-      message: 'Version is current',
+  beforeAll(async () => {
+    await i18n.changeLanguage('de');
+    await loadTexts();
+  });
+  it('words the code of an API error or a chat text in the user language, else the fallback', () => {
+    expect(
+      errorText({ error: 'conflict', code: 'prompt_version_current', message: 'Version is current' }, 'x'),
+    ).toEqual({
+      code: 'prompt_version_current',
+      message: 'Die aktuelle Version kann nicht gelöscht werden. Stellen Sie zuerst eine andere wieder her.',
     });
     expect(errorText({ error: 'Bot deaktiviert' }, 'x')).toEqual({
       code: 'Bot deaktiviert',

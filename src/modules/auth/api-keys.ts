@@ -3,9 +3,16 @@ import { cacheLookups } from '../../observability/metrics.js';
 import { LRUCache } from 'lru-cache';
 import { RESYNC_CHANNEL, type Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
-import { AppError, CHAT_TEXT } from '../../http/errors.js';
+import { AppError, CHAT_TEXT, type ErrorCodeName } from '../../http/errors.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import * as repo from './repository.js';
+
+/** The error body code of a refused API key (the chat endpoint words it in CHAT_TEXT). */
+export function apiKeyCode(chatText: string): ErrorCodeName {
+  if (chatText === CHAT_TEXT.keyRequired) return 'api_key_missing';
+  if (chatText === CHAT_TEXT.keyExpired) return 'api_key_expired';
+  return 'api_key_invalid';
+}
 
 export const API_KEY_PREFIX = 'svc_';
 export const KEY_LOOKUP_LENGTH = 12;

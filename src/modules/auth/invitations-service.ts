@@ -11,7 +11,13 @@ import { findUserByEmail, insertUser } from './repository.js';
 import { randomToken, sha256Hex } from './secrets.js';
 import type { AuthenticatedUser } from './sessions.js';
 import { TEAM_PAGE_SIZE } from './users-schema.js';
-import { passwordProblem, refuseCreation } from './users-rules.js';
+import { PASSWORD_MAX_BYTES, passwordProblem, refuseCreation } from './users-rules.js';
+
+/** The refusals of an invitation link that is no longer valid. */
+const invitationUnknown = () =>
+  new AppError(404, ErrorCode.notFound, INVITATION_TEXT.unknown, { details: { code: 'invitation_unknown' } });
+const invitationExpired = () =>
+  new AppError(410, ErrorCode.notFound, INVITATION_TEXT.expired, { details: { code: 'invitation_expired' } });
 
 const INVITATION_LIST = 'user_invitations';
 
@@ -86,7 +92,9 @@ async function deliver(
     });
   } catch (error) {
     log.warn({ err: error instanceof Error ? error.message : String(error) }, 'invitation e-mail not sent');
-    throw new AppError(503, ErrorCode.unavailable, INVITATION_TEXT.mailFailed);
+    throw new AppError(503, ErrorCode.unavailable, INVITATION_TEXT.mailFailed, {
+      details: { code: 'invitation_mail_failed' },
+    });
   }
   const sentAt = await repo.markInvitationSent(ctx.db, tenantId, row.id);
   return {
@@ -114,7 +122,7 @@ export async function inviteUser(
   const refusal = refuseCreation(actor, input.role);
   if (refusal) throw refusal;
   if (await repo.isTenantMember(ctx.db, actor.tenantId, input.email)) {
-    throw conflict(INVITATION_TEXT.memberExists);
+    throw conflict(INVITATION_TEXT.memberExists, { code: 'member_exists', field: 'email' });
   }
   const token = randomToken(32);
   let row: repo.InvitationRow;
@@ -127,7 +135,8 @@ export async function inviteUser(
       expiresAt: invitationExpiry(new Date()),
     });
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(INVITATION_TEXT.pending);
+    if (isUniqueViolation(error))
+      throw conflict(INVITATION_TEXT.pending, { code: 'invitation_pending', field: 'email' });
     throw error;
   }
   return deliver(ctx, log, actor.tenantId, row, token, await tenantName(ctx, actor.tenantId));
@@ -165,9 +174,9 @@ export async function revokeInvitation(ctx: AppContext, actor: AuthenticatedUser
 
 async function validInvitation(ctx: AppContext, token: string) {
   const found = await repo.findInvitationByToken(ctx.db, sha256Hex(token));
-  if (!found) throw new AppError(404, ErrorCode.notFound, INVITATION_TEXT.unknown);
+  if (!found) throw invitationUnknown();
   if (invitationState(found.expires_at, new Date()) === 'expired') {
-    throw new AppError(410, ErrorCode.notFound, INVITATION_TEXT.expired);
+    throw invitationExpired();
   }
   return found;
 }
@@ -194,16 +203,18 @@ export async function acceptInvitation(
   input: { token: string; password: string; first_name?: string; last_name?: string },
 ) {
   const problem = passwordProblem(input.password);
-  if (problem) throw badRequest(problem);
+  if (problem)
+    throw badRequest(problem, { code: 'password_weak', field: 'password', limit: PASSWORD_MAX_BYTES });
   await validInvitation(ctx, input.token);
   const passwordHash = await ctx.sessions.hashPassword(input.password);
   return ctx.db.transaction(async (tx) => {
     const found = await repo.findInvitationByToken(tx, sha256Hex(input.token), true);
-    if (!found) throw new AppError(404, ErrorCode.notFound, INVITATION_TEXT.unknown);
+    if (!found) throw invitationUnknown();
     if (invitationState(found.expires_at, new Date()) === 'expired') {
-      throw new AppError(410, ErrorCode.notFound, INVITATION_TEXT.expired);
+      throw invitationExpired();
     }
-    if (await findUserByEmail(tx, found.email)) throw conflict(INVITATION_TEXT.addressTaken);
+    if (await findUserByEmail(tx, found.email))
+      throw conflict(INVITATION_TEXT.addressTaken, { code: 'address_taken' });
     try {
       await insertUser(tx, found.tenant_id, {
         email: found.email,
@@ -214,7 +225,7 @@ export async function acceptInvitation(
       });
     } catch (error) {
       // Another account took the address between the check and the insert.
-      if (isUniqueViolation(error)) throw conflict(INVITATION_TEXT.addressTaken);
+      if (isUniqueViolation(error)) throw conflict(INVITATION_TEXT.addressTaken, { code: 'address_taken' });
       throw error;
     }
     await repo.deleteInvitation(tx, found.tenant_id, found.id);

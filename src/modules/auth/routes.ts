@@ -127,12 +127,19 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       const user = currentUser(request);
       const body: Static<typeof CreateApiKeyBody> = request.body ?? {};
       if (body.expires_at && body.expires_in_days) {
-        throw badRequest('Give either expires_at or expires_in_days, not both');
+        throw badRequest('Give either expires_at or expires_in_days, not both', {
+          code: 'either_field',
+          field: 'expires_in_days',
+        });
       }
       let expiresAt: Date | null = null;
       if (body.expires_at) {
         expiresAt = new Date(body.expires_at);
-        if (expiresAt.getTime() <= Date.now()) throw badRequest("Field 'expires_at' must lie in the future");
+        if (expiresAt.getTime() <= Date.now())
+          throw badRequest("Field 'expires_at' must lie in the future", {
+            code: 'date_in_past',
+            field: 'expires_at',
+          });
       } else if (body.expires_in_days) {
         expiresAt = new Date(Date.now() + body.expires_in_days * 86400_000);
       }

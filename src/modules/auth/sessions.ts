@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt';
 import type { Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode } from '../../http/errors.js';
+import { AppError, ErrorCode, forbidden, unauthorized } from '../../http/errors.js';
 import { hasPermission, type Permission, type Role } from './permissions.js';
 import { CompareClock, bcryptCost, failurePaddingMs, needsRehash } from './login-timing.js';
 import * as repo from './repository.js';
@@ -128,6 +128,7 @@ export class SessionService {
     const limit = this.options.loginMaxFailures;
     if (pairFailures >= limit || addressFailures >= limit * 4) {
       throw new AppError(429, ErrorCode.rateLimited, 'Too many failed logins; try again later', {
+        details: { code: 'login_throttled' },
         headers: { 'retry-after': String(this.options.loginFailureWindowSeconds) },
       });
     }
@@ -148,14 +149,14 @@ export class SessionService {
         this.coordination.increment(addressKey, window),
         this.coordination.increment(accountKey, window),
       ]);
-      throw new AppError(401, ErrorCode.unauthorized, 'E-mail or password is wrong');
+      throw unauthorized('E-mail or password is wrong', { code: 'login_failed' });
     }
     if (needsRehash(user.password_hash, this.options.bcryptCost)) {
       // The password is known only now: bring its hash to the configured cost, up or down.
       await setPasswordHash(this.db, user.tenant_id, user.id, await this.hashPassword(password));
       this.slowestCost = undefined;
     }
-    if (!user.is_active) throw new AppError(403, ErrorCode.forbidden, ACCOUNT_DEACTIVATED);
+    if (!user.is_active) throw forbidden(ACCOUNT_DEACTIVATED, { code: 'account_deactivated' });
     await Promise.all([this.coordination.reset(pairKey), this.coordination.reset(accountKey)]);
     // Expired sessions are swept here, where sessions are made, rather than by a timer.
     await repo.deleteExpiredSessions(this.db);
@@ -172,11 +173,11 @@ export class SessionService {
 
   async authenticate(token: string | undefined): Promise<AuthenticatedUser> {
     if (!token || !token.startsWith(SESSION_TOKEN_PREFIX)) {
-      throw new AppError(401, ErrorCode.unauthorized, 'Login required');
+      throw unauthorized('Login required', { code: 'login_required' });
     }
     const found = await repo.findSessionUser(this.db, sha256Hex(token));
     if (!found || found.expires_at.getTime() <= Date.now()) {
-      throw new AppError(401, ErrorCode.unauthorized, 'Session expired or invalid; log in again');
+      throw unauthorized('Session expired or invalid; log in again', { code: 'session_expired' });
     }
     return {
       id: found.id,
@@ -193,7 +194,10 @@ export class SessionService {
 
   authorize(user: AuthenticatedUser, permission: Permission): void {
     if (!hasPermission(user.role, permission)) {
-      throw new AppError(403, ErrorCode.forbidden, `Role '${user.role}' lacks permission '${permission}'`);
+      throw forbidden(`Role '${user.role}' lacks permission '${permission}'`, {
+        code: 'permission_missing',
+        permission,
+      });
     }
   }
 }

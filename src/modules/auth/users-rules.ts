@@ -23,6 +23,8 @@ export const USER_RULE_TEXT = {
     'The tenant needs at least one active owner: make another user owner before demoting or deactivating this one',
 } as const;
 
+const OWNER_GRANT = { code: 'owner_grant_refused', field: 'role' } as const;
+
 export interface Member {
   id: string;
   role: Role;
@@ -36,7 +38,7 @@ export interface AccessChange {
 
 /** The refusal of creating a member with `role`, or undefined when the actor may. */
 export function refuseCreation(actor: { role: Role }, role: Role): AppError | undefined {
-  if (role === 'owner' && actor.role !== 'owner') return forbidden(USER_RULE_TEXT.ownerGrant);
+  if (role === 'owner' && actor.role !== 'owner') return forbidden(USER_RULE_TEXT.ownerGrant, OWNER_GRANT);
   return undefined;
 }
 
@@ -52,15 +54,18 @@ export function refuseChange(input: {
 }): AppError | undefined {
   const { actor, target, change, otherActiveOwners } = input;
   if (actor.role !== 'owner') {
-    if (target.role === 'owner') return forbidden(USER_RULE_TEXT.ownerChange);
-    if (change.role === 'owner') return forbidden(USER_RULE_TEXT.ownerGrant);
+    if (target.role === 'owner')
+      return forbidden(USER_RULE_TEXT.ownerChange, { code: 'owner_change_refused' });
+    if (change.role === 'owner') return forbidden(USER_RULE_TEXT.ownerGrant, OWNER_GRANT);
   }
-  if (change.is_active === false && target.id === actor.id) return conflict(USER_RULE_TEXT.selfDeactivate);
+  if (change.is_active === false && target.id === actor.id)
+    return conflict(USER_RULE_TEXT.selfDeactivate, { code: 'self_deactivation', field: 'is_active' });
   const losesOwner =
     target.role === 'owner' &&
     target.is_active &&
     ((change.role !== undefined && change.role !== 'owner') || change.is_active === false);
-  if (losesOwner && otherActiveOwners === 0) return conflict(USER_RULE_TEXT.lastOwner);
+  if (losesOwner && otherActiveOwners === 0)
+    return conflict(USER_RULE_TEXT.lastOwner, { code: 'last_owner' });
   return undefined;
 }
 

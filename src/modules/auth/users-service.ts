@@ -6,7 +6,13 @@ import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../http/pagina
 import { hasPermission } from './permissions.js';
 import type { AuthenticatedUser } from './sessions.js';
 import * as repo from './users-repository.js';
-import { USER_RULE_TEXT, passwordProblem, refuseChange, type AccessChange } from './users-rules.js';
+import {
+  PASSWORD_MAX_BYTES,
+  USER_RULE_TEXT,
+  passwordProblem,
+  refuseChange,
+  type AccessChange,
+} from './users-rules.js';
 import { TEAM_PAGE_SIZE } from './users-schema.js';
 
 const TEAM_LIST = 'users';
@@ -48,7 +54,7 @@ export async function updateUser(
   change: AccessChange,
 ) {
   if (change.role === undefined && change.is_active === undefined) {
-    throw badRequest("Give at least one of the fields 'role' and 'is_active'");
+    throw badRequest("Give at least one of the fields 'role' and 'is_active'", { code: 'nothing_to_change' });
   }
   const updated = await db.transaction(async (tx) => {
     const members = await repo.lockMembers(tx, actor.tenantId, [userId, actor.id]);
@@ -57,7 +63,7 @@ export async function updateUser(
     // The actor's role as it is now, under lock: a concurrent change may have taken it away.
     const self = members.find((m) => m.id === actor.id);
     if (!self?.is_active || !hasPermission(self.role, 'user:manage'))
-      throw forbidden(USER_RULE_TEXT.noLongerManager);
+      throw forbidden(USER_RULE_TEXT.noLongerManager, { code: 'manager_role_lost' });
     const otherActiveOwners = members.filter(
       (m) => m.id !== userId && m.role === 'owner' && m.is_active,
     ).length;
@@ -83,13 +89,18 @@ export async function changeOwnPassword(
   const failures = `password-fail:user:${user.id}`;
   if ((await ctx.coordination.count(failures)) >= loginMaxFailures) {
     throw new AppError(429, ErrorCode.rateLimited, 'Too many wrong current passwords; try again later', {
+      details: { code: 'password_attempts' },
       headers: { 'retry-after': String(loginFailureWindowSeconds) },
     });
   }
   const problem = passwordProblem(input.new_password);
-  if (problem) throw badRequest(problem);
+  if (problem)
+    throw badRequest(problem, { code: 'password_weak', field: 'new_password', limit: PASSWORD_MAX_BYTES });
   if (input.new_password === input.current_password) {
-    throw badRequest('The new password must differ from the current one');
+    throw badRequest('The new password must differ from the current one', {
+      code: 'password_unchanged',
+      field: 'new_password',
+    });
   }
   const newHash = await ctx.sessions.hashPassword(input.new_password);
   const changed = await ctx.db.transaction(async (tx) => {
@@ -101,7 +112,10 @@ export async function changeOwnPassword(
   });
   if (!changed) {
     await ctx.coordination.increment(failures, loginFailureWindowSeconds);
-    throw badRequest("Field 'current_password' is not your current password");
+    throw badRequest("Field 'current_password' is not your current password", {
+      code: 'password_wrong',
+      field: 'current_password',
+    });
   }
   await ctx.coordination.reset(failures);
 }

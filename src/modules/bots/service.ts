@@ -90,7 +90,7 @@ export function editBot(
         const redBlocks = preflight.blocks.filter((block) => block.status === 'red');
         throw conflict(
           `The bot cannot be activated: ${redBlocks.length} block(s) of its flow have no routing (pre-flight red)`,
-          { red_blocks: redBlocks },
+          { code: 'bot_activation_blocked', field: 'is_active', red_blocks: redBlocks },
         );
       }
     }

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { requireApiKey, tenantOfKey } from '../../http/auth.js';
-import { AppError, CHAT_TEXT, ErrorCode, forbidden } from '../../http/errors.js';
+import { AppError, CHAT_TEXT, forbidden, unauthorized } from '../../http/errors.js';
+import { apiKeyCode } from '../auth/api-keys.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
 import { findTenantPlan } from '../tenants/service.js';
 
@@ -29,7 +30,9 @@ export function guardV1(app: FastifyInstance, ctx: AppContext): void {
       await verifyKey.call(app, request, reply, () => undefined);
     } catch (error) {
       if (error instanceof AppError && error.statusCode === 401) {
-        throw new AppError(401, ErrorCode.unauthorized, UNAUTHORIZED_MESSAGES[error.error] ?? error.message);
+        throw unauthorized(UNAUTHORIZED_MESSAGES[error.error] ?? error.message, {
+          code: apiKeyCode(error.error),
+        });
       }
       throw error;
     }
@@ -42,7 +45,9 @@ export function guardV1(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const plan = await findTenantPlan(ctx.db, tenantOfKey(request).tenantId);
     if (!plan?.api_access) {
-      throw forbidden("The tenant's plan does not include API access; upgrade the plan to use /v1");
+      throw forbidden("The tenant's plan does not include API access; upgrade the plan to use /v1", {
+        code: 'plan_without_api',
+      });
     }
   });
 }

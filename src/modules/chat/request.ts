@@ -103,11 +103,7 @@ function parseChoice(value: unknown): ChatInput['choice'] {
     typeof value.item_id !== 'string' ||
     !CHOICE_ITEM_ID.test(value.item_id)
   ) {
-    throw new AppError(
-      400,
-      CHAT_EXTRA_TEXT.invalidChoice,
-      CHAT_MESSAGE.invalidChoice,
-    );
+    throw new AppError(400, CHAT_EXTRA_TEXT.invalidChoice, CHAT_MESSAGE.invalidChoice);
   }
   return { blockId: value.block_id.toLowerCase(), itemId: value.item_id };
 }

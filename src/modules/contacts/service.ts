@@ -40,7 +40,11 @@ function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
 }
 
-const senderTaken = () => conflict("Another contact of this tenant already has this 'sender_id'");
+const senderTaken = () =>
+  conflict("Another contact of this tenant already has this 'sender_id'", {
+    code: 'sender_taken',
+    field: 'sender_id',
+  });
 
 export async function createContact(
   db: Database,

@@ -39,6 +39,7 @@ function parseBound(field: 'from' | 'to', value: string): Bound {
   if (!instant || Number.isNaN(instant.getTime()) || !realDay) {
     throw badRequest(
       `Field '${field}' must be an ISO 8601 date (2026-05-01) or date-time with zone (2026-05-01T08:00:00Z)`,
+      { code: 'field_format', field, format: 'date' },
     );
   }
   return { instant, dateOnly: dateOnly !== null };
@@ -55,7 +56,8 @@ export function parseCreatedRange(from: string | undefined, to: string | undefin
     const endsBeforeStart = end.dateOnly
       ? range.before!.getTime() <= start.instant.getTime()
       : end.instant.getTime() < start.instant.getTime();
-    if (endsBeforeStart) throw badRequest("Field 'to' must not lie before 'from'");
+    if (endsBeforeStart)
+      throw badRequest("Field 'to' must not lie before 'from'", { code: 'date_range_order', field: 'to' });
   }
   return range;
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { AppError, ErrorCode, notFound } from '../../http/errors.js';
+import { conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/uuid.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { ConversationRow } from './repository.js';
@@ -113,7 +113,9 @@ export function escalateConversation(
     const current = await lockedOrNotFound(tx, tenantId, id);
     if (current.status === 'handed_over') return { conversation: current, changed: false };
     if (current.status === 'ended') {
-      throw new AppError(409, ErrorCode.conflict, 'Conversation has ended; reopen it before handing it over');
+      throw conflict('Conversation has ended; reopen it before handing it over', {
+        code: 'conversation_ended',
+      });
     }
     const conversation = await update(
       tx,

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../../db/database.js';
-import { AppError, badRequest, conflict, ErrorCode, notFound } from '../../http/errors.js';
+import { type AppError, badRequest, conflict, notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
 import { findContact } from '../contacts/repository.js';
 import {
@@ -115,11 +115,11 @@ function refusalError(outcome: Extract<BookingOutcome, { ok: false }>): AppError
     case 'event_not_found':
       return notFound('Event');
     case 'contact_not_found':
-      return badRequest(outcome.message);
+      return badRequest(outcome.message, { code: 'reference_unknown', field: 'contact_id' });
     case 'already_booked':
-      return conflict(outcome.message, { booking_id: outcome.existing?.id });
+      return conflict(outcome.message, { code: 'booking_exists', booking_id: outcome.existing?.id });
     default:
-      return new AppError(409, ErrorCode.conflict, outcome.message, { details: { reason: outcome.code } });
+      return conflict(outcome.message, { code: 'booking_refused', reason: outcome.code });
   }
 }
 
@@ -133,7 +133,9 @@ export async function createBooking(db: Database, tenantId: string, input: Booki
   try {
     outcome = await db.transaction((tx) => bookInTransaction(tx, tenantId, input));
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('The contact already has a booking for this event');
+    if (isUniqueViolation(error)) {
+      throw conflict('The contact already has a booking for this event', { code: 'booking_exists' });
+    }
     throw error;
   }
   if (!outcome.ok) throw refusalError(outcome);
@@ -162,7 +164,11 @@ export async function changeBookingStatus(
     const { booking } = locked;
     const decision = decideBookingTransition(booking.status, input.status, 'manual');
     if (!decision.allowed) {
-      throw conflict(decision.reason, { current_status: booking.status, requested_status: input.status });
+      throw conflict(decision.reason, {
+        code: 'status_transition',
+        current_status: booking.status,
+        requested_status: input.status,
+      });
     }
     const target = input.status as 'attended' | 'no_show' | 'cancelled';
     const updated = await setBookingStatus(tx, tenantId, booking.id, target);

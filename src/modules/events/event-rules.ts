@@ -1,7 +1,8 @@
 /**
  * Cross-field rules of an event, checked on the merged record before it is written. Pure:
- * returns the first broken rule as a sentence naming the field, or null.
+ * returns the first broken rule (sentence, code and field), or null.
  */
+import type { ErrorCodeName } from '../../http/errors.js';
 import type { PaymentModel } from './event-status.js';
 
 export interface EventTerms {
@@ -53,21 +54,42 @@ export function secondsOfDay(time: string): number {
   return Number(h) * 3600 + Number(m) * 60 + Number(s);
 }
 
-function moneyProblem(field: string, value: number | null, currency: string): string | null {
+/** A rule an event's terms break: the sentence, its code and the field it names. */
+export interface TermsProblem {
+  message: string;
+  code: ErrorCodeName;
+  field: string;
+  limit?: number;
+}
+
+function moneyProblem(field: string, value: number | null, currency: string): TermsProblem | null {
   if (value === null) return null;
-  if (value < 0) return `Field '${field}' must not be negative`;
-  if (value > MAX_AMOUNT) return `Field '${field}' must not exceed ${MAX_AMOUNT}`;
-  if (!hasTwoDecimals(value)) return `Field '${field}' must have at most 2 decimal places`;
+  if (value < 0) return { message: `Field '${field}' must not be negative`, code: 'amount_negative', field };
+  if (value > MAX_AMOUNT) {
+    return {
+      message: `Field '${field}' must not exceed ${MAX_AMOUNT}`,
+      code: 'amount_too_high',
+      field,
+      limit: MAX_AMOUNT,
+    };
+  }
+  if (!hasTwoDecimals(value)) {
+    return { message: `Field '${field}' must have at most 2 decimal places`, code: 'amount_decimals', field };
+  }
   if (ZERO_DECIMAL_CURRENCIES.has(currency) && !Number.isInteger(value)) {
-    return `Field '${field}' must be a whole amount in ${currency}`;
+    return { message: `Field '${field}' must be a whole amount in ${currency}`, code: 'amount_whole', field };
   }
   return null;
 }
 
-export function eventTermsProblem(terms: EventTerms): string | null {
+export function eventTermsProblem(terms: EventTerms): TermsProblem | null {
   const { event_time_start: start, event_time_end: end } = terms;
   if (start !== null && end !== null && secondsOfDay(end) <= secondsOfDay(start)) {
-    return "Field 'event_time_end' must be after 'event_time_start'";
+    return {
+      message: "Field 'event_time_end' must be after 'event_time_start'",
+      code: 'time_order',
+      field: 'event_time_end',
+    };
   }
   const money =
     moneyProblem('price', terms.price, terms.currency) ??
@@ -75,18 +97,40 @@ export function eventTermsProblem(terms: EventTerms): string | null {
   if (money) return money;
   switch (terms.payment_model) {
     case 'full_payment':
-      if (terms.price <= 0) return "Field 'price' must be greater than 0 for payment_model 'full_payment'";
+      if (terms.price <= 0) {
+        return {
+          message: "Field 'price' must be greater than 0 for payment_model 'full_payment'",
+          code: 'price_required',
+          field: 'price',
+        };
+      }
       break;
     case 'deposit':
-      if (terms.deposit_amount === null) {
-        return "Field 'deposit_amount' is required for payment_model 'deposit'";
+      if (terms.deposit_amount === null || terms.deposit_amount <= 0) {
+        return {
+          message:
+            terms.deposit_amount === null
+              ? "Field 'deposit_amount' is required for payment_model 'deposit'"
+              : "Field 'deposit_amount' must be greater than 0",
+          code: 'deposit_required',
+          field: 'deposit_amount',
+        };
       }
-      if (terms.deposit_amount <= 0) return "Field 'deposit_amount' must be greater than 0";
-      if (terms.deposit_amount > terms.price) return "Field 'deposit_amount' must not exceed 'price'";
+      if (terms.deposit_amount > terms.price) {
+        return {
+          message: "Field 'deposit_amount' must not exceed 'price'",
+          code: 'deposit_above_price',
+          field: 'deposit_amount',
+        };
+      }
       break;
     case 'external_link':
       if (terms.external_payment_url === null) {
-        return "Field 'external_payment_url' is required for payment_model 'external_link'";
+        return {
+          message: "Field 'external_payment_url' is required for payment_model 'external_link'",
+          code: 'payment_url_required',
+          field: 'external_payment_url',
+        };
       }
       break;
     case 'free':

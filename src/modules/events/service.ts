@@ -64,12 +64,18 @@ function checkTerms(merged: EventTerms): void {
     deposit_amount: merged.deposit_amount,
     external_payment_url: merged.external_payment_url,
   });
-  if (problem) throw badRequest(problem);
+  if (problem) {
+    const { message, ...details } = problem;
+    throw badRequest(message, details);
+  }
 }
 
 async function checkBot(db: Queryable, tenantId: string, botId: string | null | undefined) {
   if (botId && !(await findBot(db, tenantId, botId))) {
-    throw badRequest("Field 'bot_id' does not name a bot of this tenant");
+    throw badRequest("Field 'bot_id' does not name a bot of this tenant", {
+      code: 'reference_unknown',
+      field: 'bot_id',
+    });
   }
 }
 
@@ -137,6 +143,7 @@ export async function updateEvent(deps: EventDeps, tenantId: string, eventId: st
     if (!current) throw notFound('Event');
     if (FINAL_EVENT_STATUSES.includes(current.status)) {
       throw conflict(`Event in status '${current.status}' cannot be changed`, {
+        code: 'event_locked',
         current_status: current.status,
       });
     }
@@ -145,7 +152,12 @@ export async function updateEvent(deps: EventDeps, tenantId: string, eventId: st
       if (changed.length > 0) {
         throw conflict(
           `Payment terms (${changed.join(', ')}) can be changed only while the event is in 'draft' (status '${current.status}')`,
-          { current_status: current.status, fields: changed },
+          {
+            code: 'payment_terms_locked',
+            field: changed[0],
+            current_status: current.status,
+            fields: changed,
+          },
         );
       }
     }
@@ -153,11 +165,13 @@ export async function updateEvent(deps: EventDeps, tenantId: string, eventId: st
     if (fields.capacity_total !== undefined && fields.capacity_total < current.capacity_booked) {
       throw conflict(
         `Field 'capacity_total' cannot be lower than the ${current.capacity_booked} places already booked`,
+        { code: 'capacity_below_booked', field: 'capacity_total', limit: current.capacity_booked },
       );
     }
     if (fields.waitlist_max != null && fields.waitlist_max < current.capacity_waitlist) {
       throw conflict(
         `Field 'waitlist_max' cannot be lower than the ${current.capacity_waitlist} bookings on the waitlist`,
+        { code: 'waitlist_below_queued', field: 'waitlist_max', limit: current.capacity_waitlist },
       );
     }
     await updateEventFields(tx, tenantId, eventId, fields);
@@ -173,7 +187,10 @@ export async function deleteEvent(deps: EventDeps, tenantId: string, eventId: st
     const event = await lockEvent(tx, tenantId, eventId);
     if (!event) throw notFound('Event');
     if (!canDeleteEvent(event.status)) {
-      throw conflict(deletionRefusedMessage(event.status), { current_status: event.status });
+      throw conflict(deletionRefusedMessage(event.status), {
+        code: 'event_deletion_refused',
+        current_status: event.status,
+      });
     }
     await deleteEventRow(tx, tenantId, eventId);
   });
@@ -183,14 +200,18 @@ function transitionRefused(event: EventRow, to: EventStatus): AppError | null {
   const decision = decideEventTransition(event.status, to);
   return decision.allowed
     ? null
-    : conflict(decision.reason, { current_status: event.status, requested_status: to });
+    : conflict(decision.reason, {
+        code: 'status_transition',
+        current_status: event.status,
+        requested_status: to,
+      });
 }
 
 async function createLink(deps: EventDeps, event: EventRow): Promise<PaymentLink> {
   if (!deps.payments) {
     throw conflict(
       `Event with payment_model '${event.payment_model}' cannot start selling: no payment provider is configured (STRIPE_SECRET_KEY)`,
-      { current_status: event.status, requested_status: 'selling' },
+      { code: 'payment_unavailable', current_status: event.status, requested_status: 'selling' },
     );
   }
   try {
@@ -208,6 +229,7 @@ async function createLink(deps: EventDeps, event: EventRow): Promise<PaymentLink
       503,
       ErrorCode.unavailable,
       'The payment provider could not create the payment link; try again',
+      { details: { code: 'payment_unavailable' } },
     );
   }
 }
@@ -234,7 +256,9 @@ export async function changeEventStatus(deps: EventDeps, tenantId: string, event
     const refusedNow = transitionRefused(current, to);
     if (refusedNow) throw refusedNow;
     if (link && current.updated_at.getTime() !== before.updated_at.getTime()) {
-      throw conflict('The event was changed while its payment link was created; try again');
+      throw conflict('The event was changed while its payment link was created; try again', {
+        code: 'edit_conflict',
+      });
     }
     const changed = await setEventStatus(tx, tenantId, eventId, to, link);
     await signalEventStatus(tx, changed, current.status, false);
@@ -264,7 +288,10 @@ export async function listEventsPage(
   },
 ) {
   if (query.from_date && query.to_date && query.to_date < query.from_date) {
-    throw badRequest("Field 'to_date' must not be before 'from_date'");
+    throw badRequest("Field 'to_date' must not be before 'from_date'", {
+      code: 'date_range_order',
+      field: 'to_date',
+    });
   }
   const descending = query.sort === '-event_date';
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;

@@ -36,7 +36,11 @@ async function withNameConflict<T>(name: string | undefined, write: () => Promis
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict(`A block named '${name}' already exists for this bot`);
+    if (isUniqueViolation(error))
+      throw conflict(`A block named '${name}' already exists for this bot`, {
+        code: 'block_name_taken',
+        field: 'name',
+      });
     throw error;
   }
 }
@@ -56,11 +60,20 @@ async function requireBot(db: Queryable, ref: BotRef): Promise<void> {
 async function validateBlock(tx: Queryable, ref: BotRef, fields: BlockFields): Promise<void> {
   const itemIds = new Set<string>();
   for (const item of fields.items) {
-    if (itemIds.has(item.id)) throw badRequest(`Field 'items' contains the item id '${item.id}' twice`);
+    if (itemIds.has(item.id))
+      throw badRequest(`Field 'items' contains the item id '${item.id}' twice`, {
+        code: 'duplicate_item',
+        field: 'items',
+      });
     itemIds.add(item.id);
   }
   for (const key of Object.keys(fields.option_actions)) {
-    if (!itemIds.has(key)) throw badRequest(`Field 'option_actions.${key}' names no item of this block`);
+    if (!itemIds.has(key))
+      throw badRequest(`Field 'option_actions.${key}' names no item of this block`, {
+        code: 'reference_unknown',
+        field: 'option_actions',
+        path: `option_actions.${key}`,
+      });
   }
   const targets: Array<{ field: string; stepId: string }> = [];
   for (const [key, action] of Object.entries(fields.option_actions)) {
@@ -77,7 +90,12 @@ async function validateBlock(tx: Queryable, ref: BotRef, fields: BlockFields): P
     targets.map((t) => t.stepId),
   );
   const foreign = targets.find((t) => !existing.has(t.stepId));
-  if (foreign) throw badRequest(`Field '${foreign.field}' names no flow step of this bot`);
+  if (foreign)
+    throw badRequest(`Field '${foreign.field}' names no flow step of this bot`, {
+      code: 'reference_unknown',
+      field: foreign.field.split('.')[0]!,
+      path: foreign.field,
+    });
 }
 
 export async function listBotBlocks(db: Queryable, ref: BotRef): Promise<BlockRow[]> {
@@ -171,7 +189,10 @@ async function requireOwnBlock(
   blockId: string | null | undefined,
 ): Promise<void> {
   if (blockId && !(await findBlock(tx, ref.tenantId, ref.botId, blockId))) {
-    throw badRequest("Field 'block_id' names no block of this bot");
+    throw badRequest("Field 'block_id' names no block of this bot", {
+      code: 'reference_unknown',
+      field: 'block_id',
+    });
   }
 }
 
@@ -243,7 +264,10 @@ export function reorderSteps(db: Database, ref: BotRef, stepIds: readonly string
     const steps = await listSteps(tx, ref.tenantId, ref.botId);
     const given = new Set(stepIds);
     if (given.size !== stepIds.length || given.size !== steps.length || steps.some((s) => !given.has(s.id))) {
-      throw badRequest("Field 'step_ids' must name every flow step of this bot exactly once");
+      throw badRequest("Field 'step_ids' must name every flow step of this bot exactly once", {
+        code: 'list_incomplete',
+        field: 'step_ids',
+      });
     }
     await renumberSteps(tx, ref.tenantId, ref.botId, stepIds);
     return listSteps(tx, ref.tenantId, ref.botId);

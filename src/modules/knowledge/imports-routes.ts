@@ -226,7 +226,11 @@ async function multipartInput(
     const value = raw.trim();
     if (value.length > 2000) {
       await upload.dispose();
-      throw badRequest(`Field '${field}' is longer than 2000 characters`);
+      throw badRequest(`Field '${field}' is longer than 2000 characters`, {
+        code: 'field_too_long',
+        field,
+        limit: 2000,
+      });
     }
     if (value) input[field === 'url' ? 'url' : 'sitemapUrl'] = value;
   }

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { TargetRefusedError, hostOf, resolveAllowedAddresses } from '../webhooks/ssrf.js';
+import { TargetRefusedError, urlRefusal, hostOf, resolveAllowedAddresses } from '../webhooks/ssrf.js';
 import { embeddingsFor } from './embeddings.js';
 import { importUrl } from './import-fetch.js';
 import * as repo from './imports-repository.js';
@@ -74,7 +74,7 @@ async function checkedUrl(field: string, raw: string, allowPrivate: boolean): Pr
     await resolveAllowedAddresses(hostOf(url), allowPrivate);
     return url.toString();
   } catch (error) {
-    if (error instanceof TargetRefusedError) throw badRequest(`Field '${field}' refused: ${error.message}`);
+    if (error instanceof TargetRefusedError) throw urlRefusal(field, error);
     throw error;
   }
 }
@@ -89,13 +89,23 @@ export async function createImport(
 ): Promise<ImportView> {
   const { files } = request;
   if (files.length === 0 && !request.url && !request.sitemapUrl) {
-    throw badRequest('Nothing to import: send files, a url or a sitemap_url');
+    throw badRequest('Nothing to import: send files, a url or a sitemap_url', { code: 'import_empty' });
   }
   if (files.length > MAX_IMPORT_FILES) {
-    throw badRequest(`An import holds at most ${MAX_IMPORT_FILES} files, got ${files.length}`);
+    throw badRequest(`An import holds at most ${MAX_IMPORT_FILES} files, got ${files.length}`, {
+      code: 'import_too_many',
+      field: 'files',
+      limit: MAX_IMPORT_FILES,
+    });
   }
   for (const file of files) {
-    if (file.size === 0) throw badRequest(`File '${fileName(file.name)}' is empty`);
+    if (file.size === 0) {
+      throw badRequest(`File '${fileName(file.name)}' is empty`, {
+        code: 'file_empty',
+        field: 'files',
+        file: fileName(file.name),
+      });
+    }
   }
   const url = request.url ? await checkedUrl('url', request.url, deps.limits.allowPrivateTargets) : null;
   const sitemapUrl = request.sitemapUrl

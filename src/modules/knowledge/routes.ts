@@ -306,7 +306,9 @@ function importInputs(body: Static<typeof ImportBody>, query: Static<typeof Impo
     return [fileEntry({ filename: query.filename ?? 'import.md', content: body }, query.title)];
   }
   if (query.title || query.filename) {
-    throw badRequest("Query parameters 'title' and 'filename' apply to a raw text or Markdown body only");
+    throw badRequest("Query parameters 'title' and 'filename' apply to a raw text or Markdown body only", {
+      code: 'raw_text_only',
+    });
   }
   return [...(body.entries ?? []), ...(body.files ?? []).map((file) => fileEntry(file))];
 }

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { AppError, ErrorCode, badRequest, notFound } from '../../http/errors.js';
+import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
 import { isUuid } from '../../http/uuid.js';
 import { findBot, type BotRow } from '../bots/repository.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
@@ -37,11 +37,19 @@ export interface PreparedEntry {
 }
 
 /** Validates and normalises an entry and splits it into chunks; nothing is written yet. */
+/** The refusal details of a blank or wrong field of an entry (`entries.3.title` in an import). */
+function blank(field: string, name: string): ErrorDetails {
+  const path = `${field}.${name}`;
+  const top = path.split('.')[0]!;
+  return top === name ? { code: 'field_blank', field: name } : { code: 'field_blank', field: top, path };
+}
+
 export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = 'body'): PreparedEntry {
   const title = input.title.trim();
-  if (!title) throw badRequest(`Field '${field}.title' must not be blank`);
+  if (!title) throw badRequest(`Field '${field}.title' must not be blank`, blank(field, 'title'));
   const content = input.content.replace(/\r\n?/g, '\n');
-  if (!content.trim()) throw badRequest(`Field '${field}.content' must not be blank`);
+  if (!content.trim())
+    throw badRequest(`Field '${field}.content' must not be blank`, blank(field, 'content'));
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > maxEntryBytes) {
     throw badRequest(
@@ -53,7 +61,10 @@ export function prepareEntry(input: EntryInput, maxEntryBytes: number, field = '
   }
   const sourceUrl = input.source_url?.trim() || null;
   if (sourceUrl && !/^https?:\/\/[^\s]+$/i.test(sourceUrl)) {
-    throw badRequest(`Field '${field}.source_url' must be an http or https URL`);
+    throw badRequest(`Field '${field}.source_url' must be an http or https URL`, {
+      code: 'url_scheme',
+      ...blank(field, 'source_url'),
+    });
   }
   const tags = [...new Set((input.tags ?? []).map((t) => t.trim()).filter((t) => t !== ''))];
   const detected = input.language
@@ -156,9 +167,15 @@ async function storeEntries(
   createdBy: string | null,
   fieldOf: (index: number) => string,
 ): Promise<EntryRow[]> {
-  if (inputs.length === 0) throw badRequest('Nothing to import: give at least one entry or file');
+  if (inputs.length === 0) {
+    throw badRequest('Nothing to import: give at least one entry or file', { code: 'import_empty' });
+  }
   if (inputs.length > MAX_IMPORT_ENTRIES) {
-    throw badRequest(`An import holds at most ${MAX_IMPORT_ENTRIES} entries, got ${inputs.length}`);
+    throw badRequest(`An import holds at most ${MAX_IMPORT_ENTRIES} entries, got ${inputs.length}`, {
+      code: 'import_too_many',
+      field: 'entries',
+      limit: MAX_IMPORT_ENTRIES,
+    });
   }
   const prepared = inputs.map((input, i) => prepareEntry(input, deps.maxEntryBytes, fieldOf(i)));
   const embedded: Awaited<ReturnType<typeof embedChunks>>[] = [];
@@ -268,7 +285,8 @@ export async function hitTest(
   hits: (KnowledgeHit & { usedInChat: boolean })[];
   decision: Answerability;
 }> {
-  if (!query.trim()) throw new AppError(400, ErrorCode.validation, "Query parameter 'q' must not be blank");
+  if (!query.trim())
+    throw badRequest("Query parameter 'q' must not be blank", { code: 'query_blank', field: 'q' });
   const minScore = effectiveMinScore(bot, deps.minScore);
   const result = await searchWithEvidence(deps.db, tenantId, {
     botId: bot.id,

@@ -57,6 +57,7 @@ export async function injectPrompt(
   if (injectedPrompt.length > MAX_INJECTED_PROMPT_CHARS) {
     throw badRequest(
       `Field 'injectedPrompt' must not be longer than ${MAX_INJECTED_PROMPT_CHARS} characters`,
+      { code: 'field_too_long', field: 'injectedPrompt', limit: MAX_INJECTED_PROMPT_CHARS },
     );
   }
   const value = injectedPrompt.trim() === '' ? null : injectedPrompt;

@@ -78,11 +78,14 @@ export function deletePromptVersion(db: Database, ref: VersionRef): Promise<void
     const version = await findVersion(tx, ref.tenantId, ref.botId, ref.versionId);
     if (!version) throw notFound('Prompt version');
     if ((await listVersions(tx, ref.tenantId, ref.botId)).length <= 1) {
-      throw conflict('The last remaining version of a bot cannot be deleted', { reason: 'last_version' });
+      throw conflict('The last remaining version of a bot cannot be deleted', {
+        code: 'prompt_version_last',
+        reason: 'last_version',
+      });
     }
     throw conflict(
       `Version ${version.version_number} is the current version and cannot be deleted; restore another version first`,
-      { reason: 'current_version' },
+      { code: 'prompt_version_current', reason: 'current_version' },
     );
   });
 }

@@ -17,11 +17,13 @@ function requireInternalKey(ctx: AppContext): onRequestHookHandler {
   return async (request) => {
     const configured = ctx.config.auth.internalApiKey;
     if (!configured) {
-      throw new AppError(404, ErrorCode.notFound, `Route ${request.method} ${request.url} not found`);
+      throw new AppError(404, ErrorCode.notFound, `Route ${request.method} ${request.url} not found`, {
+        details: { resource: 'route' },
+      });
     }
     const presented = request.headers['x-internal-api-key'];
     if (typeof presented !== 'string' || presented === '' || !safeEqual(presented, configured)) {
-      throw unauthorized('A valid X-Internal-API-Key header is required');
+      throw unauthorized('A valid X-Internal-API-Key header is required', { code: 'internal_key_invalid' });
     }
   };
 }

@@ -87,7 +87,11 @@ export async function logReminder(
   const tenant = isUuid(input.tenantId) ? await findOwnerEmail(db, input.tenantId) : undefined;
   if (!tenant) throw notFound('Tenant');
   const userEmail = input.userEmail ?? tenant.email;
-  if (!userEmail) throw badRequest("Field 'user_email' is required: the tenant has no owner to take it from");
+  if (!userEmail)
+    throw badRequest("Field 'user_email' is required: the tenant has no owner to take it from", {
+      code: 'field_required',
+      field: 'user_email',
+    });
   await insertReminderLog(db, input.tenantId, {
     userEmail,
     reminderType: input.reminderType,

@@ -68,6 +68,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       if (!metricsAccessAllowed(ctx.config.metricsToken, request.headers.authorization)) {
         return reply.status(401).send({
           error: 'unauthorized',
+          code: 'unauthorized',
           message: 'Send the metrics token as Authorization: Bearer <token>',
         });
       }

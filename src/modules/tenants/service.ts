@@ -40,7 +40,7 @@ export async function createTenant(tx: Queryable, input: CreateTenantInput) {
     'SELECT id, is_sandbox FROM plans WHERE id = $1',
     [planId],
   );
-  if (!plan) throw badRequest(`Unknown plan '${planId}'`);
+  if (!plan) throw badRequest(`Unknown plan '${planId}'`, { code: 'plan_unknown', field: 'plan_id' });
   const tenant = (await queryOne<TenantRow>(
     tx,
     `INSERT INTO tenants (name, industry_code, message_quota_override) VALUES ($1, $2, $3) RETURNING *`,

@@ -25,7 +25,11 @@ export function usageMonth(value: string | undefined, now: Date = new Date()): U
   let monthIndex = now.getUTCMonth();
   if (value !== undefined) {
     const match = MONTH.exec(value);
-    if (!match) throw badRequest("Field 'month' must be a month in the form YYYY-MM");
+    if (!match)
+      throw badRequest("Field 'month' must be a month in the form YYYY-MM", {
+        code: 'month_format',
+        field: 'month',
+      });
     year = Number(match[1]);
     monthIndex = Number(match[2]) - 1;
   }

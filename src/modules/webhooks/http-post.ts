@@ -26,7 +26,15 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
         const wanted = options.family === 4 || options.family === 6 ? options.family : undefined;
         const usable = wanted ? addresses.filter((a) => a.family === wanted) : addresses;
         if (usable.length === 0) {
-          callback(new TargetRefusedError(`host '${hostname}' has no IPv${wanted} address`), '', 0);
+          callback(
+            new TargetRefusedError(
+              `host '${hostname}' has no IPv${wanted} address`,
+              'url_host_unresolvable',
+              hostname,
+            ),
+            '',
+            0,
+          );
         } else if (options.all) {
           callback(null, usable);
         } else {

@@ -3,6 +3,7 @@ import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { requireApiKey, requireUser, currentUser, tenantOfKey } from '../../http/auth.js';
 import { AppError, CHAT_TEXT, unauthorized } from '../../http/errors.js';
+import { apiKeyCode } from '../auth/api-keys.js';
 import { API_KEY_SECURITY, IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
   endConversation,
@@ -38,7 +39,9 @@ function requireTenantKey(ctx: AppContext): onRequestHookHandler {
       await verify.call(this, request, reply, () => undefined);
     } catch (error) {
       if (error instanceof AppError && error.statusCode === 401) {
-        throw unauthorized(UNAUTHORIZED_MESSAGES[error.error] ?? error.message);
+        throw unauthorized(UNAUTHORIZED_MESSAGES[error.error] ?? error.message, {
+          code: apiKeyCode(error.error),
+        });
       }
       throw error;
     }

@@ -45,7 +45,7 @@ export async function recordLead(
   input: LeadInput,
 ): Promise<LeadResult> {
   if (!input.name && !input.email && !input.phone) {
-    throw badRequest('Give at least one of name, email or phone');
+    throw badRequest('Give at least one of name, email or phone', { code: 'either_field' });
   }
   return db.transaction(async (tx): Promise<LeadResult> => {
     const conversation = isUuid(conversationId)

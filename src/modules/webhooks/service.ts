@@ -1,9 +1,9 @@
 import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../http/errors.js';
+import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
-import { TargetRefusedError, checkWebhookUrl } from './ssrf.js';
+import { TargetRefusedError, urlRefusal, checkWebhookUrl } from './ssrf.js';
 
 /** Endpoints per tenant: enough for any integration, small enough to keep fan-out cheap. */
 export const MAX_ENDPOINTS_PER_TENANT = 20;
@@ -20,7 +20,7 @@ async function checkedUrl(raw: string, allowPrivate: boolean): Promise<string> {
   try {
     return (await checkWebhookUrl(raw.trim(), allowPrivate)).toString();
   } catch (error) {
-    if (error instanceof TargetRefusedError) throw badRequest(`Field 'url' refused: ${error.message}`);
+    if (error instanceof TargetRefusedError) throw urlRefusal('url', error);
     throw error;
   }
 }
@@ -46,7 +46,10 @@ export async function createEndpoint(
       [tenantId],
     )) as [{ n: number }];
     if (n >= MAX_ENDPOINTS_PER_TENANT) {
-      throw conflict(`A tenant can register at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`);
+      throw conflict(`A tenant can register at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`, {
+        code: 'webhook_limit',
+        limit: MAX_ENDPOINTS_PER_TENANT,
+      });
     }
     return repo.insertEndpoint(tx, tenantId, {
       url,

@@ -1,13 +1,33 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { type AppError, type ErrorDetails, badRequest } from '../../http/errors.js';
 
 /**
  * Guard against server-side request forgery: webhook URLs must not reach the service's own
  * network. Checked when an endpoint is registered and again when each delivery connects, so a
  * host that later resolves to an internal address (DNS rebinding) is refused too.
  */
-export class TargetRefusedError extends Error {}
+
+/** Why a URL is refused, as a code of the error body (url_*), with the host where one is named. */
+export type TargetRefusal =
+  | 'url_too_long'
+  | 'url_invalid'
+  | 'url_scheme'
+  | 'url_credentials'
+  | 'url_no_host'
+  | 'url_host_unresolvable'
+  | 'url_host_internal';
+
+export class TargetRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly code: TargetRefusal = 'url_invalid',
+    readonly host?: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * The IPv4 address an IPv6 address carries, for the forms that reach an IPv4 host:
@@ -43,24 +63,32 @@ export function isForbiddenAddress(address: string): boolean {
 
 export const MAX_URL_LENGTH = 2000;
 
+/** The 400 for a refused URL in request field `field`: its code, the field and the host. */
+export function urlRefusal(field: string, error: TargetRefusedError): AppError {
+  const details: ErrorDetails = { code: error.code, field };
+  if (error.host !== undefined) details.host = error.host;
+  if (error.code === 'url_too_long') details.limit = MAX_URL_LENGTH;
+  return badRequest(`Field '${field}' refused: ${error.message}`, details);
+}
+
 /** Shape rules for a webhook URL; throws TargetRefusedError with a readable reason. */
 export function parseWebhookUrl(raw: string): URL {
   if (raw.length > MAX_URL_LENGTH)
-    throw new TargetRefusedError(`URL is longer than ${MAX_URL_LENGTH} characters`);
+    throw new TargetRefusedError(`URL is longer than ${MAX_URL_LENGTH} characters`, 'url_too_long');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new TargetRefusedError('URL is not valid');
+    throw new TargetRefusedError('URL is not valid', 'url_invalid');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new TargetRefusedError('URL must start with https:// or http://');
+    throw new TargetRefusedError('URL must start with https:// or http://', 'url_scheme');
   }
   if (url.username || url.password) {
     // Credentials in the URL would be shown in every listing; receivers verify the signature instead.
-    throw new TargetRefusedError('URL must not contain a user name or password');
+    throw new TargetRefusedError('URL must not contain a user name or password', 'url_credentials');
   }
-  if (!url.hostname) throw new TargetRefusedError('URL has no host');
+  if (!url.hostname) throw new TargetRefusedError('URL has no host', 'url_no_host');
   return url;
 }
 
@@ -91,15 +119,18 @@ export async function resolveAllowedAddresses(
       const found = await lookup(host, { all: true, verbatim: true });
       addresses = found.map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
     } catch {
-      throw new TargetRefusedError(`host '${host}' cannot be resolved`);
+      throw new TargetRefusedError(`host '${host}' cannot be resolved`, 'url_host_unresolvable', host);
     }
-    if (addresses.length === 0) throw new TargetRefusedError(`host '${host}' cannot be resolved`);
+    if (addresses.length === 0)
+      throw new TargetRefusedError(`host '${host}' cannot be resolved`, 'url_host_unresolvable', host);
   }
   if (!allowPrivate) {
     const forbidden = addresses.find((a) => isForbiddenAddress(a.address));
     if (forbidden) {
       throw new TargetRefusedError(
         `host '${host}' resolves to ${forbidden.address}, a loopback, private, link-local or otherwise internal address`,
+        'url_host_internal',
+        host,
       );
     }
   }

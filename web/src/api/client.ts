@@ -1,7 +1,11 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import { refusalOf, refusalText } from './error-text';
 import type { paths } from './schema';
 
-/** An API answer that was not a success, with the sentence to show. */
+/**
+ * An API answer that was not a success. `message` is the sentence to show, in the user's
+ * language (from the body's code); `field` the request field the refusal names, if any.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -12,6 +16,17 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** What the refusal names (ErrorBody.details): field, resource, limits. */
+  get details(): Record<string, unknown> {
+    return refusalOf(this.status, this.body).details;
+  }
+
+  /** The refused request field (details.field), or null. */
+  get field(): string | null {
+    const field = this.details.field;
+    return typeof field === 'string' ? field : null;
   }
 }
 
@@ -37,28 +52,25 @@ const csrf: Middleware = {
 export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? 'http://localhost' });
 api.use(csrf);
 
-/** The sentence of an error body: `message` of the API's errors, `error` of the chat's. */
-export function errorText(body: unknown, fallback: string): { code: string; message: string } {
-  if (body && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    const code = typeof record.error === 'string' ? record.error : 'error';
-    if (typeof record.message === 'string' && record.message) return { code, message: record.message };
-    if (typeof record.error === 'string' && record.error) return { code, message: record.error };
-  }
-  return { code: 'error', message: fallback };
+/** The code and the sentence (in the user's language) of an error body; `fallback` when there is none. */
+export function errorText(body: unknown, fallback: string, status = 400): { code: string; message: string } {
+  const refusal = refusalOf(status, body);
+  if (!refusal.code) return { code: 'error', message: fallback };
+  return { code: refusal.code, message: refusalText(refusal) };
 }
 
-/** Unwraps an openapi-fetch result: the data, or an ApiError with the API's sentence. */
+/** Unwraps an openapi-fetch result: the data, or an ApiError worded from the body's code. */
 export async function call<T>(
   promise: Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<T> {
   const { data, error, response } = await promise;
   if (response.ok) return data as T;
-  const { code, message } = errorText(error, `${response.status} ${response.statusText}`);
+  const refusal = refusalOf(response.status, error);
+  const message = refusal.code ? refusalText(refusal) : refusalText({ ...refusal, code: 'internal_error' });
   const retry = Number(response.headers.get('retry-after'));
   throw new ApiError(
     response.status,
-    code,
+    refusal.code || 'error',
     message,
     error,
     Number.isFinite(retry) && retry > 0 ? retry : null,

@@ -1,19 +1,9 @@
 import { ApiError } from './client';
 
 /**
- * The form field an API refusal names: validation messages read "Field 'body.title' …",
- * "Field 'price' …" or "Field 'items.0.title' is required in body"; the first segment after
- * `body.` is the form field. Null when the message names no field.
- */
-export function fieldOfMessage(message: string): string | null {
-  const match = /Field '(?:body\.)?([A-Za-z_][\w]*)/.exec(message);
-  return match ? match[1]! : null;
-}
-
-/**
- * Places a refusal that names a field (400 validation, 409 rule such as a capacity below the
- * places booked) at that field when the form has it; returns true when it did, so the caller
- * shows other errors above the form instead.
+ * Places a refusal that names a field (details.field of a 400 validation or a 409 rule such
+ * as a capacity below the places booked) at that field when the form has it, in the user's
+ * language; returns true when it did, so the caller shows other errors above the form instead.
  */
 export function placeFieldError(
   error: unknown,
@@ -21,7 +11,7 @@ export function placeFieldError(
   setFieldError: (field: string, message: string) => void,
 ): boolean {
   if (!(error instanceof ApiError) || (error.status !== 400 && error.status !== 409)) return false;
-  const field = fieldOfMessage(error.message);
+  const field = error.field;
   if (!field || !fields.includes(field)) return false;
   setFieldError(field, error.message);
   return true;

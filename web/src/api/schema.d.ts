@@ -1457,11 +1457,29 @@ export interface components {
         };
         /** Error */
         ErrorBody: {
-            /** @description Stable error code, e.g. validation_error, not_found */
+            /** @description Stable error class, e.g. validation_error, not_found, conflict */
             error: string;
-            /** @description Human-readable explanation */
+            /**
+             * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
+             * @enum {string}
+             */
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled";
+            /** @description Human-readable explanation (English) */
             message: string;
-            details?: unknown;
+            /** @description What the refusal names: field, resource, limits, states */
+            details?: {
+                /** @description The refused request field (top-level name, e.g. url, title) */
+                field?: string;
+                /** @description Full path of a nested refused field, e.g. items.0.title */
+                path?: string;
+                /**
+                 * @description What was not found (code not_found)
+                 * @enum {string}
+                 */
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "route";
+            } & {
+                [key: string]: unknown;
+            };
             request_id?: string;
         };
         /** User */

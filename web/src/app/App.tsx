@@ -1,12 +1,10 @@
 import { MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { RouterProvider } from 'react-router';
-import { ApiError } from '../api/client';
 import { router } from './router';
 
-const themeFor = (closeLabel: string) =>
+const themeFor = (closeLabel: string, passwordToggleLabel: string) =>
   createTheme({
     primaryColor: 'indigo',
     // Filled components use shade 9: white text on it stays above the WCAG AA contrast ratio.
@@ -22,6 +20,9 @@ const themeFor = (closeLabel: string) =>
       },
       // A dialog's close button is named for screen readers, in the user's language.
       Modal: { defaultProps: { closeButtonProps: { 'aria-label': closeLabel } } },
+      PasswordInput: {
+        defaultProps: { visibilityToggleButtonProps: { 'aria-label': passwordToggleLabel } },
+      },
     },
     fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   });
@@ -52,24 +53,12 @@ const cssVariables: CSSVariablesResolver = () => ({
   dark: {},
 });
 
-export const queryClient = new QueryClient({
-  defaultOptions: {
-    queries: {
-      // Client errors (403, 404, …) are answers, not outages: no retries for them.
-      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
-      refetchOnWindowFocus: false,
-    },
-  },
-});
-
 export function App() {
   const { t, i18n } = useTranslation();
-  const theme = useMemo(() => themeFor(t('common.close')), [t, i18n.language]);
+  const theme = useMemo(() => themeFor(t('common.close'), t('common.togglePassword')), [t, i18n.language]);
   return (
     <MantineProvider theme={theme} cssVariablesResolver={cssVariables}>
-      <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
-      </QueryClientProvider>
+      <RouterProvider router={router} />
     </MantineProvider>
   );
 }

@@ -1,33 +1,43 @@
 import type { ComponentType } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
+import { loadTexts } from '../i18n';
 import { RouteError } from './RouteError';
 
 /*
- * Every page is its own chunk, loaded when its route is first visited: the sign-in page loads
- * React, Mantine and its own form, not the flow editor, the charts or the event forms.
+ * Every page is its own chunk, loaded when its route is first visited, with the texts of the
+ * app: the sign-in page loads React, Mantine and its own form, not the flow editor, the charts,
+ * the event forms, TanStack Query or the texts of the other pages.
  */
 const page =
   <M,>(load: () => Promise<M>, pick: (module: M) => ComponentType) =>
-  async () => ({ Component: pick(await load()) });
+  async () => {
+    const [module] = await Promise.all([load(), loadTexts()]);
+    return { Component: pick(module) };
+  };
+
+/** A page outside the signed-in shell that reads the API: inside the query client. */
+const queryPage =
+  <M,>(load: () => Promise<M>, pick: (module: M) => ComponentType) =>
+  async () => {
+    const [module, { withQueries }] = await Promise.all([load(), import('./query'), loadTexts()]);
+    return { Component: withQueries(pick(module)) };
+  };
 
 export const router = createBrowserRouter([
   {
     path: '/login',
-    lazy: page(
-      () => import('../features/auth/LoginPage'),
-      (m) => m.LoginPage,
-    ),
+    lazy: async () => ({ Component: (await import('../features/auth/LoginPage')).LoginPage }),
   },
   {
     path: '/invitation',
-    lazy: page(
+    lazy: queryPage(
       () => import('../features/team/AcceptInvitationPage'),
       (m) => m.AcceptInvitationPage,
     ),
   },
   {
     path: '/',
-    lazy: page(
+    lazy: queryPage(
       () => import('./Shell'),
       (m) => m.Shell,
     ),

@@ -1,7 +1,7 @@
 import { MantineProvider, Table } from '@mantine/core';
 import { render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { i18nReady } from '../i18n';
+import { loadTexts } from '../i18n';
 import { DataTable } from './DataTable';
 
 function phoneScreen(phone: boolean) {
@@ -34,7 +34,7 @@ const renderList = (props: Partial<Parameters<typeof DataTable>[0]> = {}) =>
 
 describe('DataTable', () => {
   beforeAll(async () => {
-    await i18nReady;
+    await loadTexts();
   });
   afterEach(() => vi.restoreAllMocks());
 

@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { Link, Outlet, RouterProvider, createMemoryRouter } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { i18nReady } from '../i18n';
+import { loadTexts } from '../i18n';
 import { UnsavedChangesGuard, useUnsavedChanges } from './unsaved-changes';
 
 function PromptLike({ save }: { save?: (text: string) => Promise<boolean> }) {
@@ -65,7 +65,7 @@ async function editAndLeave() {
 // Generous time per test: a busy machine renders Mantine's dialog slowly.
 describe('unsaved-changes guard', { timeout: 20_000 }, () => {
   beforeAll(async () => {
-    await i18nReady;
+    await loadTexts();
   });
 
   it('lets a form without changes go without asking', async () => {

@@ -1,8 +1,23 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import de from './de.json';
-import en from './en.json';
+import deApp from './de.json';
+import enApp from './en.json';
+import deStart from './start.de.json';
+import enStart from './start.en.json';
+
+type Tree = { [key: string]: string | Tree };
+/** The texts of a language: the sign-in part merged into the rest (as i18next merges them). */
+function merged(app: Tree, start: Tree): Tree {
+  const out: Tree = { ...app };
+  for (const [key, value] of Object.entries(start)) {
+    const current = out[key];
+    out[key] = typeof value === 'object' && typeof current === 'object' ? merged(current, value) : value;
+  }
+  return out;
+}
+const de = merged(deApp as Tree, deStart as Tree);
+const en = merged(enApp as Tree, enStart as Tree);
 
 function keys(node: unknown, prefix = ''): string[] {
   if (typeof node === 'string') return [prefix];

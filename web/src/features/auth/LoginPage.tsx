@@ -1,23 +1,44 @@
 import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
-import { useForm } from '@mantine/form';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import { ApiError, api, call } from '../../api/client';
 import { LanguageSwitch } from '../../app/LanguageSwitch';
-import { ME_KEY } from '../../app/session';
 
 /** Only paths inside the app are followed after sign-in. */
 export function safeNext(next: string | null): string {
   return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
+/** A refused sign-in: its HTTP status and how long to wait (Retry-After). */
+export class LoginRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(`sign-in refused (${status})`);
+  }
+}
+
+/*
+ * Sign-in asks the API with fetch itself: the generated client and its error wording load with
+ * the pages behind sign-in. Same origin; the header the API demands of cookie writes.
+ */
+async function signIn(values: { email: string; password: string }): Promise<void> {
+  const response = await fetch('/api/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-requested-with': 'parley' },
+    body: JSON.stringify(values),
+  });
+  if (response.ok) return;
+  const retry = Number(response.headers.get('retry-after'));
+  throw new LoginRefusal(response.status, Number.isFinite(retry) && retry > 0 ? retry : null);
+}
+
 export function loginErrorText(
   error: unknown,
   t: (key: string, options?: Record<string, unknown>) => string,
 ) {
-  if (error instanceof ApiError) {
+  if (error instanceof LoginRefusal) {
     if (error.status === 401) return t('login.wrong');
     if (error.status === 429) {
       const minutes = Math.max(1, Math.ceil((error.retryAfterSeconds ?? 60) / 60));
@@ -25,29 +46,62 @@ export function loginErrorText(
     }
     if (error.status === 400) return t('login.invalid');
   }
-  return t('errors.generic');
+  return t('login.unreachable');
 }
 
+/** The sign-in form's own checks before it asks the API. */
+export function loginProblems(values: { email: string; password: string }): {
+  email?: string;
+  password?: string;
+} {
+  return {
+    ...(/^\S+@\S+$/.test(values.email) ? {} : { email: 'login.emailInvalid' }),
+    ...(values.password ? {} : { password: 'login.passwordMissing' }),
+  };
+}
+
+/*
+ * The sign-in page is the first thing a visitor loads: plain React state instead of a form
+ * library and a query cache, so its JavaScript stays small (see scripts/web-budget.mjs).
+ */
 export function LoginPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
-  const queryClient = useQueryClient();
-  const form = useForm({
-    initialValues: { email: '', password: '' },
-    validate: {
-      email: (value) => (/^\S+@\S+$/.test(value) ? null : t('login.emailInvalid')),
-      password: (value) => (value ? null : t('login.passwordMissing')),
-    },
-  });
-  const login = useMutation({
-    mutationFn: (values: { email: string; password: string }) =>
-      call(api.POST('/api/auth/login', { body: values })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ME_KEY });
+  const [values, setValues] = useState({ email: '', password: '' });
+  const [problems, setProblems] = useState<ReturnType<typeof loginProblems>>({});
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const found = loginProblems(values);
+    setProblems(found);
+    if (found.email || found.password) return;
+    setPending(true);
+    setError(null);
+    try {
+      await signIn(values);
+      // The signed-in pages' query cache forgets the answer "not signed in".
+      const { queryClient } = await import('../../app/query');
+      queryClient.clear();
       void navigate(safeNext(params.get('next')), { replace: true });
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      setPending(false);
+    }
+  }
+  const field = (name: 'email' | 'password') => ({
+    value: values[name],
+    onChange: (event: { currentTarget: { value: string } }) => {
+      const value = event.currentTarget.value;
+      setValues((current) => ({ ...current, [name]: value }));
+      setProblems((current) => ({ ...current, [name]: undefined }));
     },
+    error: problems[name] ? t(problems[name]) : undefined,
   });
+
   useEffect(() => {
     document.title = `${t('login.title')} · Parley`;
   }, [t]);
@@ -55,7 +109,7 @@ export function LoginPage() {
   return (
     <Center mih="100vh" p="md" component="main">
       <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={400}>
-        <form onSubmit={form.onSubmit((values) => login.mutate(values))} noValidate>
+        <form onSubmit={(event) => void submit(event)} noValidate>
           <Stack>
             <Group justify="space-between">
               <Title order={1} size="h2">
@@ -63,14 +117,14 @@ export function LoginPage() {
               </Title>
               <LanguageSwitch />
             </Group>
-            {params.get('next') && !login.error && (
+            {params.get('next') && !error && (
               <Alert color="blue" role="status">
                 {t('login.expired')}
               </Alert>
             )}
-            {login.error && (
+            {error !== null && (
               <Alert color="red" role="alert" title={t('login.failed')}>
-                {loginErrorText(login.error, t)}
+                {loginErrorText(error, t)}
               </Alert>
             )}
             <TextInput
@@ -78,15 +132,15 @@ export function LoginPage() {
               type="email"
               autoComplete="username"
               required
-              {...form.getInputProps('email')}
+              {...field('email')}
             />
             <PasswordInput
               label={t('login.password')}
               autoComplete="current-password"
               required
-              {...form.getInputProps('password')}
+              {...field('password')}
             />
-            <Button type="submit" loading={login.isPending}>
+            <Button type="submit" loading={pending}>
               {t('login.submit')}
             </Button>
           </Stack>

@@ -243,8 +243,8 @@ export function SettingsTab() {
     onError: (error) => {
       // Validation errors name the field: show them there too.
       if (error instanceof ApiError && error.status === 400) {
-        const field = Object.keys(formValues(bot.data!)).find((key) => error.message.includes(key));
-        if (field) form.setFieldError(field, error.message);
+        const field = error.field;
+        if (field && field in formValues(bot.data!)) form.setFieldError(field, error.message);
       }
     },
   });

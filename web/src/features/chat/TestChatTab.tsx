@@ -52,7 +52,7 @@ async function streamReply(
   });
   if (!response.ok || !response.body) {
     const body: unknown = await response.json().catch(() => null);
-    throw new Error(errorText(body, `${response.status}`).message);
+    throw new Error(errorText(body, `${response.status}`, response.status).message);
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';

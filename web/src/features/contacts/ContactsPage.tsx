@@ -207,10 +207,7 @@ export function ContactPage() {
     [t('contacts.email'), c.email],
     [t('contacts.phone'), c.phone],
     [t('contacts.sender'), c.sender_id],
-    [
-      t('contacts.channel'),
-      c.channel ? t(`contacts.channels.${c.channel}`, { defaultValue: c.channel }) : null,
-    ],
+    [t('contacts.channel'), c.channel ? t(`channels.${c.channel}`, { defaultValue: c.channel }) : null],
     [t('common.created'), formatDateTime(c.created_at, i18n.language)],
   ];
   return (

@@ -410,6 +410,18 @@ export function FlowTab() {
                     nodesDraggable={false}
                     onNodeClick={(_, node) => setSelectedStep(node.data.stepId ?? null)}
                     proOptions={{ hideAttribution: true }}
+                    ariaLabelConfig={{
+                      'controls.ariaLabel': t('flow.a11y.controls'),
+                      'controls.zoomIn.ariaLabel': t('flow.a11y.zoomIn'),
+                      'controls.zoomOut.ariaLabel': t('flow.a11y.zoomOut'),
+                      'controls.fitView.ariaLabel': t('flow.a11y.fitView'),
+                      'controls.interactive.ariaLabel': t('flow.a11y.interactive'),
+                      'minimap.ariaLabel': t('flow.a11y.miniMap'),
+                      'handle.ariaLabel': t('flow.a11y.handle'),
+                      'node.a11yDescription.default': t('flow.a11y.node'),
+                      'node.a11yDescription.keyboardDisabled': t('flow.a11y.node'),
+                      'edge.a11yDescription.default': t('flow.a11y.edge'),
+                    }}
                   >
                     <Background />
                     <Controls showInteractive={false} />

@@ -1,5 +1,3 @@
-import '@mantine/charts/styles.css';
-import { BarChart } from '@mantine/charts';
 import {
   Anchor,
   Badge,
@@ -13,6 +11,7 @@ import {
   Text,
   Title,
 } from '@mantine/core';
+import { Suspense, lazy } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -22,6 +21,9 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
+
+// The chart library is the largest part of this page: loaded only when there is a chart to draw.
+const UsageChart = lazy(() => import('./UsageChart'));
 
 /** Full days left until the trial ends (0 on its last day), -1 once it is over, null without one. */
 export function trialDaysLeft(trialEndsAt: string | null | undefined, now: Date = new Date()): number | null {
@@ -192,12 +194,12 @@ export function OverviewPage() {
             {t('overview.perDay')}
           </Title>
           {data.per_day.some((d) => d.messages > 0) ? (
-            <BarChart
-              h={220}
-              data={data.per_day.map((d) => ({ ...d, day: formatDate(d.date, lang) }))}
-              dataKey="day"
-              series={[{ name: 'messages', label: t('overview.messages'), color: 'indigo.8' }]}
-            />
+            <Suspense fallback={<Loading />}>
+              <UsageChart
+                data={data.per_day.map((d) => ({ ...d, day: formatDate(d.date, lang) }))}
+                label={t('overview.messages')}
+              />
+            </Suspense>
           ) : (
             <Text c="dimmed">{t('overview.noMessages')}</Text>
           )}

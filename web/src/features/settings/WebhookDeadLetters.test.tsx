@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { i18nReady } from '../../i18n';
+import { loadTexts } from '../../i18n';
 
 const dead = {
   id: '6f1d2c3b-0000-4000-8000-000000000001',
@@ -36,7 +36,7 @@ const fetchMock = vi.fn(async (input: Request) => {
 describe('WebhookDeadLetters', () => {
   beforeAll(async () => {
     vi.stubGlobal('fetch', fetchMock);
-    await i18nReady;
+    await loadTexts();
   });
 
   it('lists dead deliveries with their reason and sends one again', async () => {

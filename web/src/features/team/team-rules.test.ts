@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { INVITATION_TEXT } from '@server/modules/auth/invitations-rules.js';
 import { ApiError } from '../../api/client';
 import { allowedChanges, invitationRefusalKey, teamRefusalKey } from './team-rules';
 import de from '../../i18n/de.json';
@@ -12,9 +11,9 @@ function lookup(messages: unknown, key: string): unknown {
 describe('invitation refusals', () => {
   it('translates the refusals of inviting, in German and English', () => {
     const cases: Array<[ApiError, string]> = [
-      [new ApiError(409, 'conflict', INVITATION_TEXT.memberExists, {}), 'team.refusals.memberExists'],
-      [new ApiError(409, 'conflict', INVITATION_TEXT.pending, {}), 'team.refusals.invitationPending'],
-      [new ApiError(503, 'service_unavailable', INVITATION_TEXT.mailFailed, {}), 'team.refusals.mailFailed'],
+      [new ApiError(409, 'member_exists', 'x', {}), 'team.refusals.memberExists'],
+      [new ApiError(409, 'invitation_pending', 'x', {}), 'team.refusals.invitationPending'],
+      [new ApiError(503, 'invitation_mail_failed', 'x', {}), 'team.refusals.mailFailed'],
     ];
     for (const [error, key] of cases) {
       expect(teamRefusalKey(error)).toBe(key);
@@ -25,9 +24,9 @@ describe('invitation refusals', () => {
 
   it('tells the link holder why a link cannot be used', () => {
     const cases: Array<[unknown, string | null]> = [
-      [new ApiError(404, 'not_found', INVITATION_TEXT.unknown, {}), 'invitation.unknown'],
-      [new ApiError(410, 'not_found', INVITATION_TEXT.expired, {}), 'invitation.expired'],
-      [new ApiError(409, 'conflict', INVITATION_TEXT.addressTaken, {}), 'invitation.addressTaken'],
+      [new ApiError(404, 'invitation_unknown', 'x', {}), 'invitation.unknown'],
+      [new ApiError(410, 'invitation_expired', 'x', {}), 'invitation.expired'],
+      [new ApiError(409, 'address_taken', 'x', {}), 'invitation.addressTaken'],
       [new ApiError(400, 'validation_error', 'something else', {}), null],
       [new Error('network'), null],
     ];

@@ -1,5 +1,4 @@
-import { INVITATION_TEXT } from '@server/modules/auth/invitations-rules.js';
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH, USER_RULE_TEXT } from '@server/modules/auth/users-rules.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '@server/modules/auth/users-rules.js';
 import { ApiError } from '../../api/client';
 
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
@@ -37,30 +36,31 @@ export function passwordProblemKey(password: string): string | null {
   return null;
 }
 
-const RULE_KEYS: [string, string][] = [
-  [USER_RULE_TEXT.lastOwner, 'team.refusals.lastOwner'],
-  [USER_RULE_TEXT.selfDeactivate, 'team.refusals.selfDeactivate'],
-  [USER_RULE_TEXT.ownerGrant, 'team.refusals.ownerGrant'],
-  [USER_RULE_TEXT.ownerChange, 'team.refusals.ownerChange'],
-  [USER_RULE_TEXT.noLongerManager, 'team.refusals.noLongerManager'],
-  [INVITATION_TEXT.memberExists, 'team.refusals.memberExists'],
-  [INVITATION_TEXT.pending, 'team.refusals.invitationPending'],
-  [INVITATION_TEXT.mailFailed, 'team.refusals.mailFailed'],
-  ["Field 'current_password' is not your current password", 'team.password.wrongCurrent'],
-  ['The new password must differ from the current one', 'team.password.mustDiffer'],
-];
+/** The team's texts of refusals, by the error body's code. */
+const RULE_KEYS: Record<string, string> = {
+  last_owner: 'team.refusals.lastOwner',
+  self_deactivation: 'team.refusals.selfDeactivate',
+  owner_grant_refused: 'team.refusals.ownerGrant',
+  owner_change_refused: 'team.refusals.ownerChange',
+  manager_role_lost: 'team.refusals.noLongerManager',
+  member_exists: 'team.refusals.memberExists',
+  invitation_pending: 'team.refusals.invitationPending',
+  invitation_mail_failed: 'team.refusals.mailFailed',
+  password_wrong: 'team.password.wrongCurrent',
+  password_unchanged: 'team.password.mustDiffer',
+};
 
-/** The i18n key of a known team refusal (the API's texts are English), or null. */
+/** The i18n key of a known team refusal (by its code), or null. */
 export function teamRefusalKey(error: unknown): string | null {
   if (!(error instanceof ApiError)) return null;
   if (error.status === 429) return 'team.password.tooManyTries';
-  return RULE_KEYS.find(([text]) => text === error.message)?.[1] ?? null;
+  return RULE_KEYS[error.code] ?? null;
 }
 
 /** The i18n key of why an invitation link cannot be used (acceptance page), or null. */
 export function invitationRefusalKey(error: unknown): string | null {
   if (!(error instanceof ApiError)) return null;
-  if (error.message === INVITATION_TEXT.addressTaken) return 'invitation.addressTaken';
+  if (error.code === 'address_taken') return 'invitation.addressTaken';
   if (error.status === 410) return 'invitation.expired';
   if (error.status === 404) return 'invitation.unknown';
   return null;
