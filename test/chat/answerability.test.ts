@@ -1,11 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { testConfig } from '../../src/config.js';
+import { expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../src/demo.js';
-import { createModelProvider } from '../../src/modules/models/index.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
-import { FakeModelServer } from './fake-model-server.js';
-import { addKnowledge, useModel } from './fixtures.js';
+import { addKnowledge, useFakeModelServer } from './fixtures.js';
 import { sendChat } from './helpers.js';
 
 /**
@@ -103,29 +100,7 @@ describeApp('chat: the demo tenant hands over what its small knowledge base does
 });
 
 describeApp('chat: answerability with a model server', (get) => {
-  const server = new FakeModelServer();
-  let restore: () => void;
-  beforeAll(async () => {
-    await server.start();
-    const config = testConfig({
-      MODEL_PROVIDER: 'openai',
-      MODEL_NAME: 'parley-test-model',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test-provider-key',
-      MODEL_TIMEOUT_MS: '2000',
-    });
-    restore = useModel(get().ctx, createModelProvider(config.model));
-  });
-  afterAll(async () => {
-    restore();
-    await server.stop();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-  });
-  afterEach(() => {
-    server.queue = [];
-  });
+  const server = useFakeModelServer(get, { timeoutMs: 2000 });
 
   function systemPrompt(): string {
     const messages = server.requests.at(-1)!.body.messages as { role: string; content: string }[];

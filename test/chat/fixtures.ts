@@ -1,6 +1,10 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { testConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { createEntry } from '../../src/modules/knowledge/service.js';
+import { createModelProvider } from '../../src/modules/models/index.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../../src/modules/models/provider.js';
+import { FakeModelServer } from './fake-model-server.js';
 
 /** Stores a knowledge entry for the bot (or tenant-wide with botId null). */
 export function addKnowledge(
@@ -48,4 +52,37 @@ export function useModel(ctx: AppContext, model: ModelProvider): () => void {
   return () => {
     ctx.model = previous;
   };
+}
+
+/**
+ * The app's model for the tests of one describe block: an OpenAI-compatible client of a fake
+ * model server, started before them and stopped after; its recordings and queue are cleared
+ * before each test.
+ */
+export function useFakeModelServer(
+  get: () => { ctx: AppContext },
+  options: { timeoutMs: number },
+): FakeModelServer {
+  const server = new FakeModelServer();
+  let restore: () => void;
+  beforeAll(async () => {
+    await server.start();
+    const config = testConfig({
+      MODEL_PROVIDER: 'openai',
+      MODEL_NAME: 'parley-test-model',
+      OPENAI_BASE_URL: `${server.url}/v1`,
+      OPENAI_API_KEY: 'sk-test-provider-key',
+      MODEL_TIMEOUT_MS: String(options.timeoutMs),
+    });
+    restore = useModel(get().ctx, createModelProvider(config.model));
+  });
+  afterAll(async () => {
+    restore();
+    await server.stop();
+  });
+  beforeEach(() => {
+    server.requests.length = 0;
+    server.queue = [];
+  });
+  return server;
 }

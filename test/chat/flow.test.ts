@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testConfig } from '../../src/config.js';
-import { createModelProvider } from '../../src/modules/models/index.js';
+import { describe, expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
-import { FakeModelServer } from './fake-model-server.js';
-import { useModel } from './fixtures.js';
+import { useFakeModelServer } from './fixtures.js';
 import { chatUrl, parseSse, sendChat } from './helpers.js';
 
 interface ChatBody {
@@ -83,27 +80,7 @@ describeApp('chat with the flow engine', (get) => {
   });
 
   describe('with a model server', () => {
-    const server = new FakeModelServer();
-    let restore: () => void;
-    beforeAll(async () => {
-      await server.start();
-      const config = testConfig({
-        MODEL_PROVIDER: 'openai',
-        MODEL_NAME: 'parley-test-model',
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        OPENAI_API_KEY: 'sk-test-provider-key',
-        MODEL_TIMEOUT_MS: '500',
-      });
-      restore = useModel(get().ctx, createModelProvider(config.model));
-    });
-    afterAll(async () => {
-      restore();
-      await server.stop();
-    });
-    beforeEach(() => {
-      server.requests.length = 0;
-      server.queue = [];
-    });
+    const server = useFakeModelServer(get, { timeoutMs: 500 });
 
     it('applies the chosen option without a model call: reply, goto_step, handover', async () => {
       const tenant = await buildTenant(get().ctx);

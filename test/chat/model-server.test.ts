@@ -1,35 +1,11 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { testConfig } from '../../src/config.js';
-import { createModelProvider } from '../../src/modules/models/index.js';
+import { expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
-import { FakeModelServer } from './fake-model-server.js';
-import { addKnowledge, useModel } from './fixtures.js';
+import { addKnowledge, useFakeModelServer } from './fixtures.js';
 import { parseSse, sendChat, usageOf } from './helpers.js';
 
 describeApp('chat with an OpenAI-compatible model server', (get) => {
-  const server = new FakeModelServer();
-  let restore: () => void;
-
-  beforeAll(async () => {
-    await server.start();
-    const config = testConfig({
-      MODEL_PROVIDER: 'openai',
-      MODEL_NAME: 'parley-test-model',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test-provider-key',
-      MODEL_TIMEOUT_MS: '500',
-    });
-    restore = useModel(get().ctx, createModelProvider(config.model));
-  });
-  afterAll(async () => {
-    restore();
-    await server.stop();
-  });
-  beforeEach(() => {
-    server.requests.length = 0;
-    server.queue = [];
-  });
+  const server = useFakeModelServer(get, { timeoutMs: 500 });
 
   it('sends the assembled system prompt, the history and the delimited message', async () => {
     const { ctx } = get();
