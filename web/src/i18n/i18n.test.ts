@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ONBOARDING_STEP_KEYS } from '@server/modules/knowledge/onboarding.js';
+import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
 import deApp from './de.json';
 import enApp from './en.json';
 import deStart from './start.de.json';
@@ -71,5 +73,13 @@ describe('translations', () => {
       const vars = (s: string) => [...s.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]).sort();
       expect(vars(deText), key).toEqual(vars(enText));
     }
+  });
+
+  it('names every webhook event type and onboarding step of the API in both languages', () => {
+    const wanted = [
+      ...WEBHOOK_EVENT_TYPES.map((type) => `webhooks.eventTypes.${type}`),
+      ...ONBOARDING_STEP_KEYS.map((key) => `overview.onboardingSteps.${key}`),
+    ];
+    expect(wanted.filter((key) => !deKeys.has(key) || !enKeys.has(key))).toEqual([]);
   });
 });

@@ -106,7 +106,7 @@ function Onboarding() {
             key={step.key}
             label={
               <Anchor component={Link} to={onboardingLink(step.key, firstBot)} size="sm">
-                {step.label}
+                {t(`overview.onboardingSteps.${step.key}`, { defaultValue: step.label })}
               </Anchor>
             }
             checked={step.done}

@@ -8,6 +8,7 @@ import { notify } from '../../components/notify';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { eventTypeLabel } from './event-types';
 
 type Delivery = Ok<'/api/webhooks/{id}/deliveries', 'get'>['data'][number];
 export type DeliveryStatus = Delivery['status'];
@@ -50,7 +51,7 @@ function Attempts({
     <Modal
       opened
       onClose={onClose}
-      title={t('deliveries.attemptsOf', { type: delivery.event_type })}
+      title={t('deliveries.attemptsOf', { type: eventTypeLabel(t, delivery.event_type) })}
       size="lg"
     >
       {detail.isPending ? (
@@ -180,7 +181,9 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
             return (
               <Table.Tr key={d.id} data-testid="delivery-row">
                 <Table.Td>
-                  <Text size="sm">{d.event_type}</Text>
+                  <Text size="sm" title={d.event_type}>
+                    {eventTypeLabel(t, d.event_type)}
+                  </Text>
                   {d.last_error && (
                     <Text size="xs" c="dimmed" lineClamp={2}>
                       {d.last_error}
@@ -211,7 +214,7 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
                       size="compact-xs"
                       variant="light"
                       loading={redeliver.isPending && redeliver.variables === d.id}
-                      aria-label={t('deliveries.redeliverOf', { type: d.event_type })}
+                      aria-label={t('deliveries.redeliverOf', { type: eventTypeLabel(t, d.event_type) })}
                       onClick={() => redeliver.mutate(d.id)}
                     >
                       {t('deliveries.redeliver')}

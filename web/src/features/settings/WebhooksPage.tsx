@@ -14,6 +14,7 @@ import { WebhookDeadLetters } from './WebhookDeadLetters';
 import { WebhookDeliveries } from './WebhookDeliveries';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
+import { eventTypeLabel } from './event-types';
 
 export function WebhooksPage() {
   const { t } = useTranslation();
@@ -81,7 +82,7 @@ export function WebhooksPage() {
             <MultiSelect
               label={t('webhooks.types')}
               required
-              data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: type }))}
+              data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: eventTypeLabel(t, type) }))}
               {...form.getInputProps('event_types')}
             />
             <Group>
@@ -114,8 +115,8 @@ export function WebhooksPage() {
                 <Table.Td>
                   <Group gap={4}>
                     {hook.event_types.map((type) => (
-                      <Badge key={type} size="xs" variant="light">
-                        {type}
+                      <Badge key={type} size="xs" variant="light" title={type}>
+                        {eventTypeLabel(t, type)}
                       </Badge>
                     ))}
                   </Group>
