@@ -120,6 +120,23 @@ describe('dashboard forms and phones', () => {
     await page.getByText('Wie eng sich der Bot an Ihr Wissen hält').waitFor();
   });
 
+  it('a refused URL import is said in German at the address field', async () => {
+    await page.goto(`/bots/${harness.botId}/knowledge`);
+    const address = page.getByRole('textbox', { name: 'Adresse' });
+    await address.fill('http://127.0.0.1/intern');
+    await page.getByRole('button', { name: 'Abrufen', exact: true }).click();
+    // The server refuses an address in an internal network; the field says why, in German.
+    await page
+      .getByText('liegt in einem internen Netz und ist aus Sicherheitsgründen nicht erlaubt')
+      .waitFor();
+    await expect(address.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByText("Field 'url' refused").count()).resolves.toBe(0);
+    await screenshots(page, 'url-import-refused');
+    // Editing the address clears the refusal.
+    await address.fill('https://www.beispiel.de/');
+    await expect(address.getAttribute('aria-invalid')).resolves.not.toBe('true');
+  });
+
   it('photographs every page at 1280 and 390 px', { timeout: 600_000 }, async () => {
     const pages: [string, string][] = [
       ['overview', '/'],

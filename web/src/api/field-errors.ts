@@ -16,3 +16,15 @@ export function placeFieldError(
   setFieldError(field, error.message);
   return true;
 }
+
+/**
+ * The text of a refusal that names one of these fields (for a field whose error is shown by
+ * its own state rather than a form library), or null when the refusal belongs elsewhere.
+ */
+export function fieldErrorOf(error: unknown, fields: readonly string[]): string | null {
+  let text: string | null = null;
+  placeFieldError(error, fields, (_field, message) => {
+    text = message;
+  });
+  return text;
+}

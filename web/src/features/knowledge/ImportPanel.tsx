@@ -25,6 +25,7 @@ import {
   selectFiles,
   type KnowledgeImportSummary,
 } from './import-progress';
+import { fieldErrorOf } from '../../api/field-errors';
 
 const POLL_MS = 1000;
 const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
@@ -145,6 +146,8 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
     },
   });
   const urlValid = isImportUrl(url);
+  // A refused address (internal network, unknown host, …) is said at the address field.
+  const urlRefused = fieldErrorOf(fetchUrl.error, ['url', 'sitemap_url']);
 
   return (
     <Card withBorder>
@@ -197,8 +200,11 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
               label={t('knowledgeImport.url')}
               placeholder="https://"
               value={url}
-              onChange={(e) => setUrl(e.currentTarget.value)}
-              error={url && !urlValid ? t('knowledgeImport.urlInvalid') : null}
+              onChange={(e) => {
+                setUrl(e.currentTarget.value);
+                if (fetchUrl.error) fetchUrl.reset();
+              }}
+              error={url && !urlValid ? t('knowledgeImport.urlInvalid') : urlRefused}
               style={{ flex: 1 }}
             />
             <Button type="submit" disabled={!urlValid} loading={fetchUrl.isPending}>
@@ -206,7 +212,7 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
             </Button>
           </Group>
         </form>
-        {fetchUrl.error && <ErrorAlert error={fetchUrl.error} />}
+        {fetchUrl.error && !urlRefused && <ErrorAlert error={fetchUrl.error} />}
         {jobs.isPending ? (
           <Loading />
         ) : jobs.error ? (
