@@ -1,6 +1,7 @@
 import { Button, Card, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation } from '@tanstack/react-query';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import type { Block, FlowStep } from '../../api/types';
@@ -57,8 +58,14 @@ export function StepEditor({
           },
         }),
       ),
-    onSuccess: onSaved,
+    onSuccess: (_saved, values) => {
+      // What was saved is the new starting point: leaving now asks nothing.
+      form.setInitialValues(values);
+      form.resetDirty(values);
+      onSaved();
+    },
   });
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), canEdit);
   const type = form.values.step_type as StepType;
   return (
     <Card withBorder mt="md" data-testid="step-editor">
