@@ -274,13 +274,13 @@ describeApp('bookings made by bots', (get) => {
     ).toEqual(settled(0));
   });
 
-  it('leaves replies without tags and chats without events untouched', async () => {
+  it('leaves replies without booking tags and chats without events untouched (a block tag naming no block is removed)', async () => {
     const { ctx } = get();
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot();
     replyWith('Wir öffnen um 9 Uhr [LIST:Zeiten].');
     const body = await chat(tenant, bot.id, 'x');
-    expect(body.reply).toBe('Wir öffnen um 9 Uhr [LIST:Zeiten].');
+    expect(body.reply).toBe('Wir öffnen um 9 Uhr.');
     expect(body.actions).toEqual([]);
     expect(systemPromptOf(0)).not.toContain('Buchbare Veranstaltungen');
   });

@@ -356,6 +356,8 @@ describe('decideAfter', () => {
     ['[BUTTONS:Unbekannt] Hallo', 'Hallo', null],
     ['[BUTTONS:Aus] Hallo', 'Hallo', null],
     ['Kein Tag hier.', 'Kein Tag hier.', null],
+    ['Wir öffnen um 9 Uhr [LIST:Zeiten].', 'Wir öffnen um 9 Uhr.', null],
+    ['Gern [BUTTONS:Kurse]!', 'Gern!', B(1)],
     ['[BUTTONS:Kurse]', 'Bitte wählen Sie:', B(1)],
   ];
   it.each(cases)('%j → %j', (reply, cleaned, blockId) => {

@@ -416,6 +416,8 @@ export function decideAfter(
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .replace(/[ \t]{2,}/g, ' ')
+    // Where a tag stood before punctuation: "um 9 Uhr [LIST:Zeiten]." → "um 9 Uhr."
+    .replace(/[ \t]+([.,;:!?])/g, '$1')
     .trim();
   if (!block) return { reply: cleaned, block: null, state };
   const walk = walkOf(flow, options);
