@@ -26,7 +26,7 @@ function cardStyles(scope: string, columns: readonly DataColumn[]): string {
 .${scope} tr { display: block; border: 1px solid var(--mantine-color-gray-3); border-radius: var(--mantine-radius-md); padding: var(--mantine-spacing-xs) var(--mantine-spacing-sm); margin-bottom: var(--mantine-spacing-sm); }
 .${scope} td { display: block; border: 0 !important; padding: 4px 0 !important; text-align: left !important; }
 .${scope} td::before { display: block; font-size: var(--mantine-font-size-xs); color: var(--mantine-color-dimmed); }
-.${scope} td:empty { display: none; }
+.${scope} td:empty, .${scope} td:has(> :only-child:empty) { display: none; }
 ${labels}`;
 }
 
