@@ -316,7 +316,7 @@ describe('dashboard journey', () => {
     await dialog.getByLabel(field('Plätze')).fill('1');
     await dialog.getByLabel(field('Ort')).fill('Studio 2');
     await dialog.getByRole('button', { name: 'Speichern' }).click();
-    await dialog.getByText('cannot be lower than the 2 places already booked').waitFor();
+    await dialog.getByText('Es sind bereits 2 Plätze gebucht; weniger geht nicht.').waitFor();
     await expect(dialog.getByLabel(field('Plätze')).getAttribute('aria-invalid')).resolves.toBe('true');
     await checkPage('event-edit-refused');
     await dialog.getByLabel(field('Plätze')).fill('3');
@@ -348,7 +348,7 @@ describe('dashboard journey', () => {
   it('logs webhook deliveries with their attempts and sends one again', async () => {
     await page.getByLabel(field('Adresse')).fill(receiverUrl);
     await page.getByRole('combobox', { name: 'Ereignisse' }).click({ force: true });
-    await page.getByRole('option', { name: 'event.status_changed' }).click();
+    await page.getByRole('option', { name: 'Veranstaltungsstatus geändert' }).click();
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
     await page.getByTestId('secret-value').waitFor();
@@ -373,7 +373,7 @@ describe('dashboard journey', () => {
     await page.getByRole('button', { name: 'Zustellungen' }).click();
     const log = page.getByTestId('delivery-log');
     const row = log.getByTestId('delivery-row').first();
-    await row.getByText('event.status_changed').waitFor();
+    await row.getByText('Veranstaltungsstatus geändert').waitFor();
     await row.getByRole('cell', { name: '500', exact: true }).waitFor();
     await row.getByText('wartet').waitFor();
     await checkPage('settings-webhook-deliveries');
@@ -382,7 +382,7 @@ describe('dashboard journey', () => {
     await checkPage('settings-webhook-attempts');
     await page.keyboard.press('Escape');
     await page.getByTestId('delivery-attempts').waitFor({ state: 'detached' });
-    await row.getByRole('button', { name: 'event.status_changed erneut senden' }).click();
+    await row.getByRole('button', { name: 'Veranstaltungsstatus geändert erneut senden' }).click();
     await page.getByText('Das Ereignis wird erneut zugestellt.').waitFor();
     await log.getByTestId('delivery-row').nth(1).waitFor();
   });

@@ -79,7 +79,11 @@ export function StepList({
                 variant="subtle"
                 size="compact-sm"
                 px={4}
-                aria-label={t('flow.stepEditor.select', { label: step.label })}
+                aria-label={
+                  canEdit
+                    ? t('flow.stepEditor.select', { label: step.label })
+                    : t('flow.stepEditor.view', { label: step.label })
+                }
                 aria-pressed={step.id === selected}
                 onClick={() => onSelect(step.id)}
               >
