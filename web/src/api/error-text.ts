@@ -1,4 +1,4 @@
-import { CHAT_TEXT } from '@server/http/errors.js';
+import { CHAT_TEXT, classOf } from '@server/http/errors.js';
 import i18n from '../i18n';
 
 /** What the API's error body says about a refusal: its code and what it names. */
@@ -11,19 +11,6 @@ export interface Refusal {
 
 /** The chat endpoint's German texts (its `error` field) by their key in CHAT_TEXT. */
 const CHAT_KEYS = new Map<string, string>(Object.entries(CHAT_TEXT).map(([key, text]) => [text, key]));
-
-const CLASSES: Record<number, string> = {
-  400: 'validation_error',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  409: 'conflict',
-  410: 'not_found',
-  413: 'payload_too_large',
-  422: 'unprocessable',
-  429: 'rate_limited',
-  503: 'service_unavailable',
-};
 
 /** The refusal an error body describes (ErrorBody or the chat's `{error: text}`). */
 export function refusalOf(status: number, body: unknown): Refusal {
@@ -49,7 +36,6 @@ export function refusalText(refusal: Refusal, t = i18n.t.bind(i18n)): string {
       ? t(`errors.resources.${details.resource}`)
       : t('errors.resources.route');
   if (typeof details.allowed === 'object') params.allowed = (details.allowed as unknown[]).join(', ');
-  const byClass = CLASSES[status] ?? (status >= 500 ? 'internal_error' : 'validation_error');
-  const key = i18n.exists(`errors.codes.${code}`) ? code : byClass;
+  const key = i18n.exists(`errors.codes.${code}`) ? code : classOf(status);
   return t(`errors.codes.${key}`, params);
 }
