@@ -86,20 +86,45 @@ export function topicWords(question: string, language: Language, words: QueryWor
  * "Is there a sauna at The Foundry Cowork?"). Returns the question's topic words outside the title
  * that the hit lacks when it does not answer, else an empty list.
  */
-export function titleOnly(hit: KnowledgeHit, topics: string[], words: QueryWord[]): string[] {
-  const inTitle = (word: string) => coversTerm(hit.title, word);
+export function titleOnly(
+  hit: KnowledgeHit,
+  topics: string[],
+  words: QueryWord[],
+  context: TitleContext = { shared: new Set(), ownSubject: false },
+): string[] {
+  // A title word names the business (or what every hit is about) when another hit's title holds
+  // it too, or when the text does not repeat it. With `ownSubject`, a title word of this hit
+  // alone that its text repeats names the hit's own subject ("… – E-Bike-Akkus": "Akkus für
+  // E-Bikes prüfen wir …") and counts like a word of the text.
+  const inTitle = (word: string) =>
+    coversTerm(hit.title, word) &&
+    (!context.ownSubject || context.shared.has(word) || !coversTerm(hit.content, word));
   const asked = topics.filter((word) => !inTitle(word));
   if (asked.length === 0) return [];
   const covered = new Set(hit.evidence?.covered ?? []);
+  // A word searched as the parts of a compound counts only when the hit holds all of them
+  // ("Schulbus": "Schule" alone is no evidence).
+  const whole = (word: string, source: string | undefined) =>
+    source === undefined ||
+    words.filter((w) => (w.source ?? w.word) === source).every((w) => covered.has(w.word));
   const answers = words.some(
-    ({ word, topic }) =>
+    ({ word, topic, source }) =>
       covered.has(word) &&
+      whole(word, source) &&
       !inTitle(word) &&
       (topics.includes(word) ||
         ((topic ?? 1) >= CONTENT_TOPIC_WEIGHT && (topic ?? 1) < 1) ||
         (/\p{N}/u.test(word) && (/\p{L}/u.test(word) || word.length >= 3))),
   );
   return answers ? [] : asked.filter((word) => !covered.has(word));
+}
+
+/** What the title rule knows of the other hits (see titleOnly). */
+export interface TitleContext {
+  /** Words that the titles of two or more of the top hits hold. */
+  shared: ReadonlySet<string>;
+  /** Whether a title word the text repeats counts as the hit's own subject. */
+  ownSubject: boolean;
 }
 
 /** The least topic weight of a word that, held outside the title, shows a hit answers more than its title. */
@@ -121,14 +146,25 @@ export function decideAnswerability(input: {
   if (input.hits.length === 0) return no('no_hits', terms, []);
   if (passing.length === 0) return no('low_score', terms, []);
   const topics = topicWords(input.question, input.language, input.words);
+  const context: TitleContext = {
+    shared: sharedTitleWords(
+      input.hits,
+      input.words.map((w) => w.word),
+    ),
+    // Only when the corpus knows every topic word: a word no entry holds ("Mosambik") is what
+    // the question asks about, and a hit's own subject does not answer it.
+    ownSubject: input.words.every((w) => w.idf !== null || !topics.includes(w.word)),
+  };
   const lacking = (hit: KnowledgeHit) => {
     const missing = missingOf(hit, terms);
     if (missing.length > 0) return missing;
+    const foreign = foreignTitleWords(hit, input.hits, topics);
+    if (foreign.length > 0) return foreign;
     // Close in meaning: the vectors, not the shared words, show that it answers.
     const cosine = hit.evidence?.cosine;
     return cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
       ? []
-      : titleOnly(hit, topics, input.words);
+      : titleOnly(hit, topics, input.words, context);
   };
   const covering = passing.filter((hit) => lacking(hit).length === 0);
   if (covering.length === 0) return no('missing_key_terms', terms, lacking(passing[0]!));
@@ -138,6 +174,26 @@ export function decideAnswerability(input: {
   });
   if (close.length === 0) return no('low_similarity', terms, []);
   return { answer: true, reason: 'answer', hits: close, keyTerms: terms, missingTerms: [] };
+}
+
+/** The words that the titles of two or more of the hits hold (the business's name). */
+export function sharedTitleWords(hits: KnowledgeHit[], words: string[]): Set<string> {
+  return new Set(words.filter((word) => hits.filter((hit) => coversTerm(hit.title, word)).length >= 2));
+}
+
+/**
+ * The question's topic words that another hit's title holds and this hit lacks entirely: the
+ * question names another business or subject ("Gibt es im Kulturzentrum ein Restaurant?" against
+ * the hotel's restaurant while the cultural centre's entries are hits too).
+ */
+export function foreignTitleWords(hit: KnowledgeHit, hits: KnowledgeHit[], topics: string[]): string[] {
+  const covered = new Set(hit.evidence?.covered ?? []);
+  return topics.filter(
+    (word) =>
+      !covered.has(word) &&
+      !coversTerm(hit.title, word) &&
+      hits.some((other) => other !== hit && coversTerm(other.title, word)),
+  );
 }
 
 function missingOf(hit: KnowledgeHit, terms: string[]): string[] {

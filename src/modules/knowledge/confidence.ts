@@ -19,6 +19,8 @@ export interface QueryWord {
   idf: number | null;
   /** How much it tells about the topic (0..1, see topicWeight); 1 when not given. */
   topic?: number;
+  /** For a part of a compound the corpus holds only split: the question's word it is part of. */
+  source?: string;
 }
 
 export interface HitEvidence {

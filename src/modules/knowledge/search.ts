@@ -4,7 +4,15 @@ import { genericPlan, type Queryable } from '../../db/database.js';
 import { isUuid } from '../../http/uuid.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { detectLanguage as detectQueryLanguage } from '../models/language.js';
-import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
+import {
+  compoundParts,
+  decompound,
+  knownTail,
+  queryWords,
+  splitCandidates,
+  TS_CONFIG,
+  type Language,
+} from './text.js';
 import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {
@@ -89,6 +97,13 @@ interface ResolvedTerm {
   exact: string[];
   /** Lexemes of close vocabulary spellings (typos, names) with their trigram similarity as credit. */
   alternatives: { lexeme: string; credit: number }[];
+  /**
+   * A word the corpus does not hold, searched as the corpus's words it is made of
+   * ("hochzeitssaal" → hochzeit, saal; "daypass" → day, pass): each part is a word of its own.
+   */
+  parts?: ResolvedTerm[];
+  /** For a part: the query word it comes from (its topic weight is the word's). */
+  source?: string;
 }
 
 /** Distinct lexemes of `expr` in the four indexed languages (stems of each language). */
@@ -153,6 +168,7 @@ type Resolution = ResolvedTerm | typeof STOP_WORD;
 async function resolveInDatabase(
   db: Queryable,
   tenantId: string,
+  botId: string,
   language: Language,
   words: string[],
 ): Promise<Map<string, Resolution>> {
@@ -182,7 +198,96 @@ async function resolveInDatabase(
       });
     }
   }
+  await splitUnknownWords(db, tenantId, botId, language, resolved);
   return resolved;
+}
+
+/*
+ * For the words the corpus (the bot's and the tenant-wide entries) holds in none of their
+ * stems: which of their splits and hyphenated forms it holds, in the query language's stems.
+ * The split candidates of a word are looked at only when the word itself is unknown.
+ */
+const SPLIT_SQL = genericPlan(`
+  WITH unknown AS MATERIALIZED (
+    SELECT coalesce(array_agg(w.idx), ARRAY[]::int[]) AS ids
+    FROM unnest($4::int[], $5::text[]) AS w(idx, word)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM unnest(${lexemesSql('w.word')}) AS l(lexeme)
+      JOIN knowledge_term_stats s ON s.tenant_id = $1 AND s.scope_id IN ($1, $2) AND s.lexeme = l.lexeme)
+  )
+  SELECT x.idx, x.part, array_agg(DISTINCT l.lexeme) AS lexemes
+  FROM unnest($6::int[], $7::text[]) AS x(idx, part)
+  CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector($3::regconfig, x.part))) AS l(lexeme)
+  WHERE x.idx = ANY ((SELECT ids FROM unknown)::int[])
+    AND (strpos(x.part, '-') = 0 OR strpos(l.lexeme, '-') > 0)
+    AND EXISTS (SELECT 1 FROM knowledge_term_stats s
+                WHERE s.tenant_id = $1 AND s.scope_id IN ($1, $2) AND s.lexeme = l.lexeme)
+  GROUP BY x.idx, x.part`);
+
+/**
+ * A word the corpus lacks but holds hyphenated ("wifi" → wi-fi) is searched in that form too; a
+ * word the corpus lacks but holds as the words it is made of (text.ts decompound) is searched as
+ * those words.
+ */
+async function splitUnknownWords(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  language: Language,
+  resolved: Map<string, Resolution>,
+): Promise<void> {
+  const words = [...resolved.values()].filter(
+    (r): r is ResolvedTerm => 'word' in r && splitCandidates(r.word).hyphenated.length > 0,
+  );
+  if (words.length === 0) return;
+  const pairs = words.flatMap((term, idx) => {
+    const { parts, hyphenated, derived } = splitCandidates(term.word);
+    return [...parts, ...hyphenated, ...derived].map((part) => ({ idx, part }));
+  });
+  const rows = await db.query<{ idx: number; part: string; lexemes: string[] }>(SPLIT_SQL, [
+    tenantId,
+    botId,
+    TS_CONFIG[language],
+    words.map((_, idx) => idx),
+    words.map((term) => term.word),
+    pairs.map((x) => x.idx),
+    pairs.map((x) => x.part),
+  ]);
+  const known = new Map<number, Map<string, string[]>>();
+  for (const row of rows) {
+    const parts = known.get(row.idx) ?? new Map<string, string[]>();
+    parts.set(row.part, row.lexemes);
+    known.set(row.idx, parts);
+  }
+  for (const [idx, parts] of known) {
+    const term = words[idx]!;
+    const hyphenated = [...parts].filter(([part]) => part.includes('-')).flatMap(([, lexemes]) => lexemes);
+    if (hyphenated.length > 0) {
+      term.exact = [...new Set([...term.exact, ...hyphenated])];
+      continue;
+    }
+    const split = decompound(term.word, (part) => parts.has(part));
+    if (split.length > 0) {
+      term.parts = split.map((part) => ({
+        word: part,
+        exact: parts.get(part)!,
+        alternatives: [],
+        source: term.word,
+      }));
+      continue;
+    }
+    // A part of the word, or the verb of a noun: close, not the same (credit as a compound part).
+    const { derived } = splitCandidates(term.word);
+    const close = [...derived, knownTail(term.word, (part) => parts.has(part))]
+      .filter((form): form is string => form !== undefined && parts.has(form))
+      .flatMap((form) => parts.get(form)!);
+    const alternatives = new Map(term.alternatives.map((a) => [a.lexeme, a.credit]));
+    for (const lexeme of close) {
+      if (!term.exact.includes(lexeme))
+        alternatives.set(lexeme, Math.max(alternatives.get(lexeme) ?? 0, COMPOUND_CREDIT));
+    }
+    term.alternatives = [...alternatives].map(([lexeme, credit]) => ({ lexeme, credit }));
+  }
 }
 
 /*
@@ -201,6 +306,11 @@ const resolvedWords = new LRUCache<string, Resolution>({
       ? 2 * value.word.length +
         value.exact.reduce((sum, lexeme) => sum + 2 * lexeme.length + 32, 0) +
         value.alternatives.reduce((sum, a) => sum + 2 * a.lexeme.length + 80, 0) +
+        (value.parts ?? []).reduce(
+          (sum, p) =>
+            sum + 2 * p.word.length + p.exact.reduce((n, lexeme) => n + 2 * lexeme.length + 32, 0) + 200,
+          0,
+        ) +
         400
       : 120),
 });
@@ -209,11 +319,12 @@ const resolvedWords = new LRUCache<string, Resolution>({
 async function resolveTerms(
   db: Queryable,
   tenantId: string,
+  botId: string,
   language: Language,
   words: string[],
   version: number | undefined,
 ): Promise<ResolvedTerm[]> {
-  const key = (word: string) => `${tenantId}|${version}|${language}|${word}`;
+  const key = (word: string) => `${tenantId}|${botId}|${version}|${language}|${word}`;
   const known = new Map<string, Resolution | undefined>(
     words.map((word) => [word, version === undefined ? undefined : resolvedWords.get(key(word))]),
   );
@@ -221,14 +332,25 @@ async function resolveTerms(
   cacheLookups.inc({ cache: 'knowledge_words', result: 'hit' }, words.length - missing.length);
   cacheLookups.inc({ cache: 'knowledge_words', result: 'miss' }, missing.length);
   if (missing.length > 0) {
-    for (const [word, resolution] of await resolveInDatabase(db, tenantId, language, missing)) {
+    for (const [word, resolution] of await resolveInDatabase(db, tenantId, botId, language, missing)) {
       if (version !== undefined) resolvedWords.set(key(word), resolution);
       known.set(word, resolution);
     }
   }
-  return words
+  const terms = words
     .map((word) => known.get(word))
     .filter((term): term is ResolvedTerm => term !== undefined && term !== STOP_WORD);
+  // A split word is searched as its parts, each once (a part the query names itself is not repeated).
+  const searched = new Set(terms.map((t) => t.word));
+  return terms.flatMap((term) =>
+    term.parts
+      ? term.parts.filter((part) => {
+          if (searched.has(part.word)) return false;
+          searched.add(part.word);
+          return true;
+        })
+      : [term],
+  );
 }
 
 interface HitRow {
@@ -476,7 +598,9 @@ export async function searchWithEvidence(
   const words = queryWords(input.query);
   const language = detectQueryLanguage(input.query);
   const terms =
-    words.length > 0 ? await resolveTerms(db, tenantId, language, words, input.vocabularyVersion) : [];
+    words.length > 0
+      ? await resolveTerms(db, tenantId, input.botId, language, words, input.vocabularyVersion)
+      : [];
   const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
   if (terms.length === 0 && !vector) return { hits: [], words: [] };
 
@@ -502,12 +626,13 @@ export async function searchWithEvidence(
   const topics = questionTopicWeights(
     input.query,
     language,
-    terms.map((t) => t.word),
+    terms.map((t) => t.source ?? t.word),
   );
   const queryWordsSeen: QueryWord[] = terms.map((t, i) => ({
     word: t.word,
     idf: first?.word_reach?.[i] ?? null,
     topic: topics[i]!,
+    ...(t.source === undefined ? {} : { source: t.source }),
   }));
   const corpusChunks = first?.corpus_chunks ?? 1;
   const hits = rows.map((row) => {

@@ -212,3 +212,115 @@ export function compoundParts(word: string, minPart: number): string[] {
   }
   return [...parts];
 }
+
+/** The shortest part of a split compound or a joined multiword term ("tag", "bus", "day", "wi"). */
+export const MIN_SPLIT_PART = 2;
+/** Words shorter than this are not split (two parts of MIN_SPLIT_PART and more). */
+export const MIN_SPLIT_WORD = 4;
+
+/**
+ * The forms in which the corpus may hold a query word that it does not hold as written: every
+ * split into a head and a tail of at least MIN_SPLIT_PART letters (the head also without a
+ * German linking element: "tages|karte" → tag, karte), and the hyphenated form of each split
+ * ("wifi" → wi-fi, "ebike" → e-bike, "checkin" → check-in). Which of them are words of the
+ * corpus is looked up (search.ts) and decided by `decompound`.
+ */
+export function splitCandidates(word: string): { parts: string[]; hyphenated: string[]; derived: string[] } {
+  if (!/^\p{L}+$/u.test(word) || word.length < MIN_SPLIT_WORD)
+    return { parts: [], hyphenated: [], derived: [] };
+  const parts = new Set<string>();
+  const hyphenated: string[] = [];
+  for (let i = 1; i < word.length; i += 1) {
+    const head = word.slice(0, i);
+    const tail = word.slice(i);
+    hyphenated.push(`${head}-${tail}`);
+    if (head.length < MIN_SPLIT_PART || tail.length < MIN_SPLIT_PART) continue;
+    addHead(parts, head);
+    parts.add(tail);
+    // The heads of a long tail, for a compound of three parts ("hochzeits|tanz|kurs").
+    if (tail.length >= 2 * MIN_THIRD_PART) {
+      for (let j = MIN_THIRD_PART; j <= tail.length - MIN_THIRD_PART; j += 1)
+        addHead(parts, tail.slice(0, j));
+    }
+  }
+  return { parts: [...parts], hyphenated, derived: derivedForms(word) };
+}
+
+/**
+ * The verb a German noun in -ung is made from ("prüfung" → prüfen, "anmeldungen" → anmelden):
+ * the stemmer keeps the two apart, an entry often uses the verb where the question uses the noun.
+ */
+export function derivedForms(word: string): string[] {
+  const noun = /^(\p{L}{3,})ung(?:en)?$/u.exec(word);
+  return noun ? [`${noun[1]}en`] : [];
+}
+
+/**
+ * The longest known tail of a compound whose head the corpus lacks ("elektro|fahrrads" →
+ * fahrrads), at least MIN_KNOWN_TAIL letters: a part of the word, not the whole of it.
+ */
+export function knownTail(word: string, known: (part: string) => boolean): string | undefined {
+  for (let i = MIN_SPLIT_PART; i <= word.length - MIN_KNOWN_TAIL; i += 1) {
+    if (known(word.slice(i))) return word.slice(i);
+  }
+  return undefined;
+}
+
+const MIN_KNOWN_TAIL = 5;
+
+/** The middle and last parts of a compound of three have at least this many letters. */
+const MIN_THIRD_PART = 3;
+
+function addHead(parts: Set<string>, head: string): void {
+  parts.add(head);
+  for (const link of LINKS) {
+    if (head.endsWith(link) && head.length - link.length >= MIN_SPLIT_PART)
+      parts.add(head.slice(0, -link.length));
+  }
+}
+
+/**
+ * A compound's parts that are words of the corpus: the split whose head and tail the corpus
+ * both holds (`known`), the head also without its linking element; a tail the corpus lacks may
+ * itself split once more ("hochzeits|tanz|kurs"). Among several splits the one with the longest
+ * shorter part wins ("notdienst" splits into not|dienst, never n|otdienst), so that short
+ * accidental parts lose. A part of two letters counts only beside a part of three or more
+ * ("wi|fi" is no split; "day|pass" is). Returns [] when no split is made of known words.
+ */
+export function decompound(word: string, known: (part: string) => boolean): string[] {
+  if (!/^\p{L}+$/u.test(word) || word.length < MIN_SPLIT_WORD) return [];
+  let best: string[] = [];
+  let bestScore = 0;
+  for (let i = MIN_SPLIT_PART; i <= word.length - MIN_SPLIT_PART; i += 1) {
+    const head = knownHead(word.slice(0, i), known, MIN_SPLIT_PART);
+    if (head === undefined) continue;
+    const tail = word.slice(i);
+    const candidates: string[][] = [];
+    if (known(tail)) candidates.push([head, tail]);
+    else if (tail.length >= 2 * MIN_THIRD_PART) {
+      for (let j = MIN_THIRD_PART; j <= tail.length - MIN_THIRD_PART; j += 1) {
+        const middle = knownHead(tail.slice(0, j), known, MIN_THIRD_PART);
+        if (middle !== undefined && known(tail.slice(j))) candidates.push([head, middle, tail.slice(j)]);
+      }
+    }
+    for (const parts of candidates) {
+      const lengths = parts.map((p) => p.length);
+      const shortest = Math.min(...lengths);
+      // Two parts of two letters are no split ("wi|fi": the hyphenated form decides that).
+      if (Math.max(...lengths) < 3) continue;
+      // The longest shorter part first, then fewer parts.
+      const score = shortest * 10 - parts.length;
+      if (score > bestScore) {
+        best = parts;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+
+/** The head as the corpus holds it: as written, or without a German linking element. */
+function knownHead(head: string, known: (part: string) => boolean, min: number): string | undefined {
+  const forms = [head, ...LINKS.filter((l) => head.endsWith(l)).map((l) => head.slice(0, -l.length))];
+  return forms.find((form) => form.length >= min && known(form));
+}
