@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decideAnswerability,
   keyTerms,
+  sharedTitleWords,
   titleOnly,
   topicWords,
 } from '../../src/modules/knowledge/answerability.js';
@@ -206,6 +207,45 @@ describe('a hit that shares only its title with the question', () => {
     expect(decision).toMatchObject({ answer: false, reason: 'missing_key_terms', missingTerms: ['sauna'] });
   });
 
+  it("counts a title word of the hit alone that its text repeats as the hit's own subject", () => {
+    const question = 'Was kostet die Prüfung eines Akkus?';
+    const words = weighted(question);
+    const topics = topicWords(question, 'de', words);
+    const akkus: KnowledgeHit = {
+      ...hit(['kostet', 'akkus'], 0.5, null, 1, 'Radwerk Kessler – E-Bike-Akkus'),
+      content: 'Akkus für E-Bikes prüfen wir mit einem Diagnosegerät; der Akkutest kostet 19,00 €.',
+    };
+    expect(titleOnly(akkus, topics, words, { shared: new Set(), ownSubject: true })).toEqual([]);
+    // Another hit's title holds it too: it names what all of them are about.
+    expect(titleOnly(akkus, topics, words, { shared: new Set(['akkus']), ownSubject: true })).toEqual([
+      'prüfung',
+    ]);
+    // Without ownSubject (a topic word no entry holds) the title rule stays as it was.
+    expect(titleOnly(akkus, topics, words)).toEqual(['prüfung']);
+    expect(
+      sharedTitleWords(
+        [akkus, hit([], 0.4, null, 2, 'Radwerk Kessler – Akkus lagern')],
+        ['akkus', 'kessler'],
+      ),
+    ).toEqual(new Set(['akkus', 'kessler']));
+  });
+
+  it('counts a compound searched as its parts only when the hit holds all of them', () => {
+    const question = 'Gibt es einen Schulbus zum Gymnasium?';
+    const words: QueryWord[] = [
+      { word: 'schul', idf: 2, topic: 1, source: 'schulbus' },
+      { word: 'bus', idf: 3, topic: 1, source: 'schulbus' },
+      { word: 'gymnasium', idf: 2, topic: 1 },
+    ];
+    const ferien = hit(['schul', 'gymnasium'], 0.6, null, 1, 'Gymnasium am Schlossberg – Ferien');
+    expect(titleOnly(ferien, ['schul', 'bus', 'gymnasium'], words)).toEqual(['bus']);
+    const bus = hit(['schul', 'bus', 'gymnasium'], 0.8, null, 2, 'Gymnasium am Schlossberg – Schulweg');
+    expect(titleOnly(bus, ['schul', 'bus', 'gymnasium'], words)).toEqual([]);
+    expect(
+      decideAnswerability({ question, language: 'de', hits: [ferien], words, minScore: 0.4 }).answer,
+    ).toBe(false);
+  });
+
   it('lets a hit close in meaning answer (with vectors), however few words it shares', () => {
     const question = 'Ist Parken im Hotel Seeblick erlaubt?';
     const decide = (cosine: number | null) =>
@@ -236,6 +276,13 @@ describe('sentence coverage of a key term (offline answerer)', () => {
     ['Der Stundensatz der Werkstatt beträgt 72 €.', 'werkstattstunde', true],
     ['Die Öffnungszeiten stehen am Eingang.', 'öffnungszeit', true],
     ['Bitte bringen Sie bequeme Kleidung mit.', 'hund', false],
+    // Written apart or hyphenated.
+    ['All rooms have free Wi-Fi.', 'wifi', true],
+    ['A day pass costs $15.00.', 'daypass', true],
+    ['Every e-bike comes with a tune-up.', 'ebike', true],
+    // Only neighbouring words join.
+    ['The day is long; pass the salt.', 'daypass', false],
+    ['Free parking for every guest.', 'wifi', false],
     // Names.
     ['Nurse Amy Clarke is at St. Edmund’s on Mondays.', 'edmund', true],
     ['The Black Death reached the town in 1349.', 'tesla', false],

@@ -158,8 +158,6 @@ export function decideAnswerability(input: {
   const lacking = (hit: KnowledgeHit) => {
     const missing = missingOf(hit, terms);
     if (missing.length > 0) return missing;
-    const foreign = foreignTitleWords(hit, input.hits, topics);
-    if (foreign.length > 0) return foreign;
     // Close in meaning: the vectors, not the shared words, show that it answers.
     const cosine = hit.evidence?.cosine;
     return cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
@@ -179,21 +177,6 @@ export function decideAnswerability(input: {
 /** The words that the titles of two or more of the hits hold (the business's name). */
 export function sharedTitleWords(hits: KnowledgeHit[], words: string[]): Set<string> {
   return new Set(words.filter((word) => hits.filter((hit) => coversTerm(hit.title, word)).length >= 2));
-}
-
-/**
- * The question's topic words that another hit's title holds and this hit lacks entirely: the
- * question names another business or subject ("Gibt es im Kulturzentrum ein Restaurant?" against
- * the hotel's restaurant while the cultural centre's entries are hits too).
- */
-export function foreignTitleWords(hit: KnowledgeHit, hits: KnowledgeHit[], topics: string[]): string[] {
-  const covered = new Set(hit.evidence?.covered ?? []);
-  return topics.filter(
-    (word) =>
-      !covered.has(word) &&
-      !coversTerm(hit.title, word) &&
-      hits.some((other) => other !== hit && coversTerm(other.title, word)),
-  );
 }
 
 function missingOf(hit: KnowledgeHit, terms: string[]): string[] {

@@ -8,6 +8,7 @@ import {
   compoundParts,
   decompound,
   knownTail,
+  MAX_QUERY_WORDS,
   queryWords,
   splitCandidates,
   TS_CONFIG,
@@ -171,6 +172,7 @@ async function resolveInDatabase(
   botId: string,
   language: Language,
   words: string[],
+  split = true,
 ): Promise<Map<string, Resolution>> {
   const rows = await db.query<{
     word: string;
@@ -198,7 +200,21 @@ async function resolveInDatabase(
       });
     }
   }
+  if (!split) return resolved;
   await splitUnknownWords(db, tenantId, botId, language, resolved);
+  // The parts are searched like words: with their close spellings and the compounds holding them
+  // ("stunde" in "Stundensatz").
+  const parts = [...resolved.values()].flatMap((r) => ('parts' in r && r.parts ? r.parts : []));
+  const partWords = [...new Set(parts.map((part) => part.word))].slice(0, MAX_QUERY_WORDS);
+  if (partWords.length > 0) {
+    const own = await resolveInDatabase(db, tenantId, botId, language, partWords, false);
+    for (const part of parts) {
+      const found = own.get(part.word);
+      if (found === undefined || !('word' in found)) continue;
+      part.exact = [...new Set([...part.exact, ...found.exact])];
+      part.alternatives = found.alternatives.filter((a) => !part.exact.includes(a.lexeme));
+    }
+  }
   return resolved;
 }
 

@@ -120,6 +120,8 @@ export function coversTerm(text: string, term: string): boolean {
   const words: string[] = lower.match(/[\p{L}\p{N}]+/gu) ?? [];
   if (/\p{N}/u.test(term)) return words.includes(term) || codeVariants(text).includes(term);
   if (holds(words, term)) return true;
+  // Written apart or hyphenated: "Wi-Fi" and "day pass" hold "wifi" and "daypass".
+  if (words.some((w, i) => i + 1 < words.length && sameWord(term, w + words[i + 1]!))) return true;
   for (let i = MIN_PART; i <= term.length - MIN_PART; i += 1) {
     const tail = term.slice(i);
     for (const link of LINKS) {

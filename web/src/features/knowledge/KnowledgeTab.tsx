@@ -38,7 +38,7 @@ export function splitAtThreshold<T extends { score: number }>(results: readonly 
   };
 }
 
-function HitTest({ botId }: { botId: string }) {
+export function HitTest({ botId }: { botId: string }) {
   const { t, i18n } = useTranslation();
   const [question, setQuestion] = useState('');
   const search = useMutation({

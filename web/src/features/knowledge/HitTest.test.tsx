@@ -1,0 +1,83 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadTexts } from '../../i18n';
+
+const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
+
+/** The hit test's answer as the server gives it: one hit above the threshold, and the decision. */
+function answer(q: string) {
+  const handOver = q.includes('Hubschrauberlandeplatz');
+  return {
+    query: q,
+    min_score: 0.4,
+    results: [
+      {
+        entry_id: '6f1d2c3b-0000-4000-8000-0000000000e1',
+        chunk_id: '6f1d2c3b-0000-4000-8000-0000000000c1',
+        title: 'Hotel Seeblick – Restaurant',
+        content: 'Das Restaurant ist täglich geöffnet.',
+        score: 0.62,
+        source_url: null,
+        used_in_chat: !handOver,
+      },
+    ],
+    decision: handOver
+      ? {
+          answer: false,
+          reason: 'missing_key_terms',
+          key_terms: [],
+          missing_terms: ['hubschrauberlandeplatz'],
+        }
+      : { answer: true, reason: 'answer', key_terms: ['as206'], missing_terms: [] },
+  };
+}
+
+const requests: string[] = [];
+const fetchMock = vi.fn(async (input: Request) => {
+  const url = new URL(input.url);
+  requests.push(`${input.method} ${url.pathname}`);
+  return new Response(JSON.stringify(answer(url.searchParams.get('q') ?? '')), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+});
+
+describe('hit test', () => {
+  beforeAll(async () => {
+    vi.stubGlobal('fetch', fetchMock);
+    await loadTexts();
+  });
+
+  it('shows beside the scores whether the chat answers or hands over, and which key terms are missing', async () => {
+    const { HitTest } = await import('./KnowledgeTab');
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <HitTest botId={BOT} />
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    const input = screen.getByLabelText('Frage wie ein Anrufer');
+    await userEvent.type(input, 'Hat das Hotel Seeblick einen Hubschrauberlandeplatz?');
+    await userEvent.click(screen.getByRole('button', { name: 'Testen' }));
+    const decision = await screen.findByTestId('hit-decision');
+    expect(decision.textContent).toContain('Der Bot hat keine Antwort und übergibt');
+    expect(decision.textContent).toContain(
+      'Kein Treffer über der Schwelle enthält alle Schlüsselbegriffe der Frage.',
+    );
+    expect(screen.getByTestId('hit-missing-terms').textContent).toBe(
+      'Fehlende Schlüsselbegriffe: hubschrauberlandeplatz',
+    );
+    expect(requests).toContain(`GET /api/bots/${BOT}/knowledge/search`);
+
+    await userEvent.clear(input);
+    await userEvent.type(input, 'Was kostet das Messer AS-206?');
+    await userEvent.click(screen.getByRole('button', { name: 'Testen' }));
+    await screen.findByText('Der Bot antwortet aus der Wissensdatenbank');
+    expect(screen.queryByTestId('hit-missing-terms')).toBeNull();
+    expect(screen.getByTestId('hit-decision').textContent).toContain('Schlüsselbegriffe der Frage: as206');
+  });
+});
