@@ -12,7 +12,6 @@ import type { ChatTraceRecord, TracingHandle } from './tracing.js';
 export const CHAT_STAGES = [
   'auth',
   'admission',
-  'history',
   'knowledge',
   'prompt',
   'model',
