@@ -9,15 +9,7 @@ import { isUuid } from '../http/uuid.js';
 import { chatOutcomeFor } from './metrics.js';
 import type { ChatTraceRecord, TracingHandle } from './tracing.js';
 
-export const CHAT_STAGES = [
-  'auth',
-  'admission',
-  'knowledge',
-  'prompt',
-  'model',
-  'reply',
-  'store',
-] as const;
+export const CHAT_STAGES = ['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store'] as const;
 export type ChatStage = (typeof CHAT_STAGES)[number];
 
 /** The parts of the admission stage: rate limit, idempotency claim, bot checks and quota. */
