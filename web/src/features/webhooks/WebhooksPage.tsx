@@ -1,10 +1,8 @@
 import { Badge, Button, Card, Group, MultiSelect, Stack, Table, TextInput, Title, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { WebhookBody } from '../../api/types';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
@@ -15,19 +13,14 @@ import { WebhookDeliveries } from './WebhookDeliveries';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
+import { useCreateWebhook, useDeleteWebhook, useRotateWebhookSecret, useWebhooks } from './queries';
 
 export function WebhooksPage() {
   const { t } = useTranslation();
   const canManage = useCan('webhook:manage');
-  const queryClient = useQueryClient();
   const [secret, setSecret] = useState<string | null>(null);
   const [logOf, setLogOf] = useState<string | null>(null);
-  const hooks = useQuery({
-    queryKey: ['webhooks'],
-    queryFn: () => call(api.GET('/api/webhooks')),
-    enabled: canManage,
-  });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ['webhooks'] });
+  const hooks = useWebhooks(canManage);
   const form = useForm({
     initialValues: { url: '', event_types: [] as string[] },
     validate: {
@@ -35,28 +28,20 @@ export function WebhooksPage() {
       event_types: (v) => (v.length > 0 ? null : t('webhooks.typesRequired')),
     },
   });
-  const create = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(
-        api.POST('/api/webhooks', {
-          body: { url: values.url.trim(), event_types: values.event_types as WebhookBody['event_types'] },
-        }),
-      ),
-    onSuccess: (result) => {
-      setSecret(result.secret);
-      form.reset();
-      refresh();
-    },
-  });
-  const rotate = useMutation({
-    mutationFn: (id: string) =>
-      call(api.POST('/api/webhooks/{id}/rotate-secret', { params: { path: { id } } })),
-    onSuccess: (result) => setSecret(result.secret),
-  });
-  const remove = useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
-    onSuccess: refresh,
-  });
+  const create = useCreateWebhook();
+  const submit = (values: typeof form.values) =>
+    create.mutate(
+      { url: values.url.trim(), event_types: values.event_types as WebhookBody['event_types'] },
+      {
+        onSuccess: (result) => {
+          setSecret(result.secret);
+          form.reset();
+        },
+      },
+    );
+  const rotate = useRotateWebhookSecret();
+  const onRotate = (id: string) => rotate.mutate(id, { onSuccess: (result) => setSecret(result.secret) });
+  const remove = useDeleteWebhook();
   // No saving on the way out: the new webhook's secret is shown once, here.
   useUnsavedChanges({ dirty: () => form.isDirty(), discard: () => form.reset() });
   if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
@@ -70,7 +55,7 @@ export function WebhooksPage() {
         <Title order={2} size="h4" mb="xs">
           {t('webhooks.add')}
         </Title>
-        <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+        <form onSubmit={form.onSubmit(submit)} noValidate>
           <Stack>
             {create.error && <ErrorAlert error={create.error} />}
             <TextInput
@@ -139,7 +124,7 @@ export function WebhooksPage() {
                           title: t('webhooks.rotate'),
                           text: t('webhooks.rotateConfirm'),
                           confirm: t('webhooks.rotate'),
-                          onConfirm: () => rotate.mutate(hook.id),
+                          onConfirm: () => onRotate(hook.id),
                         })
                       }
                     >

@@ -1,17 +1,15 @@
 import { Badge, Button, Card, Code, Group, Modal, Select, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
-import type { Ok, Webhook } from '../../api/types';
+import type { Webhook } from '../../api/types';
 import { notify } from '../../components/notify';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
+import { useDeliveries, useDelivery, useRedeliver, type Delivery, type DeliveryStatus } from './queries';
 
-type Delivery = Ok<'/api/webhooks/{id}/deliveries', 'get'>['data'][number];
-export type DeliveryStatus = Delivery['status'];
+export type { DeliveryStatus };
 
 export const DELIVERY_STATUS_COLOUR: Record<DeliveryStatus, string> = {
   pending: 'yellow',
@@ -38,15 +36,7 @@ function Attempts({
   onClose: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const detail = useQuery({
-    queryKey: ['webhook-delivery', endpointId, delivery.id],
-    queryFn: () =>
-      call(
-        api.GET('/api/webhooks/{id}/deliveries/{deliveryId}', {
-          params: { path: { id: endpointId, deliveryId: delivery.id } },
-        }),
-      ),
-  });
+  const detail = useDelivery(endpointId, delivery.id);
   return (
     <Modal
       opened
@@ -100,31 +90,10 @@ function Attempts({
 /** The delivery log of one endpoint: every event sent, its attempts, and redelivery. */
 export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
   const [status, setStatus] = useState<DeliveryStatus | null>(null);
   const [shown, setShown] = useState<Delivery | null>(null);
-  const key = ['webhook-deliveries', endpoint.id, status];
-  const deliveries = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      call(
-        api.GET('/api/webhooks/{id}/deliveries', {
-          params: { path: { id: endpoint.id }, query: { limit: 50, ...(status ? { status } : {}) } },
-        }),
-      ),
-  });
-  const redeliver = useMutation({
-    mutationFn: (deliveryId: string) =>
-      call(
-        api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
-          params: { path: { id: endpoint.id, deliveryId } },
-        }),
-      ),
-    onSuccess: () => {
-      notify(t('deliveries.redelivered'));
-      void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries', endpoint.id] });
-    },
-  });
+  const deliveries = useDeliveries(endpoint.id, status);
+  const redeliver = useRedeliver(endpoint.id);
   const lang = i18n.language;
   return (
     <Card withBorder data-testid="delivery-log">
@@ -215,7 +184,9 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
                       variant="light"
                       loading={redeliver.isPending && redeliver.variables === d.id}
                       aria-label={t('deliveries.redeliverOf', { type: eventTypeLabel(t, d.event_type) })}
-                      onClick={() => redeliver.mutate(d.id)}
+                      onClick={() =>
+                        redeliver.mutate(d.id, { onSuccess: () => notify(t('deliveries.redelivered')) })
+                      }
                     >
                       {t('deliveries.redeliver')}
                     </Button>

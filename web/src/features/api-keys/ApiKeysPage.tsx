@@ -1,36 +1,22 @@
 import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { useApiKeys, useGenerateApiKey, useRevokeApiKey } from './queries';
 
 export function ApiKeysPage() {
   const { t, i18n } = useTranslation();
   const canManage = useCan('api_key:manage');
-  const queryClient = useQueryClient();
   const [secret, setSecret] = useState<string | null>(null);
-  const keys = useQuery({
-    queryKey: ['api-keys'],
-    queryFn: () => call(api.GET('/api/api-keys')),
-    enabled: canManage,
-  });
-  const generate = useMutation({
-    mutationFn: () => call(api.POST('/api/api-keys', { body: { name: 'Dashboard' } })),
-    onSuccess: (result) => {
-      setSecret(result.key);
-      void queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['api-keys'] }),
-  });
+  const keys = useApiKeys(canManage);
+  const generate = useGenerateApiKey();
+  const onGenerate = () => generate.mutate(undefined, { onSuccess: (result) => setSecret(result.key) });
+  const revoke = useRevokeApiKey();
   if (!canManage) return <EmptyState title={t('settings.tabs.api')} text={t('errors.noPermission')} />;
   if (keys.isPending) return <Loading />;
   if (keys.error) return <ErrorAlert error={keys.error} />;
@@ -56,9 +42,9 @@ export function ApiKeysPage() {
                     title: t('apiKeys.generate'),
                     text: t('apiKeys.replaceConfirm'),
                     confirm: t('apiKeys.generate'),
-                    onConfirm: () => generate.mutate(),
+                    onConfirm: onGenerate,
                   })
-                : generate.mutate()
+                : onGenerate()
             }
           >
             {t('apiKeys.generate')}

@@ -1,15 +1,12 @@
 import { Button, Card, Code, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Ok } from '../../api/types';
 import { notify } from '../../components/notify';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { useDeadLetters, useResend } from './queries';
 
 type DeadMessage = Ok<'/api/outbox/dead', 'get'>['data'][number];
-
-const DEAD_KEY = ['outbox-dead', 'webhook'];
 
 /** What a dead message refers to, for people: the webhook delivery id, else its payload. */
 export function deadSubject(message: Pick<DeadMessage, 'payload'>): string {
@@ -21,19 +18,8 @@ export function deadSubject(message: Pick<DeadMessage, 'payload'>): string {
 /** Webhook deliveries that ran out of attempts or were refused for good, with "send again". */
 export function WebhookDeadLetters() {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const dead = useQuery({
-    queryKey: DEAD_KEY,
-    queryFn: () => call(api.GET('/api/outbox/dead', { params: { query: { kind: 'webhook', limit: 50 } } })),
-  });
-  const resend = useMutation({
-    mutationFn: (id: string) => call(api.POST('/api/outbox/{id}/resend', { params: { path: { id } } })),
-    onSuccess: () => {
-      notify(t('deadLetters.resent'));
-      void queryClient.invalidateQueries({ queryKey: DEAD_KEY });
-      void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] });
-    },
-  });
+  const dead = useDeadLetters();
+  const resend = useResend();
   const lang = i18n.language;
   return (
     <Card withBorder data-testid="dead-letters">
@@ -79,7 +65,9 @@ export function WebhookDeadLetters() {
                       variant="light"
                       loading={resend.isPending && resend.variables === m.id}
                       aria-label={t('deadLetters.resendOf', { id: deadSubject(m) })}
-                      onClick={() => resend.mutate(m.id)}
+                      onClick={() =>
+                        resend.mutate(m.id, { onSuccess: () => notify(t('deadLetters.resent')) })
+                      }
                     >
                       {t('deliveries.redeliver')}
                     </Button>
