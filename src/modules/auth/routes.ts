@@ -10,10 +10,10 @@ import {
   Page,
   PageQuery,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { findTenant, findTenantPlan } from '../tenants/service.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { ROLE_PERMISSIONS } from './permissions.js';
 import { listApiKeys } from './repository.js';
 import { USER_PUBLIC_COLUMNS, type PublicUser } from './repository.js';

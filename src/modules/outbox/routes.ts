@@ -9,7 +9,7 @@ import {
   encodeTimeCursor,
   Page,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
 import { DeadQuery, MessageParams, OutboxMessageSchema } from './schema.js';

@@ -10,7 +10,7 @@ import {
   Page,
   PageQuery,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { listAttempts } from '../outbox/service.js';
 import { lifecycleRoutes } from './inbound-routes.js';
