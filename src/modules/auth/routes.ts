@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { SESSION_COOKIE, currentUser, requireUser } from '../../http/auth.js';
+import { SESSION_COOKIE, currentUser, requireUser } from './guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import {
   decodeTimeCursor,

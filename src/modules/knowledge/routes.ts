@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
+import { currentUser, requireUser } from '../auth/guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';

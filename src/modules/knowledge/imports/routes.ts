@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { currentUser, requireUser } from '../../../http/auth.js';
+import { currentUser, requireUser } from '../../auth/guard.js';
 import { badRequest } from '../../../http/errors.js';
 import { receiveMultipart, UploadBudget } from '../../../http/multipart-upload.js';
 import {
