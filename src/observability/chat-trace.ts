@@ -5,7 +5,7 @@
  * (tracing.ts), so a slow or failed chat can be read from the log or the trace alone.
  */
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
-import { isUuid } from '../http/uuid.js';
+import { isUuid } from '../shared/ids.js';
 import { chatOutcomeFor } from './metrics.js';
 import type { ChatTraceRecord, TracingHandle } from './tracing.js';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import type { BotRow } from '../bots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import type { ModelMessage } from '../models/provider.js';

@@ -14,7 +14,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { decideBookingTransition, type BookingStatus } from '@server/modules/events/booking-status.js';
+import { decideBookingTransition, type BookingStatus } from '@server/modules/events/bookings/status.js';
 import { allowedEventTransitions } from '@server/modules/events/event-status.js';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';

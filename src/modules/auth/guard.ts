@@ -1,9 +1,9 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import type { VerifiedKey } from '../modules/auth/api-keys.js';
-import type { Permission } from '../modules/auth/permissions.js';
-import { SESSION_TOKEN_PREFIX, type AuthenticatedUser } from '../modules/auth/sessions.js';
-import type { AppContext } from '../context.js';
-import { forbidden } from './errors.js';
+import type { VerifiedKey } from './api-keys.js';
+import type { Permission } from './permissions.js';
+import { SESSION_TOKEN_PREFIX, type AuthenticatedUser } from './sessions.js';
+import type { AppContext } from '../../context.js';
+import { forbidden } from '../../http/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
-import { queryOne, type Queryable } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
-import type { Role } from './permissions.js';
+import { queryOne, type Queryable } from '../../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../../shared/pagination.js';
+import type { Role } from '../permissions.js';
 
 export interface InvitationRow {
   id: string;

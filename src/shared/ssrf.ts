@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { type AppError, type ErrorDetails, badRequest } from '../../http/errors.js';
+import { type AppError, type ErrorDetails, badRequest } from '../http/errors.js';
 
 /**
  * Guard against server-side request forgery: webhook URLs must not reach the service's own

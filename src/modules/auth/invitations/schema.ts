@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_PAGE_SIZE, PageQuery } from '../../http/pagination.js';
-import { nameSchemas } from '../../http/schemas.js';
-import { ROLES } from './permissions.js';
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from './users-rules.js';
-import { TEAM_PAGE_SIZE } from './users-schema.js';
+import { MAX_PAGE_SIZE, PageQuery } from '../../../shared/pagination.js';
+import { nameSchemas } from '../../../http/schemas.js';
+import { ROLES } from '../permissions.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../users/rules.js';
+import { TEAM_PAGE_SIZE } from '../users/schema.js';
 
 const RoleSchema = Type.Union(
   ROLES.map((r) => Type.Literal(r)),

@@ -1,8 +1,8 @@
-import { queryOne, type Queryable } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
-import { isUuid } from '../../http/uuid.js';
-import type { Role } from './permissions.js';
-import type { Member } from './users-rules.js';
+import { queryOne, type Queryable } from '../../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../../shared/pagination.js';
+import { isUuid } from '../../../shared/ids.js';
+import type { Role } from '../permissions.js';
+import type { Member } from './rules.js';
 
 /** A team member as the team list shows it: never the password hash. */
 export interface TeamUserRow {

@@ -33,7 +33,7 @@ async function serviceModules() {
   if (!modules) {
     const { register } = await import('tsx/esm/api');
     register();
-    const [text, sections] = await Promise.all([import('./document-text.ts'), import('./sections.ts')]);
+    const [text, sections] = await Promise.all([import('./document-text.js'), import('../sections.ts')]);
     modules = { detectFormat: text.detectFormat, ...sections };
   }
   return modules;

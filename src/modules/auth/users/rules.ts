@@ -1,6 +1,6 @@
-import type { AppError } from '../../http/errors.js';
-import { conflict, forbidden } from '../../http/errors.js';
-import type { Role } from './permissions.js';
+import type { AppError } from '../../../http/errors.js';
+import { conflict, forbidden } from '../../../http/errors.js';
+import type { Role } from '../permissions.js';
 
 /**
  * Who may do what to whom in a tenant's team, as pure decisions. Holding `user:manage` (owners

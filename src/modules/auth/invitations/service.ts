@@ -1,17 +1,17 @@
-import type { AppContext } from '../../context.js';
-import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../http/errors.js';
-import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../http/pagination.js';
-import { isUuid } from '../../http/uuid.js';
-import * as repo from './invitations-repository.js';
-import { INVITATION_TEXT, acceptUrl, invitationExpiry, invitationState } from './invitations-rules.js';
-import { mailerFor } from './mailer.js';
-import type { Role } from './permissions.js';
-import { findTenant } from '../tenants/service.js';
-import { findUserByEmail, insertUser } from './repository.js';
-import { randomToken, sha256Hex } from './secrets.js';
-import type { AuthenticatedUser } from './sessions.js';
-import { TEAM_PAGE_SIZE } from './users-schema.js';
-import { PASSWORD_MAX_BYTES, passwordProblem, refuseCreation } from './users-rules.js';
+import type { AppContext } from '../../../context.js';
+import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../../http/errors.js';
+import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../../shared/pagination.js';
+import { isUuid } from '../../../shared/ids.js';
+import * as repo from './repository.js';
+import { INVITATION_TEXT, acceptUrl, invitationExpiry, invitationState } from './rules.js';
+import { mailerFor } from '../mailer.js';
+import type { Role } from '../permissions.js';
+import { findTenant } from '../../tenants/service.js';
+import { findUserByEmail, insertUser } from '../repository.js';
+import { randomToken, sha256Hex } from '../secrets.js';
+import type { AuthenticatedUser } from '../sessions.js';
+import { TEAM_PAGE_SIZE } from '../users/schema.js';
+import { PASSWORD_MAX_BYTES, passwordProblem, refuseCreation } from '../users/rules.js';
 
 /** The refusals of an invitation link that is no longer valid. */
 const invitationUnknown = () =>

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { DocumentFormat } from './document-text.js';
-import { importErrors, type ImportDocumentError } from './import-errors.js';
+import { importErrors, type ImportDocumentError } from './errors.js';
 
 /**
  * The pool of document parser processes (document-parser-process.js): format detection, text

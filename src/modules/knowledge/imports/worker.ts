@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
-import type { Queryable } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import type { Queryable } from '../../../db/database.js';
+import { AppError } from '../../../http/errors.js';
 import {
   parserPool,
   type ParsedSection,
@@ -15,13 +15,13 @@ import {
   type ParserInput,
   type ParserLimits,
 } from './document-parser.js';
-import { ImportDocumentError, importErrors } from './import-errors.js';
-import { RobotsCache, guardedGet, importUrl, readSitemap, type FetchLimits } from './import-fetch.js';
-import * as imports from './imports-repository.js';
-import type { DocumentRow, ImportRow } from './imports-repository.js';
-import { fileName, type ImportDeps } from './imports-service.js';
-import * as repo from './repository.js';
-import type { EntryRow, EntryScope, EntrySource } from './repository.js';
+import { ImportDocumentError, importErrors } from './errors.js';
+import { RobotsCache, guardedGet, importUrl, readSitemap, type FetchLimits } from './fetch.js';
+import * as imports from './repository.js';
+import type { DocumentRow, ImportRow } from './repository.js';
+import { fileName, type ImportDeps } from './service.js';
+import * as repo from '../repository.js';
+import type { EntryRow, EntryScope, EntrySource } from '../repository.js';
 import {
   afterEmbedding,
   embedChunks,
@@ -29,7 +29,7 @@ import {
   prepareEntry,
   writeIndex,
   type PreparedEntry,
-} from './service.js';
+} from '../service.js';
 
 /**
  * The import worker: each step claims one open import and does one piece of it — read its

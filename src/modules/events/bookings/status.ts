@@ -2,7 +2,7 @@
  * The booking state machine of the specification (States › Booking status) and the placement
  * rule for new bookings, as pure decisions.
  */
-import type { PaymentModel } from './event-status.js';
+import type { PaymentModel } from '../event-status.js';
 
 export const BOOKING_STATUSES = ['confirmed', 'waitlist', 'cancelled', 'attended', 'no_show'] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];

@@ -1,8 +1,8 @@
-import type { Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
-import { isUuid } from '../../http/uuid.js';
-import type { EntryScope } from './repository.js';
+import type { Queryable } from '../../../db/database.js';
+import { queryOne } from '../../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../../shared/pagination.js';
+import { isUuid } from '../../../shared/ids.js';
+import type { EntryScope } from '../repository.js';
 
 /** SQL of knowledge imports (migration 0014). */
 

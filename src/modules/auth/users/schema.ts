@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_PAGE_SIZE, PageQuery } from '../../http/pagination.js';
-import { ROLES } from './permissions.js';
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from './users-rules.js';
+import { MAX_PAGE_SIZE, PageQuery } from '../../../shared/pagination.js';
+import { ROLES } from '../permissions.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from './rules.js';
 
 export const TEAM_PAGE_SIZE = 50;
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { Page, PageQuery } from '../../http/pagination.js';
-import { nameSchemas } from '../../http/schemas.js';
-import { MAX_IMPORT_FILES } from './imports-service.js';
+import { Page, PageQuery } from '../../../shared/pagination.js';
+import { nameSchemas } from '../../../http/schemas.js';
+import { MAX_IMPORT_FILES } from './service.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);

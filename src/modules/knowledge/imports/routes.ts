@@ -2,15 +2,20 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
-import { badRequest } from '../../http/errors.js';
-import { receiveMultipart, UploadBudget } from '../../http/multipart-upload.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
-import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { validatorCompiler } from '../../http/validation.js';
-import type { DocumentRow, ImportProgressRow } from './imports-repository.js';
-import { listDocuments, listImports } from './imports-repository.js';
+import type { AppContext } from '../../../context.js';
+import { currentUser, requireUser } from '../../auth/guard.js';
+import { badRequest } from '../../../http/errors.js';
+import { receiveMultipart, UploadBudget } from '../../../http/multipart-upload.js';
+import {
+  decodeTimeCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeTimeCursor,
+  splitPage,
+} from '../../../shared/pagination.js';
+import { SESSION_SECURITY, errorResponses } from '../../../http/schemas.js';
+import { validatorCompiler } from '../../../http/validation.js';
+import type { DocumentRow, ImportProgressRow } from './repository.js';
+import { listDocuments, listImports } from './repository.js';
 import {
   BotImportParams,
   ImportJsonBody,
@@ -19,7 +24,7 @@ import {
   ImportMultipartBody,
   ImportParams,
   ImportSchema,
-} from './imports-schema.js';
+} from './schema.js';
 import {
   createImport,
   getImport,
@@ -27,9 +32,9 @@ import {
   MAX_IMPORT_FILES,
   type ImportDeps,
   type ImportRequest,
-} from './imports-service.js';
-import type { EntryScope } from './repository.js';
-import { requireBot } from './service.js';
+} from './service.js';
+import type { EntryScope } from '../repository.js';
+import { requireBot } from '../service.js';
 
 const IMPORT_LIST = 'knowledge_imports';
 

@@ -1,7 +1,12 @@
-import type { Database, Queryable } from '../../db/database.js';
-import { type AppError, badRequest, conflict, notFound } from '../../http/errors.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
-import { findContact } from '../contacts/repository.js';
+import type { Database, Queryable } from '../../../db/database.js';
+import { type AppError, badRequest, conflict, notFound } from '../../../http/errors.js';
+import {
+  decodeTimeCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeTimeCursor,
+  splitPage,
+} from '../../../shared/pagination.js';
+import { findContact } from '../../contacts/repository.js';
 import {
   findOpenBooking,
   insertBooking,
@@ -10,7 +15,7 @@ import {
   openBookingsOfEvent,
   setBookingStatus,
   type BookingRow,
-} from './booking-repository.js';
+} from './repository.js';
 import {
   capacityStateOf,
   decideBookingTransition,
@@ -18,12 +23,12 @@ import {
   placeBooking,
   type BookingChannel,
   type BookingStatus,
-} from './booking-status.js';
-import { settleCapacity } from './capacity.js';
-import { BOOKABLE_EVENT_STATUSES } from './event-status.js';
-import { findEvent, lockEvent, type EventRow } from './repository.js';
-import { serializeBooking, serializeBookingWithContact } from './serialize.js';
-import { signalBooking, signalBookingStatus } from './signals.js';
+} from './status.js';
+import { settleCapacity } from '../capacity.js';
+import { BOOKABLE_EVENT_STATUSES } from '../event-status.js';
+import { findEvent, lockEvent, type EventRow } from '../repository.js';
+import { serializeBooking, serializeBookingWithContact } from '../serialize.js';
+import { signalBooking, signalBookingStatus } from '../signals.js';
 
 export type BookingRefusalCode =
   | 'event_not_found'

@@ -1,19 +1,19 @@
 import bcrypt from 'bcrypt';
-import type { AppContext } from '../../context.js';
-import type { Database } from '../../db/database.js';
-import { AppError, ErrorCode, badRequest, forbidden, notFound } from '../../http/errors.js';
-import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../http/pagination.js';
-import { hasPermission } from './permissions.js';
-import type { AuthenticatedUser } from './sessions.js';
-import * as repo from './users-repository.js';
+import type { AppContext } from '../../../context.js';
+import type { Database } from '../../../db/database.js';
+import { AppError, ErrorCode, badRequest, forbidden, notFound } from '../../../http/errors.js';
+import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../../shared/pagination.js';
+import { hasPermission } from '../permissions.js';
+import type { AuthenticatedUser } from '../sessions.js';
+import * as repo from './repository.js';
 import {
   PASSWORD_MAX_BYTES,
   USER_RULE_TEXT,
   passwordProblem,
   refuseChange,
   type AccessChange,
-} from './users-rules.js';
-import { TEAM_PAGE_SIZE } from './users-schema.js';
+} from './rules.js';
+import { TEAM_PAGE_SIZE } from './schema.js';
 
 const TEAM_LIST = 'users';
 

@@ -2,9 +2,9 @@
  * Booking intent tags in bot replies (`[BOOK:<event_id>]`, `[WAITLIST:<event_id>]`) and the
  * prompt section that offers bookable events to the model. Pure.
  */
-import type { BookingChannel } from './booking-status.js';
-import type { ChatChannel } from '../chat/request.js';
-import { inlineText } from '../prompt/delimiters.js';
+import type { BookingChannel } from './status.js';
+import type { ChatChannel } from '../../chat/request.js';
+import { inlineText } from '../../prompt/delimiters.js';
 
 export type BookingTagKind = 'BOOK' | 'WAITLIST';
 

@@ -3,9 +3,14 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import zlib from 'node:zlib';
 import robotsModule from 'robots-parser';
-import { guardedLookup } from '../webhooks/http-post.js';
-import { TargetRefusedError, hostOf, parseWebhookUrl, resolveAllowedAddresses } from '../webhooks/ssrf.js';
-import { ImportDocumentError, importErrors } from './import-errors.js';
+import { guardedLookup } from '../../../shared/guarded-http.js';
+import {
+  TargetRefusedError,
+  hostOf,
+  parseWebhookUrl,
+  resolveAllowedAddresses,
+} from '../../../shared/ssrf.js';
+import { ImportDocumentError, importErrors } from './errors.js';
 
 /**
  * Fetching web pages, robots.txt and sitemaps for imports, through the webhooks' SSRF guard:

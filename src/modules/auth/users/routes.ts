@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
-import { Page } from '../../http/pagination.js';
-import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import type { AppContext } from '../../../context.js';
+import { currentUser, requireUser } from '../guard.js';
+import { Page } from '../../../shared/pagination.js';
+import { IdParams, SESSION_SECURITY, errorResponses } from '../../../http/schemas.js';
 import {
   AcceptInvitationBody,
   AcceptedInvitationSchema,
@@ -13,7 +13,7 @@ import {
   InvitationSchema,
   InvitationTokenBody,
   IssuedInvitationSchema,
-} from './invitations-schema.js';
+} from '../invitations/schema.js';
 import {
   acceptInvitation,
   inviteUser,
@@ -21,9 +21,9 @@ import {
   previewInvitation,
   resendInvitation,
   revokeInvitation,
-} from './invitations-service.js';
-import { ChangePasswordBody, TeamListQuery, TeamUserSchema, UpdateUserBody } from './users-schema.js';
-import { changeOwnPassword, listUsers, updateUser } from './users-service.js';
+} from '../invitations/service.js';
+import { ChangePasswordBody, TeamListQuery, TeamUserSchema, UpdateUserBody } from './schema.js';
+import { changeOwnPassword, listUsers, updateUser } from './service.js';
 
 /**
  * The tenant's team: `user:manage` (owners and admins) to manage members and invitations, any

@@ -12,7 +12,7 @@ import {
   orderedSteps,
   type FlowBlock,
   type FlowStep,
-} from '../flow/model.js';
+} from './model.js';
 
 export type BlockStatus = 'green' | 'orange' | 'red';
 

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { Config } from '../../config.js';
-import type { AppContext } from '../../context.js';
-import type { Queryable } from '../../db/database.js';
-import { badRequest, notFound } from '../../http/errors.js';
-import { TargetRefusedError, urlRefusal, hostOf, resolveAllowedAddresses } from '../webhooks/ssrf.js';
-import { embeddingsFor } from './embeddings.js';
-import { importUrl } from './import-fetch.js';
-import * as repo from './imports-repository.js';
-import type { DocumentRow, DocumentWrite, ImportProgressRow } from './imports-repository.js';
-import type { EntryScope } from './repository.js';
-import { holdScope, type KnowledgeDeps } from './service.js';
+import type { Config } from '../../../config.js';
+import type { AppContext } from '../../../context.js';
+import type { Queryable } from '../../../db/database.js';
+import { badRequest, notFound } from '../../../http/errors.js';
+import { TargetRefusedError, urlRefusal, hostOf, resolveAllowedAddresses } from '../../../shared/ssrf.js';
+import { embeddingsFor } from '../embeddings.js';
+import { importUrl } from './fetch.js';
+import * as repo from './repository.js';
+import type { DocumentRow, DocumentWrite, ImportProgressRow } from './repository.js';
+import type { EntryScope } from '../repository.js';
+import { holdScope, type KnowledgeDeps } from '../service.js';
 
 /**
  * Knowledge imports: a request stores a job with its documents (uploaded files, a web page, a

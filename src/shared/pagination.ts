@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { badRequest } from './errors.js';
+import { badRequest } from '../http/errors.js';
 
 /**
  * Keyset ("cursor") pagination. A cursor names the last row of a page by its sort key, so a
