@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
@@ -136,10 +136,6 @@ describeEachBackend('search of word forms', (get) => {
       },
     ]);
     ids = { wifi: wifi!, pass: pass!, hall: hall!, parts: parts! };
-  });
-
-  afterAll(async () => {
-    await ctx.close();
   });
 
   const ask = (query: string) => searchForAnswer(get().db, tenant.id, { botId, query, minScore: 0.4 });
