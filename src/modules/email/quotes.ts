@@ -83,23 +83,23 @@ const FOOTER = new RegExp(
       'get outlook for (ios|android).*',
       'sent with proton mail.*',
       'sent from proton mail.*',
-      'von meinem [\\w\\s-]{2,40} gesendet',
+      'von (meinem|yahoo mail) [\\w\\s-]{2,40} gesendet',
       'gesendet von (meinem|yahoo|mail für windows|outlook).*',
       'gesendet mit der (web\\.de|gmx) mail app.*',
       'von outlook für (ios|android) gesendet',
       'outlook für (ios|android) (herunterladen|beziehen).*',
       'mit proton mail gesendet.*',
       'gesendet mit proton mail.*',
-      'envoy[ée] de mon [\\w\\s-]{2,40}',
+      'envoy[ée] de (mon|yahoo mail) [\\w\\s-]{2,40}',
       'envoy[ée] (depuis|à partir de) .*',
-      'envoy[ée] avec proton mail.*',
+      'envoy[ée] avec (la messagerie s[ée]curis[ée]e )?proton mail.*',
       't[ée]l[ée]charger outlook pour (ios|android).*',
-      'inviato da (iphone|ipad|android|yahoo mail|outlook|libero mail|il mio .*)',
+      'inviato da (iphone|ipad|android|yahoo mail|outlook|libero mail|il mio)( .*)?',
       'inviato dal mio [\\w\\s-]{2,40}',
-      'inviato con proton mail.*',
+      'inviato con (l.email sicura di )?proton mail.*',
       'scarica outlook per (ios|android).*',
     ].join('|') +
-    ')$',
+    ')\\.?$',
   'i',
 );
 
@@ -212,7 +212,14 @@ const QUOTE_SELECTORS = [
   'div[data-marker="__QUOTED_TEXT__"]',
 ].join(',');
 
-const SIGNATURE_SELECTORS = ['.gmail_signature', '.moz-signature', '#signature', '.signature'].join(',');
+const SIGNATURE_SELECTORS = [
+  '.gmail_signature',
+  '.gmail_signature_prefix',
+  '.moz-signature',
+  '.protonmail_signature_block',
+  '#signature',
+  '.signature',
+].join(',');
 
 const BLOCKS = new Set([
   'P',
@@ -270,6 +277,8 @@ export function htmlToText(root: MiniNode): string {
     if (block) newline();
     for (let k = 0; k < node.childNodes.length; k++) walk(node.childNodes[k]!);
     if (block) newline();
+    // A paragraph is followed by an empty line, except Outlook's margin-less MsoNormal lines.
+    if (name === 'P' && !/\bMsoNormal\b/.test((node as { className?: string }).className ?? '')) out += '\n';
   };
   walk(root);
   return out
