@@ -23,7 +23,10 @@ export interface StrippedReply {
 // ---------------------------------------------------------------------------------------------
 // Plain-text patterns
 
-/** Attribution lines ("On … wrote:"); matched on up to three joined lines (clients wrap them). */
+/**
+ * Attribution lines ("On … wrote:"). The ones opening with their keyword are matched on up to
+ * three joined lines (clients wrap them); the others only on one line.
+ */
 const ATTRIBUTION: RegExp[] = [
   /^on\b.{3,250}\bwrote\s*:$/i,
   /^am\b.{3,250}\bschrieb\b.{0,250}:$/i,
@@ -31,6 +34,8 @@ const ATTRIBUTION: RegExp[] = [
   /^le\b.{3,250}\ba [ée]crit\s*:$/i,
   /^il\b.{3,250}\bha scritto\s*:$/i,
   /^in data\b.{3,250}\bha scritto\s*:$/i,
+];
+const ATTRIBUTION_ONE_LINE: RegExp[] = [
   /^.{1,150}<[^<>\s]+@[^<>\s]+>\s*(wrote|schrieb|a [ée]crit|ha scritto)\s*:$/i,
   /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}.{0,150}(wrote|schrieb|a [ée]crit|ha scritto)\s*:$/i,
 ];
@@ -88,6 +93,9 @@ const FOOTER = new RegExp(
       'gesendet mit der (web\\.de|gmx) mail app.*',
       'von outlook für (ios|android) gesendet',
       'outlook für (ios|android) (herunterladen|beziehen).*',
+      'holen sie sich outlook für (ios|android).*',
+      'obtenir outlook pour (ios|android).*',
+      'ottieni outlook per (ios|android).*',
       'mit proton mail gesendet.*',
       'gesendet mit proton mail.*',
       'envoy[ée] de (mon|yahoo mail) [\\w\\s-]{2,40}',
@@ -108,13 +116,17 @@ const isBlank = (line: string) => line.trim() === '';
 
 function attributionAt(lines: readonly string[], i: number): number {
   // Returns how many lines the attribution starting at i spans (0: none).
+  const first = lines[i]!.trim();
+  if (ATTRIBUTION_ONE_LINE.some((re) => re.test(first))) return 1;
   for (let span = 1; span <= 3 && i + span <= lines.length; span++) {
-    const joined = lines
-      .slice(i, i + span)
+    const part = lines.slice(i, i + span);
+    if (span > 1 && (part.some(isBlank) || part.some((l) => isQuoteLine(l) !== isQuoteLine(part[0]!))))
+      return 0;
+    const joined = part
       .map((l) => l.trim())
       .join(' ')
-      .replace(/\s+/g, ' ');
-    if (span > 1 && lines.slice(i, i + span).some(isBlank)) return 0;
+      .replace(/\s+/g, ' ')
+      .replace(/< /g, '<');
     if (ATTRIBUTION.some((re) => re.test(joined))) return span;
   }
   return 0;
