@@ -161,3 +161,49 @@ describe('loopGuard', () => {
     expect(bodyFingerprint('Hallo')).not.toBe(bodyFingerprint('Hallo!'));
   });
 });
+
+describe('header maps', () => {
+  it('are built alike from pairs, raw lines, a block and a Map', async () => {
+    const { headersFromLines, headersFromMap, headersFromPairs, mailFromParsed } =
+      await import('../../src/modules/email/mail.js');
+    const expected = { 'auto-submitted': ['auto-replied'], received: ['a b', 'c'] };
+    expect(
+      headersFromPairs([
+        { name: 'Auto-Submitted', value: ' auto-replied ' },
+        { name: 'Received', value: 'a\r\n b' },
+        { name: 'received', value: 'c' },
+      ]),
+    ).toEqual(expected);
+    expect(
+      headersFromLines([
+        { key: 'auto-submitted', line: 'Auto-Submitted: auto-replied' },
+        { key: 'received', line: 'Received: a\r\n b' },
+        { key: 'received', line: 'Received: c' },
+      ]),
+    ).toEqual(expected);
+    expect(headersFromBlock('Auto-Submitted: auto-replied\r\nReceived: a\r\n b\r\nReceived: c')).toEqual(
+      expected,
+    );
+    expect(
+      headersFromMap(
+        new Map<string, string | string[]>([
+          ['Auto-Submitted', 'auto-replied'],
+          ['Received', ['a\n b', 'c']],
+        ]),
+      ),
+    ).toEqual(expected);
+    const mail = mailFromParsed({
+      headerLines: [
+        { key: 'from', line: 'From: "Anna" <Anna@X.de>' },
+        { key: 'to', line: 'To: s@shop.de' },
+        { key: 'cc', line: 'Cc: b@x.de, c@x.de' },
+        { key: 'content-type', line: 'Content-Type: multipart/report; report-type=delivery-status' },
+      ],
+      subject: 'Hallo',
+      text: 'Text',
+      html: false,
+    });
+    expect(mail).toMatchObject({ from: 'anna@x.de', to: ['s@shop.de', 'b@x.de', 'c@x.de'], html: null });
+    expect(isAutomated(mail).reason).toBe('delivery_report');
+  });
+});

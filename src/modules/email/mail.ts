@@ -112,3 +112,14 @@ export function mailFromParsed(parsed: {
     html: parsed.html === false ? null : (parsed.html ?? null),
   };
 }
+
+/** Header map from a Map of header values (e.g. built from mailparser's `headerLines`), names any case. */
+export function headersFromMap(
+  map: ReadonlyMap<string, string | readonly string[]>,
+): Record<string, readonly string[]> {
+  const pairs: { name: string; value: string }[] = [];
+  for (const [name, value] of map) {
+    for (const v of typeof value === 'string' ? [value] : value) pairs.push({ name, value: v });
+  }
+  return headersFromPairs(pairs);
+}
