@@ -86,6 +86,7 @@ describe('isAutomated rules', () => {
     ['do_not_reply', 'From: X <do_not_reply@x.de>', 'noreply_sender'],
     ['a name containing reply is a person', 'From: X <replyteam.anna@x.de>', null],
     ['own address', 'From: S <Support@Shop-Beispiel.de>', 'own_address'],
+    ['no sender', 'Subject: Hallo', 'no_sender'],
     [
       'own message id domain',
       'From: A <a@x.de>\nMessage-ID: <abc.def@mail.parley.example>',

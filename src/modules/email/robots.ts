@@ -53,6 +53,10 @@ export const SKIP_REASONS = {
     de: 'Durch eine Postfachregel weitergeleitet (Exchange)',
     en: 'Forwarded by a mailbox rule (Exchange)',
   },
+  no_sender: {
+    de: 'Kein Absender, an den geantwortet werden könnte',
+    en: 'No sender to reply to',
+  },
   auto_reply_signals: {
     de: 'Abwesenheitsnotiz oder automatische Antwort',
     en: 'Out-of-office notice or automatic reply',
@@ -154,6 +158,8 @@ export function isAutomated(mail: MailInput, own: OwnIdentity = {}): RobotVerdic
   // Our own address named as the Return-Path of a reply-to-all (a loop through a forward).
   if (returnPath && returnPath.some((v) => addressesIn(v).some((a) => ownAddresses.has(a))))
     strong.push(['own_address', 'return-path']);
+
+  if (!from && !strong.some(([r]) => r === 'mailer_daemon')) strong.push(['no_sender', 'from: none']);
 
   const weak = weakSignals(mail);
   const signals = [...strong.map(([, s]) => s), ...weak];
