@@ -3,16 +3,7 @@
  * otel-sdk.ts through the handle in tracing.ts. Data only, so that those three files form no circle.
  */
 
-export const CHAT_STAGES = [
-  'auth',
-  'admission',
-  'history',
-  'knowledge',
-  'prompt',
-  'model',
-  'reply',
-  'store',
-] as const;
+export const CHAT_STAGES = ['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store'] as const;
 export type ChatStage = (typeof CHAT_STAGES)[number];
 
 /** The parts of the admission stage: rate limit, idempotency claim, bot checks and quota. */
