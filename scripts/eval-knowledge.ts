@@ -21,7 +21,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { testConfig } from '../src/config.js';
-import { createContext, type AppContext } from '../src/context.js';
+import { createContext } from '../src/context.js';
+import type { AppContext } from '../src/shared/context.js';
 import { memoryCoordination } from '../src/coordination/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { AppContext } from './context.js';
+import type { AppContext } from './shared/context.js';
 import { shedWhenBusy } from './http/backpressure.js';
 import { compressionOptions } from './http/compression.js';
 import { registerErrorHandler } from './http/error-handler.js';

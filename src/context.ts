@@ -8,32 +8,11 @@ import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
-import type { ChatExtension } from './modules/chat/extensions.js';
 import { eventBookingExtension } from './modules/events/chat-extension.js';
-import { createModelProvider, type ModelProvider } from './modules/models/index.js';
-import { tracingFor, type TracingHandle } from './observability/tracing.js';
-
-/**
- * Everything a module needs, built once per process and handed to every module plugin.
- * Tests build one per storage backend.
- */
-export interface AppContext {
-  config: Config;
-  db: Database;
-  coordination: Coordination;
-  apiKeys: ApiKeyService;
-  sessions: SessionService;
-  /** The AI model (deployment provider with per-bot override); tests may replace it. */
-  model: ModelProvider;
-  /** Modules that add prompt sections or post-process chat replies (see chat/extensions.ts). */
-  chatExtensions: ChatExtension[];
-  /** Whether the database and Redis answer (for /ready, 503 answers and outage logs). */
-  health: Health;
-  /** OpenTelemetry tracing of the chat; null unless an OTLP endpoint is configured. */
-  tracing: TracingHandle | null;
-  /** Closes what the context opened, in reverse order. */
-  close(): Promise<void>;
-}
+import { createEmbeddings } from './modules/knowledge/embeddings.js';
+import { createModelProvider } from './modules/models/index.js';
+import { tracingFor } from './observability/tracing.js';
+import type { AppContext } from './shared/context.js';
 
 export async function openDatabase(
   config: Config,
@@ -92,6 +71,7 @@ export async function createContext(
     apiKeys,
     sessions,
     model: createModelProvider(config.model),
+    embeddings: createEmbeddings(config),
     chatExtensions: [eventBookingExtension()],
     health,
     tracing,

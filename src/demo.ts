@@ -1,8 +1,7 @@
-import type { AppContext } from './context.js';
+import type { AppContext } from './shared/context.js';
 import { createBot } from './modules/bots/service.js';
 import { createTenant } from './modules/tenants/service.js';
 import { insertUser } from './modules/auth/repository.js';
-import { embeddingsFor } from './modules/knowledge/embeddings.js';
 import { importEntries, type EntryInput } from './modules/knowledge/service.js';
 
 export const DEMO_PROMPT =
@@ -75,7 +74,7 @@ export async function seedDemo(ctx: AppContext): Promise<DemoSeed> {
   await importEntries(
     {
       db: ctx.db,
-      embeddings: embeddingsFor(ctx.config),
+      embeddings: ctx.embeddings,
       maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
       minScore: ctx.config.knowledge.minScore,
     },

@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import type { AppContext } from './context.js';
+import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { maintainTables } from './db/maintenance.js';
 import { sweepExpiredReservations } from './modules/chat/repository.js';
 import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
-import { embeddingsFor } from './modules/knowledge/embeddings.js';
 import { ImportWorker } from './modules/knowledge/imports/worker.js';
 import { importDeps } from './modules/knowledge/imports/service.js';
 import { backfillPass } from './modules/knowledge/vectors.js';
@@ -115,7 +114,7 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
       name: 'knowledge-vectors',
       intervalMs: KNOWLEDGE_VECTORS_INTERVAL_MS,
       run: async () => {
-        const embeddings = embeddingsFor(ctx.config);
+        const embeddings = ctx.embeddings;
         if (embeddings) await backfillPass(ctx.db, embeddings);
         return false;
       },

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { createContext, type AppContext } from './context.js';
+import { createContext } from './context.js';
+import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { describeDemo, isEmpty, seedDemo } from './demo.js';

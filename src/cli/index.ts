@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
-import { createContext, type AppContext } from '../context.js';
+import { createContext } from '../context.js';
+import type { AppContext } from '../shared/context.js';
 import { DataDirLockedError } from '../db/lock.js';
 import { migrate } from '../db/migrate.js';
 import { describeDemo, seedDemo } from '../demo.js';

@@ -1,5 +1,5 @@
 import type { onRequestHookHandler } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../shared/context.js';
 import { CHAT_EXTRA_TEXT, ErrorCode } from './errors.js';
 
 /** Seconds a client is asked to wait when the database is overloaded. */

@@ -4,8 +4,8 @@
  * and named component schemas: every TypeBox schema with an `$id` (resources, error bodies)
  * becomes `#/components/schemas/<$id>` instead of being repeated inline.
  *
- * A route may set `schema.operationId` itself; otherwise its id comes from OPERATION_IDS, keyed
- * by method and path. test/openapi/openapi.test.ts fails for an operation without one.
+ * Every route declares its own `schema.operationId`; test/openapi/openapi.test.ts fails for an
+ * operation without one.
  */
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
@@ -37,118 +37,6 @@ export const OPENAPI_TAGS = [
   { name: 'internal (archived)', description: 'Archived trial-reminder endpoints (internal key)' },
   { name: 'system', description: 'Liveness, readiness, metrics' },
 ];
-
-/** operationId by "METHOD /path" (Fastify path syntax), for routes that do not set their own. */
-export const OPERATION_IDS: Record<string, string> = {
-  'GET /health': 'getHealth',
-  'GET /ready': 'getReadiness',
-  'GET /metrics': 'getMetrics',
-  'POST /api/auth/login': 'login',
-  'POST /api/auth/logout': 'logout',
-  'GET /api/me': 'getCurrentUser',
-  'POST /api/api-keys': 'createApiKey',
-  'GET /api/api-keys': 'listApiKeys',
-  'DELETE /api/api-keys/:id': 'revokeApiKey',
-  'GET /api/users': 'listUsers',
-  'GET /api/invitations': 'listInvitations',
-  'POST /api/invitations': 'inviteUser',
-  'POST /api/invitations/:id/resend': 'resendInvitation',
-  'DELETE /api/invitations/:id': 'revokeInvitation',
-  'POST /api/invitations/preview': 'previewInvitation',
-  'POST /api/invitations/accept': 'acceptInvitation',
-  'PATCH /api/users/:id': 'updateUser',
-  'POST /api/me/password': 'changeOwnPassword',
-  'POST /webhooks/stripe': 'receiveStripeEvent',
-  'GET /api/events': 'listEvents',
-  'POST /api/events': 'createEvent',
-  'GET /api/events/:id': 'getEvent',
-  'PUT /api/events/:id': 'updateEvent',
-  'DELETE /api/events/:id': 'deleteEvent',
-  'PATCH /api/events/:id/status': 'changeEventStatus',
-  'GET /api/events/:id/bookings': 'listBookings',
-  'POST /api/events/:id/bookings': 'createBooking',
-  'DELETE /api/events/:eventId/bookings/:bookingId': 'cancelBooking',
-  'PATCH /api/events/:eventId/bookings/:bookingId/status': 'changeBookingStatus',
-  'GET /api/contacts': 'listContacts',
-  'POST /api/contacts': 'createContact',
-  'GET /api/contacts/:id': 'getContact',
-  'GET /api/contacts/:id/bookings': 'listContactBookings',
-  'GET /api/contacts/:id/leads': 'listContactLeads',
-  'PUT /api/contacts/:id': 'updateContact',
-  'DELETE /api/contacts/:id': 'deleteContact',
-  'GET /api/notifications': 'listNotifications',
-  'POST /api/notifications/:id/read': 'markNotificationRead',
-  'POST /api/bot-chat/:botId/chat': 'chatWithBot',
-  'POST /api/bots/:id/test-chat': 'testChatWithBot',
-  'GET /api/bots/:id/prompt-versions': 'listPromptVersions',
-  'POST /api/bots/:id/prompt-versions': 'createPromptVersion',
-  'POST /api/bots/:id/prompt-versions/:versionId/restore': 'restorePromptVersion',
-  'DELETE /api/bots/:id/prompt-versions/:versionId': 'deletePromptVersion',
-  'GET /api/bots/:id/prompt-versions/:versionId/diff': 'diffPromptVersion',
-  'GET /api/bots/:id/blocks': 'listBlocks',
-  'POST /api/bots/:id/blocks': 'createBlock',
-  'GET /api/bots/:id/blocks/:blockId': 'getBlock',
-  'PATCH /api/bots/:id/blocks/:blockId': 'updateBlock',
-  'DELETE /api/bots/:id/blocks/:blockId': 'deleteBlock',
-  'GET /api/bots/:id/flow-steps': 'listFlowSteps',
-  'POST /api/bots/:id/flow-steps': 'createFlowStep',
-  'GET /api/bots/:id/flow-steps/:stepId': 'getFlowStep',
-  'PATCH /api/bots/:id/flow-steps/:stepId': 'updateFlowStep',
-  'DELETE /api/bots/:id/flow-steps/:stepId': 'deleteFlowStep',
-  'PUT /api/bots/:id/flow-steps/order': 'reorderFlowSteps',
-  'GET /api/bots/:id/preflight': 'getPreflight',
-  'POST /api/bots/:id/preflight/inject': 'injectPreflightPrompt',
-  'GET /v1/bots': 'listBotsV1',
-  'POST /v1/bots': 'createBotV1',
-  'GET /v1/bots/:id': 'getBotV1',
-  'GET /v1/conversations': 'listConversationsV1',
-  'GET /v1/conversations/:id': 'getConversationV1',
-  'GET /api/bots': 'listBots',
-  'POST /api/bots': 'createBot',
-  'GET /api/bots/:id': 'getBot',
-  'PATCH /api/bots/:id': 'updateBot',
-  'DELETE /api/bots/:id': 'deleteBot',
-  'GET /api/conversations': 'listConversations',
-  'GET /api/conversations/:id': 'getConversation',
-  'GET /api/usage': 'getUsage',
-  'POST /webhooks/conversation-ended': 'endConversation',
-  'POST /webhooks/escalation-triggered': 'escalateConversation',
-  'POST /webhooks/satisfaction-rating': 'rateConversation',
-  'POST /webhooks/lead-generated': 'recordLead',
-  'POST /api/conversations/:id/reopen': 'reopenConversation',
-  'GET /api/webhooks': 'listWebhooks',
-  'POST /api/webhooks': 'createWebhook',
-  'GET /api/webhooks/:id': 'getWebhook',
-  'PATCH /api/webhooks/:id': 'updateWebhook',
-  'DELETE /api/webhooks/:id': 'deleteWebhook',
-  'POST /api/webhooks/:id/rotate-secret': 'rotateWebhookSecret',
-  'GET /api/webhooks/:id/deliveries': 'listWebhookDeliveries',
-  'GET /api/webhooks/:id/deliveries/:deliveryId': 'getWebhookDelivery',
-  'POST /api/webhooks/:id/deliveries/:deliveryId/redeliver': 'redeliverWebhookDelivery',
-  'GET /api/internal/sandbox-reminders': 'listDueSandboxReminders',
-  'POST /api/internal/sandbox-reminders/log': 'logSandboxReminder',
-  'GET /api/bots/:id/knowledge': 'listBotKnowledgeEntries',
-  'POST /api/bots/:id/knowledge': 'createBotKnowledgeEntry',
-  'POST /api/bots/:id/knowledge/import': 'importBotKnowledgeEntries',
-  'GET /api/bots/:id/knowledge/:entryId': 'getBotKnowledgeEntry',
-  'PUT /api/bots/:id/knowledge/:entryId': 'replaceBotKnowledgeEntry',
-  'DELETE /api/bots/:id/knowledge/:entryId': 'deleteBotKnowledgeEntry',
-  'GET /api/knowledge': 'listKnowledgeEntries',
-  'POST /api/knowledge': 'createKnowledgeEntry',
-  'POST /api/knowledge/import': 'importKnowledgeEntries',
-  'GET /api/knowledge/:entryId': 'getKnowledgeEntry',
-  'PUT /api/knowledge/:entryId': 'replaceKnowledgeEntry',
-  'DELETE /api/knowledge/:entryId': 'deleteKnowledgeEntry',
-  'POST /api/bots/:id/knowledge/imports': 'startBotKnowledgeImport',
-  'GET /api/bots/:id/knowledge/imports': 'listBotKnowledgeImports',
-  'GET /api/bots/:id/knowledge/imports/:importId': 'getBotKnowledgeImport',
-  'POST /api/knowledge/imports': 'startKnowledgeImport',
-  'GET /api/knowledge/imports': 'listKnowledgeImports',
-  'GET /api/knowledge/imports/:importId': 'getKnowledgeImport',
-  'GET /api/bots/:id/knowledge/search': 'testKnowledgeSearch',
-  'GET /api/knowledge/onboarding': 'getKnowledgeOnboarding',
-  'PUT /api/knowledge/onboarding/steps/:step': 'setKnowledgeOnboardingStep',
-};
 
 /** Additions to single operations that route schemas cannot express. */
 const OPERATION_EXTRAS: Record<string, (operation: Operation) => void> = {
@@ -260,16 +148,13 @@ function collectNamed(node: unknown, seen = new Set<unknown>()): void {
 }
 
 /**
- * Names operations and collects the named schemas of every route as it is added. Register it
+ * Collects the named schemas of every route as it is added. Register it
  * before the routes.
  */
 export function registerOpenApiNames(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     const schema = route.schema as JsonObject | undefined;
     if (!schema || schema.hide) return;
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    const key = `${methods[0]} ${route.url}`;
-    if (schema.operationId === undefined && OPERATION_IDS[key]) schema.operationId = OPERATION_IDS[key];
     collectNamed(schema);
   });
 }

@@ -7,29 +7,14 @@
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { isUuid } from '../shared/ids.js';
 import { chatOutcomeFor } from './metrics.js';
-import type { ChatTraceRecord, TracingHandle } from './tracing.js';
-
-export const CHAT_STAGES = ['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store'] as const;
-export type ChatStage = (typeof CHAT_STAGES)[number];
-
-/** The parts of the admission stage: rate limit, idempotency claim, bot checks and quota. */
-export type AdmissionStep = 'rate_limit' | 'idempotency' | 'quota';
-
-/** One timed stage (or part of the admission); times are milliseconds since the epoch. */
-export interface StageRecord {
-  stage: ChatStage;
-  step?: AdmissionStep;
-  startMs: number;
-  endMs: number;
-  /** The class name of the error the stage failed with (never its message). */
-  errorType?: string;
-}
-
-/** Which model was asked: the provider and model name, never the prompt. */
-export interface ModelChoiceRecord {
-  provider: string;
-  model: string;
-}
+import type {
+  AdmissionStep,
+  ChatStage,
+  ChatTraceRecord,
+  ModelChoiceRecord,
+  StageRecord,
+} from './trace-records.js';
+import type { TracingHandle } from './tracing.js';
 
 /** Milliseconds since the epoch with sub-millisecond precision. */
 export function nowMs(): number {

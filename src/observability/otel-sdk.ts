@@ -30,8 +30,7 @@ import {
   ATTR_SERVICE_VERSION,
 } from '@opentelemetry/semantic-conventions';
 import type { FastifyBaseLogger } from 'fastify';
-import type { StageRecord } from './chat-trace.js';
-import type { ChatTraceRecord, ChatTracing } from './tracing.js';
+import type { ChatTraceRecord, ChatTracing, StageRecord } from './trace-records.js';
 
 /*
  * Generative-AI attributes of the semantic conventions. They are still "incubating", whose

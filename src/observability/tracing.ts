@@ -12,37 +12,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import { lazy } from '../lazy.js';
-import type { ModelChoiceRecord, StageRecord } from './chat-trace.js';
-
-/** Everything one chat request's trace is made of. */
-export interface ChatTraceRecord {
-  /** W3C trace context of the caller (`traceparent`, `tracestate`), continued when valid. */
-  traceparent?: string;
-  tracestate?: string;
-  method: string;
-  /** Route template, e.g. `/api/bot-chat/:botId/chat`. */
-  route: string;
-  statusCode: number;
-  startMs: number;
-  endMs: number;
-  tenantId?: string;
-  botId?: string;
-  /** The chat outcome label (`ok`, `replayed`, `model_unavailable`, …). */
-  outcome: string;
-  /** The request failed on the service's side (5xx, or a stream that ended with an error). */
-  failed: boolean;
-  stages: StageRecord[];
-  model?: ModelChoiceRecord & { responseModel?: string; tokensIn?: number; tokensOut?: number };
-}
-
-export interface ChatTracing {
-  /** Turns a finished chat request into spans; they are sent in batches in the background. */
-  exportChat(record: ChatTraceRecord): void;
-  /** Sends the spans buffered so far. */
-  flush(): Promise<void>;
-  /** Sends the spans still buffered and stops the exporter. */
-  shutdown(): Promise<void>;
-}
+import type { ChatTraceRecord } from './trace-records.js';
 
 /** Longest wait for the last spans at shutdown: an unreachable collector must not hold it up. */
 export const TRACING_SHUTDOWN_LIMIT_MS = 5000;

@@ -134,3 +134,17 @@ export function splitPage<T>(rows: T[], limit: number, cursorOf: (last: T) => st
 export function cursorTimestampSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
+
+/**
+ * One page of a list sorted newest first by (created_at, id): decodes the cursor, lets `fetch`
+ * read the rows after it (one more than `limit`, see splitPage) and names the next page.
+ */
+export async function timePage<T extends { cursor_at: string; id: string }>(
+  list: string,
+  query: { limit?: number; cursor?: string },
+  fetch: (limit: number, after: TimeCursor | undefined) => Promise<T[]>,
+): Promise<{ data: T[]; next_cursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await fetch(limit, decodeTimeCursor(list, query.cursor));
+  return splitPage(rows, limit, (last) => encodeTimeCursor(list, { at: last.cursor_at, id: last.id }));
+}

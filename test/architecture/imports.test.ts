@@ -14,9 +14,85 @@ function sourceFiles(dir: string): string[] {
 
 /** Relative import targets of a file, resolved to paths under src/ (".js" → ".ts"). */
 function importsOf(file: string): string[] {
+  return edgesOf(file).map((edge) => edge.target);
+}
+
+/** Every relative import of a file, with whether it is erased at build (`import type`). */
+function edgesOf(file: string): { target: string; typeOnly: boolean }[] {
   const text = readFileSync(file, 'utf8');
-  const targets = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => m[1]!);
-  return targets.map((t) => relative(SRC, resolve(dirname(file), t)).replace(/\.js$/, '.ts'));
+  const edges = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?(?:[^;'"]*?\s+from\s+)?'(\.[^']+)'/g),
+    ...text.matchAll(/import\(\s*'(\.[^']+)'\s*\)/g),
+  ].map((m) =>
+    m.length === 3 ? { spec: m[2]!, typeOnly: Boolean(m[1]) } : { spec: m[1]!, typeOnly: false },
+  );
+  return edges.map(({ spec, typeOnly }) => ({
+    target: relative(SRC, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'),
+    typeOnly,
+  }));
+}
+
+/**
+ * Floors of the house, lowest first: the shared base (shared/, http/, db/, observability/,
+ * coordination/, configuration), the feature modules, the wiring that builds the application
+ * (app, context, scheduler), and the entry points (serve, cli, main). Nothing imports a higher floor.
+ */
+const FLOORS = ['base', 'modules', 'wiring', 'entry'] as const;
+function floorOf(path: string): number {
+  if (path.startsWith('modules/')) return 1;
+  if (['app.ts', 'context.ts', 'scheduler.ts', 'demo.ts'].includes(path)) return 2;
+  if (['serve.ts', 'main.ts'].includes(path) || path.startsWith('cli/')) return 3;
+  return 0;
+}
+/** The type of the context names the services it carries; erased at build, it is the one type-only way up. */
+const TYPE_ONLY_UPWARDS = new Set(['shared/context.ts']);
+/**
+ * Reads of another module's repository that still wait for a way through its service: each would
+ * close an import circle today (bots → preflight/prompt-versions → bots, contacts ↔ events).
+ * The list may only shrink.
+ */
+const KNOWN_REPOSITORY_READS = new Set([
+  'modules/contacts/service.ts → modules/events/repository.ts',
+  'modules/flow/service.ts → modules/bots/repository.ts',
+  'modules/preflight/service.ts → modules/bots/repository.ts',
+  'modules/prompt-versions/service.ts → modules/bots/repository.ts',
+]);
+const isRepository = (path: string) => /(^|\/)([\w-]+-)?repository\.ts$/.test(path);
+
+/** Strongly connected components of the import graph with more than one file (Tarjan). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    indices.set(node, index);
+    low.set(node, index++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, indices.get(next)!));
+      }
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
+  return found;
 }
 
 const files = sourceFiles(SRC);
@@ -24,6 +100,38 @@ const moduleOf = (path: string) => /^modules\/([^/]+)\//.exec(path)?.[1];
 const isRoutesFile = (path: string) => /(^|\/)([\w-]+-)?routes\.ts$/.test(path);
 
 describe('house order (import graph)', () => {
+  it('has no import cycle in src/', () => {
+    const graph = new Map(files.map((f) => [relative(SRC, f), importsOf(f)]));
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('nothing imports a higher floor (base ← modules ← wiring ← entry)', () => {
+    const offences: string[] = [];
+    for (const file of files) {
+      const from = relative(SRC, file);
+      for (const { target, typeOnly } of edgesOf(file)) {
+        if (floorOf(target) <= floorOf(from)) continue;
+        if (typeOnly && TYPE_ONLY_UPWARDS.has(from)) continue;
+        offences.push(`${from} (${FLOORS[floorOf(from)]}) → ${target} (${FLOORS[floorOf(target)]})`);
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+
+  it('no module imports another module’s repository (only its service or schema)', () => {
+    const offences: string[] = [];
+    for (const file of files) {
+      const from = relative(SRC, file);
+      for (const target of importsOf(file)) {
+        const a = moduleOf(from);
+        const b = moduleOf(target);
+        if (a && b && a !== b && isRepository(target)) offences.push(`${from} → ${target}`);
+      }
+    }
+    expect(offences.filter((offence) => !KNOWN_REPOSITORY_READS.has(offence))).toEqual([]);
+    expect([...KNOWN_REPOSITORY_READS].filter((known) => !offences.includes(known))).toEqual([]);
+  });
+
   it('no module imports another module’s routes', () => {
     const offences: string[] = [];
     for (const file of files) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { testConfig } from '../../src/config.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { createEntry } from '../../src/modules/knowledge/service.js';
 import { createModelProvider } from '../../src/modules/models/index.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../../src/modules/models/provider.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { insertContact, type ContactRow } from '../../src/modules/contacts/repository.js';
 import type { TenantFixture } from '../helpers/factories.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { insertSession, insertUser } from '../../src/modules/auth/repository.js';
 import type { Role } from '../../src/modules/auth/permissions.js';
 import { randomToken, sha256Hex } from '../../src/modules/auth/secrets.js';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import type { EmbeddingsClient } from '../../src/modules/knowledge/embeddings.js';
 import { importEntries, type EntryInput, type KnowledgeDeps } from '../../src/modules/knowledge/service.js';
 

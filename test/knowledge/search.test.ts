@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import { createContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import { httpEmbeddings } from '../../src/modules/knowledge/embeddings.js';
 import { searchKnowledge } from '../../src/modules/knowledge/search.js';

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import { createContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import {
-  embeddingsFor,
+  createEmbeddings,
   guardedEmbeddings,
   httpEmbeddings,
   type EmbeddingsLog,
@@ -52,7 +53,7 @@ describe('embeddings client', () => {
     expect(config.knowledge.embeddingsTimeoutMs).toBe(1234);
     expect(config.knowledge.embeddingsBreakerMs).toBe(5000);
     expect(testConfig().knowledge.embeddingsTimeoutMs).toBe(5000);
-    expect(embeddingsFor(config)).not.toBeNull();
+    expect(createEmbeddings(config)).not.toBeNull();
     expect(() => testConfig({ EMBEDDINGS_TIMEOUT_MS: 'soon' })).toThrow(/EMBEDDINGS_TIMEOUT_MS/);
   });
 

@@ -5,6 +5,7 @@ import { RESYNC_CHANNEL, type Coordination } from '../../coordination/index.js';
 import type { Database } from '../../db/database.js';
 import { AppError, CHAT_TEXT, type ErrorCodeName } from '../../http/errors.js';
 import { randomToken, sha256Hex } from './secrets.js';
+import { timePage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
 
 /** The error body code of a refused API key (the chat endpoint words it in CHAT_TEXT). */
@@ -203,4 +204,13 @@ export class ApiKeyService {
   get cachedCount(): number {
     return this.cache.size;
   }
+}
+
+const API_KEY_LIST = 'api_keys';
+
+/** One page of the tenant's API keys, newest first. */
+export function listApiKeysPage(db: Database, tenantId: string, query: { limit?: number; cursor?: string }) {
+  return timePage(API_KEY_LIST, query, (limit, after) =>
+    repo.listApiKeys(db, tenantId, { limit: limit + 1, after }),
+  );
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { VerifiedKey } from './api-keys.js';
 import type { Permission } from './permissions.js';
 import { SESSION_TOKEN_PREFIX, type AuthenticatedUser } from './sessions.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { forbidden } from '../../http/errors.js';
 
 declare module 'fastify' {

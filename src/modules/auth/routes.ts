@@ -1,21 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { SESSION_COOKIE, currentUser, requireUser } from './guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import {
-  decodeTimeCursor,
-  DEFAULT_PAGE_SIZE,
-  encodeTimeCursor,
-  Page,
-  PageQuery,
-  splitPage,
-} from '../../shared/pagination.js';
+import { Page, PageQuery } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { findTenant, findTenantPlan } from '../tenants/service.js';
 import { isUuid } from '../../shared/ids.js';
 import { ROLE_PERMISSIONS } from './permissions.js';
-import { listApiKeys } from './repository.js';
+import { listApiKeysPage } from './api-keys.js';
 import { USER_PUBLIC_COLUMNS, type PublicUser } from './repository.js';
 import { queryOne } from '../../db/database.js';
 import {
@@ -28,7 +21,6 @@ import {
 } from './schema.js';
 
 /** Dashboard sign-in and the tenant's API keys. */
-const API_KEY_LIST = 'api_keys';
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const secureCookie = ctx.config.nodeEnv === 'production';
@@ -37,6 +29,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/api/auth/login',
     {
       schema: {
+        operationId: 'login',
         tags: ['auth'],
         summary: 'Log in with e-mail and password; opens a session',
         security: [],
@@ -67,6 +60,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx),
       schema: {
+        operationId: 'logout',
         tags: ['auth'],
         summary: 'End the current session',
         security: SESSION_SECURITY,
@@ -85,6 +79,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx),
       schema: {
+        operationId: 'getCurrentUser',
         tags: ['auth'],
         summary: 'The signed-in user, their permissions and tenant',
         security: SESSION_SECURITY,
@@ -116,6 +111,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'api_key:manage'),
       schema: {
+        operationId: 'createApiKey',
         tags: ['auth'],
         summary: 'Generate a new tenant API key (shown once); the previous key stops working at once',
         security: SESSION_SECURITY,
@@ -158,6 +154,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'api_key:manage'),
       schema: {
+        operationId: 'listApiKeys',
         tags: ['auth'],
         summary: "The tenant's API keys (metadata only, never the key or its hash)",
         security: SESSION_SECURITY,
@@ -166,14 +163,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
-      const keys = await listApiKeys(ctx.db, currentUser(request).tenantId, {
-        limit: limit + 1,
-        after: decodeTimeCursor(API_KEY_LIST, request.query.cursor),
-      });
-      const page = splitPage(keys, limit, (last) =>
-        encodeTimeCursor(API_KEY_LIST, { at: last.cursor_at, id: last.id }),
-      );
+      const page = await listApiKeysPage(ctx.db, currentUser(request).tenantId, request.query);
       return { data: page.data.map(serializeKey), next_cursor: page.next_cursor };
     },
   );
@@ -183,6 +173,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'api_key:manage'),
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['auth'],
         summary: 'Revoke an API key at once',
         security: SESSION_SECURITY,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -17,6 +17,7 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     {
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
+        operationId: 'listBots',
         tags,
         summary: "List the tenant's bots, newest first (cursor pagination, filters is_active and status)",
         security,
@@ -32,6 +33,7 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'createBot',
         tags,
         summary: 'Create a bot; a system_prompt becomes its first prompt version',
         security,
@@ -51,6 +53,7 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     {
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
+        operationId: 'getBot',
         tags,
         summary: 'A bot with all its fields',
         security,
@@ -66,6 +69,7 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'updateBot',
         tags,
         summary:
           'Change bot fields. A changed system_prompt is stored as a new prompt version; activating ' +
@@ -88,6 +92,7 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'deleteBot',
         tags,
         summary: 'Delete a bot with its conversations, messages and prompt versions',
         security,

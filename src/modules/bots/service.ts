@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { runPreflight } from '../preflight/service.js';
-import { insertCurrentVersion } from '../prompt-versions/repository.js';
+import { insertCurrentVersion } from '../prompt-versions/service.js';
 import {
   deleteBot,
   findBot,
@@ -14,6 +14,9 @@ import {
   type BotRow,
 } from './repository.js';
 import type { BotListFilters, BotResponse, UpdateBotInput } from './schema.js';
+
+/** Reads other modules use: the bot row by id (undefined when absent), and with a row lock. */
+export { findBot, lockBot, type BotRow } from './repository.js';
 
 const BOT_LIST = 'bots';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { requireApiKey, tenantOfKey } from '../auth/guard.js';
 import { AppError, CHAT_TEXT, forbidden, unauthorized } from '../../http/errors.js';
 import { apiKeyCode } from '../auth/api-keys.js';

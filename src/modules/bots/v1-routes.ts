@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { tenantOfKey } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
@@ -21,6 +21,7 @@ export const botV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     '/v1/bots',
     {
       schema: {
+        operationId: 'listBotsV1',
         tags,
         summary: "List the tenant's bots, newest first (cursor pagination, filters is_active and status)",
         security,
@@ -35,6 +36,7 @@ export const botV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     '/v1/bots',
     {
       schema: {
+        operationId: 'createBotV1',
         tags,
         summary: 'Create a bot; a system_prompt becomes its first prompt version',
         security,
@@ -52,6 +54,7 @@ export const botV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     '/v1/bots/:id',
     {
       schema: {
+        operationId: 'getBotV1',
         tags,
         summary: 'A bot of the tenant',
         security,

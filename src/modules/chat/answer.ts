@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { chatTraceOf } from '../../observability/chat-trace.js';
 import { answer, converse } from './pipeline/engine.js';
 import type { ChatResponse, InboundMessage } from './pipeline/types.js';

@@ -1,8 +1,8 @@
 import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
-import type { BotRow } from '../bots/repository.js';
-import type { ConversationRow } from '../conversations/repository.js';
+import type { BotRow } from '../bots/service.js';
+import type { ConversationRow } from '../conversations/service.js';
 import type { ModelMessage } from '../models/provider.js';
 import type { ChatChannel } from './request.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { requireApiKey, tenantOfKey } from '../auth/guard.js';
 import { CHAT_INVALID_TEXT } from '../../http/errors.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
@@ -48,6 +48,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       // The body is checked by parseChatRequest, which knows the specification's texts and order.
       attachValidation: true,
       schema: {
+        operationId: 'chatWithBot',
         tags: ['chat'],
         summary: 'Send a message to a bot and get its reply',
         description:

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { SESSION_SECURITY } from '../../http/schemas.js';
 import { chatTraceOf, observeChatResponse } from '../../observability/chat-trace.js';
@@ -32,6 +32,7 @@ export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
       config: { errorStyle: 'chat' },
       attachValidation: true,
       schema: {
+        operationId: 'testChatWithBot',
         tags: ['chat'],
         summary: 'Talk to a bot from the dashboard, as a caller of the chat endpoint would',
         description:

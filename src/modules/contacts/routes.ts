@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -34,6 +34,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:view'),
       schema: {
+        operationId: 'listContacts',
         tags,
         summary: "List the tenant's contacts, newest first (cursor pagination, search q)",
         security,
@@ -49,6 +50,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:edit'),
       schema: {
+        operationId: 'createContact',
         tags,
         summary: 'Create a contact',
         security,
@@ -67,6 +69,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:view'),
       schema: {
+        operationId: 'getContact',
         tags,
         summary: 'A contact',
         security,
@@ -83,6 +86,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:view'),
       schema: {
+        operationId: 'listContactBookings',
         tags,
         summary: "The contact's event bookings with their events, newest first (cursor pagination)",
         security,
@@ -100,6 +104,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:view'),
       schema: {
+        operationId: 'listContactLeads',
         tags,
         summary: 'Conversations linked to the contact by a recorded lead, newest first (cursor pagination)',
         security,
@@ -117,6 +122,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:edit'),
       schema: {
+        operationId: 'updateContact',
         tags,
         summary: 'Change contact fields (fields left out are kept, null clears)',
         security,
@@ -136,6 +142,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: requireUser(ctx, 'contact:edit'),
       schema: {
+        operationId: 'deleteContact',
         tags,
         summary:
           'Delete a contact with its past bookings; refused with 409 while it has confirmed or waitlist bookings',

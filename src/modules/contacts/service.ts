@@ -17,6 +17,9 @@ import {
   type ContactRow,
 } from './repository.js';
 
+/** Used by events (bookings and the chat extension) to find or create the contact of a booking. */
+export { findContact, findOrCreateContactBySender } from './repository.js';
+
 const CONTACT_LIST = 'contacts';
 const CONTACT_BOOKINGS = 'contact-bookings';
 const CONTACT_LEADS = 'contact-leads';

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -21,6 +21,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'listConversations',
         tags,
         summary:
           "List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to)",
@@ -37,6 +38,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'getConversation',
         tags,
         summary: 'A conversation with its messages, oldest first (paginated with limit and cursor)',
         security,

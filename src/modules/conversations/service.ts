@@ -23,6 +23,8 @@ import {
   type MessageResponse,
 } from './schema.js';
 
+export type { ConversationRow } from './repository.js';
+
 const CONVERSATION_LIST = 'conversations';
 const MESSAGE_LIST = 'messages';
 

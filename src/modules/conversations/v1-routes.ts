@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { tenantOfKey } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
@@ -20,6 +20,7 @@ export const conversationV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
     '/v1/conversations',
     {
       schema: {
+        operationId: 'listConversationsV1',
         tags,
         summary:
           "List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to)",
@@ -35,6 +36,7 @@ export const conversationV1Routes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
     '/v1/conversations/:id',
     {
       schema: {
+        operationId: 'getConversationV1',
         tags,
         summary: 'A conversation with its messages, oldest first (paginated with limit and cursor)',
         security,

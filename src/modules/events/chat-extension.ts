@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { Database, Queryable } from '../../db/database.js';
 import { cacheLookups } from '../../observability/metrics.js';
 import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
-import { findOrCreateContactBySender } from '../contacts/repository.js';
+import { findOrCreateContactBySender } from '../contacts/service.js';
 import { bookInTransaction, type BookingOutcome } from './bookings/service.js';
 import {
   bookableEventsSection,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -47,6 +47,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:view'),
       schema: {
+        operationId: 'listEvents',
         tags,
         summary: 'List events by start date (filters status, from_date, to_date, bot_id; cursor pagination)',
         security,
@@ -62,6 +63,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'createEvent',
         tags,
         summary: 'Create an event (status draft)',
         security,
@@ -82,6 +84,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:view'),
       schema: {
+        operationId: 'getEvent',
         tags,
         summary: 'An event with live statistics (bookings by status, free places, utilisation, amounts)',
         security,
@@ -97,6 +100,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'updateEvent',
         tags,
         summary:
           'Change event fields (left out: kept, null: cleared); 409 for final events and locked payment terms',
@@ -114,6 +118,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'deleteEvent',
         tags,
         summary: 'Delete an event with its bookings; only in status draft or cancelled, else 409',
         security,
@@ -132,6 +137,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'changeEventStatus',
         tags,
         summary:
           'Change the event status by the state machine (409 names current and requested status); ' +
@@ -151,6 +157,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:view'),
       schema: {
+        operationId: 'listBookings',
         tags,
         summary: 'Bookings of an event in booking order, with contact (filter status; cursor pagination)',
         security,
@@ -167,6 +174,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'createBooking',
         tags,
         summary:
           'Book a contact: confirmed while places are free, else on the waitlist while it has room; ' +
@@ -194,6 +202,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'cancelBooking',
         tags,
         summary: 'Cancel a booking; the first waitlist booking moves up into a freed place',
         security,
@@ -214,6 +223,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'event:edit'),
       schema: {
+        operationId: 'changeBookingStatus',
         tags,
         summary:
           'Change a booking status by the state machine (attended, no_show, cancelled); 409 when not allowed',

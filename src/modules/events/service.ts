@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, badRequest, conflict, ErrorCode, notFound } from '../../http/errors.js';
 import { DEFAULT_PAGE_SIZE, splitPage } from '../../shared/pagination.js';
-import { findBot } from '../bots/repository.js';
+import { findBot } from '../bots/service.js';
 import { cancelOpenBookings } from './bookings/service.js';
 import { settleCapacity } from './capacity.js';
 import { eventCursor, parseEventCursor } from './cursor.js';

@@ -4,7 +4,7 @@
  * exist exactly when the change is committed.
  */
 import type { Queryable } from '../../db/database.js';
-import { insertNotification } from '../notifications/repository.js';
+import { insertNotification } from '../notifications/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { BookingRow } from './bookings/repository.js';
 import type { EventStatus } from './event-status.js';

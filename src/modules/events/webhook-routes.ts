@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../http/schemas.js';
 import { applyProviderNotice } from './payment-service.js';
 import { interpretProviderEvent, verifyProviderEvent } from './payments.js';
@@ -18,6 +18,7 @@ export const stripeWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     '/webhooks/stripe',
     {
       schema: {
+        operationId: 'receiveStripeEvent',
         tags: ['webhooks'],
         summary:
           'Stripe events (signed with Stripe-Signature): completed checkout marks the booking paid, ' +

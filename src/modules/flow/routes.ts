@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
@@ -48,6 +48,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: view,
       schema: {
+        operationId: 'listBlocks',
         tags: blockTags,
         summary: "List a bot's interactive blocks",
         security,
@@ -69,6 +70,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: view,
       schema: {
+        operationId: 'getBlock',
         tags: blockTags,
         summary: 'One interactive block',
         security,
@@ -90,6 +92,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'createBlock',
         tags: blockTags,
         summary: 'Create an interactive block; every step it jumps to must be a step of this bot',
         security,
@@ -111,6 +114,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'updateBlock',
         tags: blockTags,
         summary: 'Change fields of an interactive block; the result is validated as a whole',
         security,
@@ -131,6 +135,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'deleteBlock',
         tags: blockTags,
         summary: 'Delete an interactive block; steps that showed it remain without a block',
         security,
@@ -153,6 +158,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: view,
       schema: {
+        operationId: 'listFlowSteps',
         tags: stepTags,
         summary: "List a bot's flow steps in order",
         security,
@@ -171,6 +177,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: view,
       schema: {
+        operationId: 'getFlowStep',
         tags: stepTags,
         summary: 'One flow step',
         security,
@@ -192,6 +199,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'createFlowStep',
         tags: stepTags,
         summary: 'Add a flow step at a position (later steps move down) or at the end',
         security,
@@ -212,6 +220,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'reorderFlowSteps',
         tags: stepTags,
         summary: 'Put all flow steps into a new order (numbered 1…n)',
         security,
@@ -232,6 +241,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'updateFlowStep',
         tags: stepTags,
         summary: 'Change a flow step; a new step_order moves it and renumbers the others',
         security,
@@ -252,6 +262,7 @@ export const flowRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: edit,
       schema: {
+        operationId: 'deleteFlowStep',
         tags: stepTags,
         summary: 'Delete a flow step; lists blocks that still jump to it',
         security,

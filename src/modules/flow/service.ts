@@ -22,6 +22,9 @@ import {
 } from './repository.js';
 import type { CreateBlockInput, CreateStepInput, UpdateBlockInput, UpdateStepInput } from './schema.js';
 
+/** The flow rows and their model form, for the pre-flight analysis. */
+export { listBlocks, listSteps, toFlowBlock, toFlowStep } from './repository.js';
+
 export interface BotRef {
   tenantId: string;
   botId: string;

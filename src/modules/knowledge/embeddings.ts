@@ -135,35 +135,23 @@ function isVector(value: unknown): value is number[] {
   return Array.isArray(value) && value.every((x) => typeof x === 'number' && Number.isFinite(x));
 }
 
-const clients = new WeakMap<object, EmbeddingsClient | null>();
-
 /**
  * The deployment's embeddings client, or null when EMBEDDINGS_BASE_URL is not set (search is
- * then full-text and trigram only). One client per configuration object, with the timeout
- * EMBEDDINGS_TIMEOUT_MS and the circuit breaker EMBEDDINGS_BREAKER_MS.
+ * then full-text and trigram only), with the timeout EMBEDDINGS_TIMEOUT_MS and the circuit
+ * breaker EMBEDDINGS_BREAKER_MS. Built once by the application context (ctx.embeddings).
  */
-export function embeddingsFor(config: Config): EmbeddingsClient | null {
+export function createEmbeddings(config: Config): EmbeddingsClient | null {
   const knowledge = config.knowledge;
-  if (!clients.has(knowledge)) {
-    clients.set(
-      knowledge,
-      knowledge.embeddingsBaseUrl
-        ? guardedEmbeddings(
-            httpEmbeddings({
-              baseUrl: knowledge.embeddingsBaseUrl,
-              apiKey: knowledge.embeddingsApiKey,
-              model: knowledge.embeddingsModel,
-              timeoutMs: knowledge.embeddingsTimeoutMs,
-            }),
-            {
-              breakerMs: knowledge.embeddingsBreakerMs,
-              log: pino({ name: 'embeddings', level: config.logLevel }),
-            },
-          )
-        : null,
-    );
-  }
-  return clients.get(knowledge) ?? null;
+  if (!knowledge.embeddingsBaseUrl) return null;
+  return guardedEmbeddings(
+    httpEmbeddings({
+      baseUrl: knowledge.embeddingsBaseUrl,
+      apiKey: knowledge.embeddingsApiKey,
+      model: knowledge.embeddingsModel,
+      timeoutMs: knowledge.embeddingsTimeoutMs,
+    }),
+    { breakerMs: knowledge.embeddingsBreakerMs, log: pino({ name: 'embeddings', level: config.logLevel }) },
+  );
 }
 
 export function vectorNorm(vector: readonly number[]): number {

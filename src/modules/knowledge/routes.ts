@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { embeddingsFor } from './embeddings.js';
 import { describeOnboarding, ONBOARDING_STEP_KEYS, type OnboardingStepKey } from './onboarding.js';
 import * as repo from './repository.js';
 import type { EntryRow, EntryScope, EntrySummaryRow } from './repository.js';
@@ -36,6 +35,8 @@ interface ScopeRoutes {
   entryParams: TObject;
   tags: string[];
   what: string;
+  /** The scope's operationId for the tenant-wide one (the bot's names the bot). */
+  operationId: (tenantWide: string) => string;
   resolve(request: FastifyRequest): Promise<EntryScope>;
 }
 
@@ -45,7 +46,7 @@ const ENTRY_LIST = 'knowledge_entries';
 export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps: KnowledgeDeps = {
     db: ctx.db,
-    embeddings: embeddingsFor(ctx.config),
+    embeddings: ctx.embeddings,
     maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
     minScore: ctx.config.knowledge.minScore,
   };
@@ -63,6 +64,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       entryParams: BotEntryParams,
       tags: ['knowledge'],
       what: "the bot's",
+      operationId: (id) => id.replace('Knowledge', 'BotKnowledge'),
       async resolve(request) {
         const bot = await service.requireBot(ctx.db, tenantOf(request), paramsOf(request).id ?? '');
         return { botId: bot.id };
@@ -74,6 +76,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       entryParams: EntryParams,
       tags: ['knowledge'],
       what: 'tenant-wide (shared by all bots)',
+      operationId: (id) => id,
       resolve: async () => ({ botId: null }),
     },
   ];
@@ -88,6 +91,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: view,
         schema: {
+          operationId: scope.operationId('listKnowledgeEntries'),
           tags: scope.tags,
           summary: `List ${scope.what} knowledge entries (newest first, without full content)`,
           security,
@@ -118,6 +122,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: edit,
         schema: {
+          operationId: scope.operationId('createKnowledgeEntry'),
           tags: scope.tags,
           summary: `Create a ${scope.what} knowledge entry; it is chunked and indexed at once`,
           security,
@@ -139,6 +144,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: edit,
         schema: {
+          operationId: scope.operationId('importKnowledgeEntries'),
           tags: scope.tags,
           summary: `Import several ${scope.what} entries at once (JSON entries and files, or one raw text/Markdown file); all or nothing`,
           security,
@@ -164,6 +170,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: view,
         schema: {
+          operationId: scope.operationId('getKnowledgeEntry'),
           tags: scope.tags,
           summary: `One ${scope.what} knowledge entry with its content`,
           security,
@@ -182,6 +189,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: edit,
         schema: {
+          operationId: scope.operationId('replaceKnowledgeEntry'),
           tags: scope.tags,
           summary: `Replace a ${scope.what} knowledge entry; it is re-indexed in the same transaction`,
           security,
@@ -203,6 +211,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       {
         onRequest: edit,
         schema: {
+          operationId: scope.operationId('deleteKnowledgeEntry'),
           tags: scope.tags,
           summary: `Delete a ${scope.what} knowledge entry and its search chunks`,
           security,
@@ -223,6 +232,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'knowledge:view'),
       schema: {
+        operationId: 'testKnowledgeSearch',
         tags: ['knowledge'],
         summary: 'Hit test: what the chat would retrieve for a message, with scores',
         security: SESSION_SECURITY,
@@ -264,6 +274,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'knowledge:view'),
       schema: {
+        operationId: 'getKnowledgeOnboarding',
         tags: ['knowledge'],
         summary: "The tenant's knowledge-base onboarding checklist",
         security: SESSION_SECURITY,
@@ -278,6 +289,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'knowledge:edit'),
       schema: {
+        operationId: 'setKnowledgeOnboardingStep',
         tags: ['knowledge'],
         summary: 'Mark an onboarding step done or not done',
         security: SESSION_SECURITY,

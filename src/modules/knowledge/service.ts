@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { findBot, type BotRow } from '../bots/repository.js';
+import { findBot, type BotRow } from '../bots/service.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import * as repo from './repository.js';
 import { scheduleBackfill } from './vectors.js';

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -16,6 +16,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       onRequest: requireUser(ctx, 'event:view'),
       schema: {
+        operationId: 'listNotifications',
         tags,
         summary: 'Notifications, newest first (cursor pagination, filters unread and event_id)',
         security,
@@ -31,6 +32,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
     {
       onRequest: requireUser(ctx, 'event:view'),
       schema: {
+        operationId: 'markNotificationRead',
         tags,
         summary: 'Mark a notification as read (repeating it keeps the first read time)',
         security,

@@ -1,20 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { conflict, notFound } from '../../http/errors.js';
-import {
-  decodeTimeCursor,
-  DEFAULT_PAGE_SIZE,
-  encodeTimeCursor,
-  Page,
-  splitPage,
-} from '../../shared/pagination.js';
+import { Page } from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
+import { listDeadPage } from './service.js';
 import { DeadQuery, MessageParams, OutboxMessageSchema } from './schema.js';
-
-const DEAD_LIST = 'outbox_dead';
 
 function serializeMessage(message: repo.OutboxMessage) {
   const waiting = message.status !== 'sent' && message.status !== 'dead';
@@ -56,15 +49,7 @@ export const outboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
-      const rows = await repo.listDead(ctx.db, currentUser(request).tenantId, {
-        limit: limit + 1,
-        kind: request.query.kind,
-        before: decodeTimeCursor(DEAD_LIST, request.query.cursor),
-      });
-      const page = splitPage(rows, limit, (last) =>
-        encodeTimeCursor(DEAD_LIST, { at: last.cursor_at, id: last.id }),
-      );
+      const page = await listDeadPage(ctx.db, currentUser(request).tenantId, request.query);
       return { data: page.data.map(serializeMessage), next_cursor: page.next_cursor };
     },
   );

@@ -4,3 +4,19 @@
  */
 export { enqueue, listAttempts, type AttemptRow, type NewMessage, type OutboxMessage } from './repository.js';
 export type { OutboxSender, SendResult } from './worker.js';
+import type { Queryable } from '../../db/database.js';
+import { timePage } from '../../shared/pagination.js';
+import { listDead } from './repository.js';
+
+const DEAD_LIST = 'outbox_dead';
+
+/** One page of the tenant's dead messages, newest first, optionally of one kind. */
+export function listDeadPage(
+  db: Queryable,
+  tenantId: string,
+  query: { limit?: number; cursor?: string; kind?: string },
+) {
+  return timePage(DEAD_LIST, query, (limit, before) =>
+    listDead(db, tenantId, { limit: limit + 1, kind: query.kind, before }),
+  );
+}

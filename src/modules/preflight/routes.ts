@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { InjectBody, InjectResponse, PreflightResponse } from './schema.js';
@@ -14,6 +14,7 @@ export const preflightRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
+        operationId: 'getPreflight',
         tags,
         summary: 'Check all interactive blocks and flow steps; canActivate is false while any block is red',
         security: SESSION_SECURITY,
@@ -29,6 +30,7 @@ export const preflightRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'injectPreflightPrompt',
         tags,
         summary: "Store the generated prompt in the bot's system_prompt_generated (used by the chat)",
         security: SESSION_SECURITY,

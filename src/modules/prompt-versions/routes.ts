@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
@@ -31,6 +31,7 @@ export const promptVersionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     {
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
+        operationId: 'listPromptVersions',
         tags,
         summary: "List a bot's prompt versions, newest first, with the current version and prompt",
         security: SESSION_SECURITY,
@@ -55,6 +56,7 @@ export const promptVersionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'createPromptVersion',
         tags,
         summary: "Save a new version; it becomes current and the bot's system_prompt",
         security: SESSION_SECURITY,
@@ -86,6 +88,7 @@ export const promptVersionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'restorePromptVersion',
         tags,
         summary: "Make a version current again; its text becomes the bot's system_prompt",
         security: SESSION_SECURITY,
@@ -113,6 +116,7 @@ export const promptVersionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'deletePromptVersion',
         tags,
         summary: 'Delete a version (never the current one, never the last one: 409)',
         security: SESSION_SECURITY,
@@ -133,6 +137,7 @@ export const promptVersionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
     {
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
+        operationId: 'diffPromptVersion',
         tags,
         summary: 'Line diff of a version against another (default: the current version)',
         security: SESSION_SECURITY,

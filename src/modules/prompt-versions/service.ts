@@ -12,6 +12,9 @@ import {
   type PromptVersionRow,
 } from './repository.js';
 
+/** Used by bots when a bot is created or its prompt changes: the prompt becomes the current version. */
+export { insertCurrentVersion } from './repository.js';
+
 export interface SavePromptVersionInput {
   tenantId: string;
   botId: string;

@@ -1,4 +1,4 @@
-import type { BotRow } from '../bots/repository.js';
+import type { BotRow } from '../bots/service.js';
 import type { KnowledgeHit } from '../knowledge/search.js';
 import { TAG, escapeAttribute, escapeText, inlineText, neutraliseReservedTags, wrap } from './delimiters.js';
 import {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode, unauthorized } from '../../http/errors.js';
 import { INTERNAL_SECURITY, errorResponses } from '../../http/schemas.js';
 import { safeEqual } from '../auth/secrets.js';
@@ -40,6 +40,7 @@ export const reminderRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     {
       onRequest: guard,
       schema: {
+        operationId: 'listDueSandboxReminders',
         tags,
         summary: 'Sandbox trial owners due for a 7d, 3d or 1d reminder today',
         security: INTERNAL_SECURITY,
@@ -54,6 +55,7 @@ export const reminderRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     {
       onRequest: guard,
       schema: {
+        operationId: 'logSandboxReminder',
         tags,
         summary: 'Record a sent reminder; a second record for the same tenant and type is skipped silently',
         security: INTERNAL_SECURITY,

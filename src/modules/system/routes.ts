@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { ErrorBody } from '../../http/schemas.js';
 import { metricsAccessAllowed, registry } from '../../observability/metrics.js';
 
@@ -11,6 +11,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         tags,
         summary: 'Liveness',
         security: [],
@@ -24,6 +25,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/ready',
     {
       schema: {
+        operationId: 'getReadiness',
         tags,
         summary: 'Readiness: the database answers, its schema is migrated, Redis (when configured) answers',
         description:
@@ -54,6 +56,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
     '/metrics',
     {
       schema: {
+        operationId: 'getMetrics',
         tags,
         summary: 'Prometheus metrics (text exposition format)',
         description: 'With METRICS_TOKEN set, send it as `Authorization: Bearer <token>`.',

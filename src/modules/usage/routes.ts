@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { UsageQuery, UsageResponse } from './schema.js';
@@ -12,6 +12,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'usage:view'),
       schema: {
+        operationId: 'getUsage',
         tags: ['dashboard: usage'],
         summary: 'Messages used and remaining this month, tokens, activity per bot and per day',
         security: SESSION_SECURITY,

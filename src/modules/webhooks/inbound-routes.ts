@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { requireApiKey, requireUser, currentUser, tenantOfKey } from '../auth/guard.js';
 import { AppError, CHAT_TEXT, unauthorized } from '../../http/errors.js';
 import { apiKeyCode } from '../auth/api-keys.js';
@@ -68,6 +68,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: auth,
       schema: {
+        operationId: 'endConversation',
         tags,
         summary: 'End a conversation (emits conversation.ended); ending an ended one changes nothing',
         security: API_KEY_SECURITY,
@@ -88,6 +89,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: auth,
       schema: {
+        operationId: 'escalateConversation',
         tags,
         summary: 'Hand a conversation over to a human: the bot stops answering in it until it is reopened',
         security: API_KEY_SECURITY,
@@ -108,6 +110,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: auth,
       schema: {
+        operationId: 'rateConversation',
         tags,
         summary: 'Store a 1–5 rating with an optional comment (emits satisfaction.rated)',
         security: API_KEY_SECURITY,
@@ -128,6 +131,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: auth,
       schema: {
+        operationId: 'recordLead',
         tags,
         summary: 'Record the lead of a conversation as a contact, created or updated (emits lead.generated)',
         security: API_KEY_SECURITY,
@@ -155,6 +159,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     {
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
+        operationId: 'reopenConversation',
         tags,
         summary: 'Reopen an ended or handed-over conversation: the bot answers in it again',
         security: SESSION_SECURITY,

@@ -1,16 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { notFound } from '../../http/errors.js';
-import {
-  decodeTimeCursor,
-  DEFAULT_PAGE_SIZE,
-  encodeTimeCursor,
-  Page,
-  PageQuery,
-  splitPage,
-} from '../../shared/pagination.js';
+import { Page, PageQuery } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { listAttempts } from '../outbox/service.js';
 import { lifecycleRoutes } from './inbound-routes.js';
@@ -28,9 +21,6 @@ import {
 import { SecretBox } from './secret-box.js';
 import { serializeAttempt, serializeDelivery, serializeEndpoint } from './serialize.js';
 import * as service from './service.js';
-
-const ENDPOINT_LIST = 'webhook_endpoints';
-const DELIVERY_LIST = 'webhook_deliveries';
 
 /**
  * Outbound webhook endpoints of a tenant (`webhook:manage`), their delivery log with manual
@@ -53,6 +43,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'listWebhooks',
         tags,
         summary: "The tenant's webhook endpoints (never their secrets)",
         security,
@@ -61,14 +52,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
-      const rows = await repo.listEndpoints(ctx.db, currentUser(request).tenantId, {
-        limit: limit + 1,
-        after: decodeTimeCursor(ENDPOINT_LIST, request.query.cursor),
-      });
-      const page = splitPage(rows, limit, (last) =>
-        encodeTimeCursor(ENDPOINT_LIST, { at: last.cursor_at, id: last.id }),
-      );
+      const page = await service.listEndpointsPage(ctx.db, currentUser(request).tenantId, request.query);
       return { data: page.data.map(serializeEndpoint), next_cursor: page.next_cursor };
     },
   );
@@ -78,6 +62,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'createWebhook',
         tags,
         summary: 'Register an endpoint; the answer shows its whsec_ signing secret once',
         security,
@@ -104,6 +89,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'getWebhook',
         tags,
         summary: 'One webhook endpoint',
         security,
@@ -123,6 +109,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'updateWebhook',
         tags,
         summary: 'Change URL, event types, description or the active flag',
         security,
@@ -148,6 +135,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'deleteWebhook',
         tags,
         summary: 'Remove an endpoint with its delivery log; undelivered events are dropped',
         security,
@@ -168,6 +156,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags,
         summary: 'New signing secret (shown once); the previous one keeps signing for 24 hours',
         security,
@@ -190,6 +179,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'Delivery log of an endpoint, newest first',
         security,
@@ -205,15 +195,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       const tenantId = currentUser(request).tenantId;
       const endpoint = await repo.findEndpoint(ctx.db, tenantId, request.params.id);
       if (!endpoint) throw notFound('Webhook endpoint');
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
-      const rows = await repo.listDeliveries(ctx.db, tenantId, endpoint.id, {
-        limit: limit + 1,
-        status: request.query.status,
-        before: decodeTimeCursor(DELIVERY_LIST, request.query.cursor),
-      });
-      const page = splitPage(rows, limit, (last) =>
-        encodeTimeCursor(DELIVERY_LIST, { at: last.cursor_at, id: last.id }),
-      );
+      const page = await service.listDeliveriesPage(ctx.db, tenantId, endpoint.id, request.query);
       return { data: page.data.map(serializeDelivery), next_cursor: page.next_cursor };
     },
   );
@@ -223,6 +205,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'getWebhookDelivery',
         tags,
         summary: 'One delivery with its payload and every attempt',
         security,
@@ -253,6 +236,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     {
       onRequest: guard,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags,
         summary: 'Send the event of a logged delivery again (a new delivery, same webhook-id)',
         security,

@@ -1,9 +1,9 @@
 import type { Config } from '../../config.js';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { queryOne, type Queryable } from '../../db/database.js';
 import { webhookDeliveries } from '../../observability/metrics.js';
 import type { Verdict } from '../outbox/policy.js';
-import type { OutboxMessage } from '../outbox/repository.js';
+import type { OutboxMessage } from '../outbox/service.js';
 import {
   OutboxWorker,
   type OutboxSender,

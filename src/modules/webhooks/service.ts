@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
+import { timePage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
@@ -114,4 +115,30 @@ export async function redeliver(
   );
   if (!delivery) throw notFound('Webhook delivery');
   return delivery;
+}
+
+const ENDPOINT_LIST = 'webhook_endpoints';
+const DELIVERY_LIST = 'webhook_deliveries';
+
+/** One page of the tenant's webhook endpoints, newest first. */
+export function listEndpointsPage(
+  db: Database,
+  tenantId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  return timePage(ENDPOINT_LIST, query, (limit, after) =>
+    repo.listEndpoints(db, tenantId, { limit: limit + 1, after }),
+  );
+}
+
+/** One page of an endpoint's delivery log, newest first, optionally of one status. */
+export function listDeliveriesPage(
+  db: Database,
+  tenantId: string,
+  endpointId: string,
+  query: { limit?: number; cursor?: string; status?: string },
+) {
+  return timePage(DELIVERY_LIST, query, (limit, before) =>
+    repo.listDeliveries(db, tenantId, endpointId, { limit: limit + 1, status: query.status, before }),
+  );
 }

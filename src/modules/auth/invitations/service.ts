@@ -1,4 +1,4 @@
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { AppError, ErrorCode, badRequest, conflict, notFound } from '../../../http/errors.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../../shared/pagination.js';
 import { isUuid } from '../../../shared/ids.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { currentUser, requireUser } from '../guard.js';
 import { Page } from '../../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../../http/schemas.js';
@@ -38,6 +38,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'listUsers',
         tags,
         summary: "List the tenant's users, newest first (cursor pagination, 50 per page by default)",
         security,
@@ -53,6 +54,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'listInvitations',
         tags,
         summary: "The tenant's pending invitations, newest first (expired ones until resent or revoked)",
         security,
@@ -68,6 +70,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'inviteUser',
         tags,
         summary:
           'Invite an e-mail address with a role (only owners invite owners); the answer is the same whether or not the address has an account elsewhere',
@@ -87,6 +90,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'resendInvitation',
         tags,
         summary: 'Send an invitation again with a new link and validity period; the old link stops working',
         security,
@@ -102,6 +106,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'revokeInvitation',
         tags,
         summary: 'Revoke a pending invitation; its link stops working at once',
         security,
@@ -119,6 +124,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/api/invitations/preview',
     {
       schema: {
+        operationId: 'previewInvitation',
         tags,
         summary: 'What an invitation link offers (address, role, team), for the acceptance page',
         security: [],
@@ -133,6 +139,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     '/api/invitations/accept',
     {
       schema: {
+        operationId: 'acceptInvitation',
         tags,
         summary: "Accept an invitation: creates the account with the holder's password and names",
         security: [],
@@ -148,6 +155,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx, 'user:manage'),
       schema: {
+        operationId: 'updateUser',
         tags,
         summary:
           "Change a user's role or deactivate/reactivate them; the tenant always keeps an active owner",
@@ -165,6 +173,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     {
       onRequest: requireUser(ctx),
       schema: {
+        operationId: 'changeOwnPassword',
         tags,
         summary: "Change the signed-in user's own password; their other sessions end",
         security,

@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import type { Database } from '../../../db/database.js';
 import { AppError, ErrorCode, badRequest, forbidden, notFound } from '../../../http/errors.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../../shared/pagination.js';

@@ -4,7 +4,7 @@
  * limit runs before, where it is enforced today (the route's preParsing hook).
  */
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
 import {
   claimIdempotencyKey,

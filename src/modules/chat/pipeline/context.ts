@@ -3,9 +3,8 @@
  * hits the answerability decision keeps, and the system prompt (the bot's, the tenant's
  * industry, the extensions' sections) — assembled into one model request.
  */
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { observeKnowledgeSearch } from '../../../observability/metrics.js';
-import { embeddingsFor } from '../../knowledge/embeddings.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { searchForAnswer } from '../../knowledge/service.js';
 import type { ModelRequest } from '../../models/provider.js';
@@ -58,7 +57,7 @@ export async function buildContext(
           query: message,
           limit: KNOWLEDGE_LIMIT,
           minScore,
-          embeddings: embeddingsFor(ctx.config),
+          embeddings: ctx.embeddings,
           vocabularyVersion: bot.knowledge_vocabulary_version,
         }).then((found) => found.hits),
       ),

@@ -20,7 +20,7 @@
  * message and choose the output port (types.ts). Tracing and metrics wrap the stages from
  * outside through the observer; the stages know nothing of them.
  */
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { AppError } from '../../../http/errors.js';
 import type { ModelReply, ModelRequest, ModelStreamEvent } from '../../models/provider.js';
 import * as flowStage from '../../flow/stage.js';

@@ -6,7 +6,7 @@
  * nothing (409). Fail: whatever a failed turn holds is given back, and the error is turned into
  * the chat's own.
  */
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
 import * as flowStage from '../../flow/stage.js';

@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../../db/database.js';
-import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/chat-trace.js';
+import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/trace-records.js';
 import type { ChatBlock } from '../../flow/stage.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import type { ChatInput } from '../request.js';

@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import { currentUser, requireUser } from '../../auth/guard.js';
 import { badRequest } from '../../../http/errors.js';
 import { receiveMultipart, UploadBudget } from '../../../http/multipart-upload.js';
@@ -76,6 +76,8 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
     params: TObject;
     itemParams: TObject;
     what: string;
+    /** The scope's operationId for the tenant-wide one (the bot's names the bot). */
+    operationId: (tenantWide: string) => string;
     resolve: typeof botScope;
   }[] = [
     {
@@ -83,6 +85,7 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       params: Type.Object({ id: Type.String({ description: 'Bot id (UUID)' }) }),
       itemParams: BotImportParams,
       what: "the bot's",
+      operationId: (id) => id.replace('Knowledge', 'BotKnowledge'),
       resolve: botScope,
     },
     {
@@ -90,6 +93,7 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       params: Type.Object({}),
       itemParams: ImportParams,
       what: 'tenant-wide',
+      operationId: (id) => id,
       resolve: async () => ({ botId: null }),
     },
   ];
@@ -105,6 +109,7 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
         onRequest: requireUser(ctx, 'knowledge:edit'),
         validatorCompiler: bodyValidator,
         schema: {
+          operationId: scope.operationId('startKnowledgeImport'),
           tags: ['knowledge'],
           summary: `Import documents into ${scope.what} knowledge as a background job (files, a web page, a sitemap)`,
           description:
@@ -140,6 +145,7 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       {
         onRequest: requireUser(ctx, 'knowledge:view'),
         schema: {
+          operationId: scope.operationId('listKnowledgeImports'),
           tags: ['knowledge'],
           summary: `Recent imports into ${scope.what} knowledge, newest first`,
           security: SESSION_SECURITY,
@@ -183,6 +189,7 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       {
         onRequest: requireUser(ctx, 'knowledge:view'),
         schema: {
+          operationId: scope.operationId('getKnowledgeImport'),
           tags: ['knowledge'],
           summary: `Status and progress of an import into ${scope.what} knowledge, with its documents`,
           security: SESSION_SECURITY,

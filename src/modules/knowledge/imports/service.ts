@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../../config.js';
-import type { AppContext } from '../../../context.js';
+import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { badRequest, notFound } from '../../../http/errors.js';
 import { TargetRefusedError, urlRefusal, hostOf, resolveAllowedAddresses } from '../../../shared/ssrf.js';
-import { embeddingsFor } from '../embeddings.js';
 import { importUrl } from './fetch.js';
 import * as repo from './repository.js';
 import type { DocumentRow, DocumentWrite, ImportProgressRow } from './repository.js';
@@ -24,7 +23,7 @@ export interface ImportDeps extends KnowledgeDeps {
 export function importDeps(ctx: AppContext): ImportDeps {
   return {
     db: ctx.db,
-    embeddings: embeddingsFor(ctx.config),
+    embeddings: ctx.embeddings,
     maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
     minScore: ctx.config.knowledge.minScore,
     limits: ctx.config.knowledgeImport,
