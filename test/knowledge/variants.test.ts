@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import { createContext } from '../../src/context.js';
+import type { AppContext } from '../../src/shared/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import { searchForAnswer } from '../../src/modules/knowledge/service.js';
 import {
