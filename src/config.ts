@@ -3,6 +3,7 @@
  * Each variable is listed in the README's configuration table.
  */
 import { fileURLToPath } from 'node:url';
+import { parseSecretKeys, SecretKeyError } from './shared/secrets.js';
 
 export class ConfigError extends Error {}
 
@@ -105,6 +106,8 @@ export function loadConfig(env: Env = process.env) {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, 0, 600000),
+    /** Keys that encrypt tenant secrets (`secrets.ts`); unset on PGlite: a key file in the data directory. */
+    secretKey: secretKeys(env),
 
     auth: {
       bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
@@ -251,6 +254,18 @@ function tracingConfig(env: Env): { endpoint: string | undefined; serviceName: s
   return { endpoint, serviceName };
 }
 
+function secretKeys(env: Env): string | undefined {
+  const raw = optional(env, 'PARLEY_SECRET_KEY');
+  if (raw === undefined) return undefined;
+  try {
+    parseSecretKeys(raw);
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return raw;
+}
+
 export type Config = ReturnType<typeof loadConfig>;
 
 const NO_WEB_BUILD_DIR = fileURLToPath(new URL('../test/fixtures/no-web-build', import.meta.url));
@@ -262,6 +277,8 @@ export function testConfig(overrides: Env = {}): Config {
     BCRYPT_COST: '4',
     PARLEY_SEED_DEMO: 'false',
     WEBHOOK_WORKER: 'false',
+    // A fixed key: tests never write a key file into ./data.
+    PARLEY_SECRET_KEY: 'test:' + Buffer.alloc(32, 7).toString('base64'),
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,
