@@ -221,6 +221,19 @@ export function loadConfig(env: Env = process.env) {
       rateLimitMax: int(env, 'CHAT_RATE_LIMIT_MAX', 60, 1, 10_000_000),
     },
 
+    widget: {
+      /** Lifetime of a visitor token. */
+      tokenTtlMinutes: int(env, 'WIDGET_TOKEN_TTL_MINUTES', 30, 15, 60),
+      /** How long after its expiry a visitor token can still be refreshed (the widget resumes). */
+      refreshWindowHours: int(env, 'WIDGET_REFRESH_WINDOW_HOURS', 168, 1, 24 * 90),
+      /** Requests per minute: per visitor (messages), per client address, per publishable key. */
+      rateLimitVisitor: int(env, 'WIDGET_RATE_LIMIT_VISITOR', 20, 1, 10_000_000),
+      rateLimitIp: int(env, 'WIDGET_RATE_LIMIT_IP', 60, 1, 10_000_000),
+      rateLimitKey: int(env, 'WIDGET_RATE_LIMIT_KEY', 600, 1, 10_000_000),
+      /** Comment lines that keep an idle event stream open through proxies. */
+      heartbeatSeconds: int(env, 'WIDGET_HEARTBEAT_SECONDS', 25, 1, 3600),
+    },
+
     conversations: {
       inactivityMinutes: int(env, 'CONVERSATION_INACTIVITY_MINUTES', 1440, 1, 525600),
     },

@@ -36,6 +36,11 @@ export const OPENAPI_TAGS = [
   { name: 'webhooks', description: 'Outbound webhook endpoints, delivery log; the Stripe callback' },
   { name: 'internal (archived)', description: 'Archived trial-reminder endpoints (internal key)' },
   { name: 'system', description: 'Liveness, readiness, metrics' },
+  {
+    name: 'widget',
+    description: 'Website widget: visitor sessions, chat, transcript and events (visitor token)',
+  },
+  { name: 'dashboard: widget', description: "A bot's website widget: settings, keys, visitors' data" },
 ];
 
 /** operationId by "METHOD /path" (Fastify path syntax), for routes that do not set their own. */
@@ -337,6 +342,7 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
           sessionBearer: { type: 'http', scheme: 'bearer', description: 'Dashboard session token (pst_…)' },
           internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when configured' },
+          widgetVisitor: { type: 'http', scheme: 'bearer', description: 'Widget visitor token (wvt1.…)' },
         },
       },
     },
