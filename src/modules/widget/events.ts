@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { conversationTopic, fanoutOf, type FanoutEvent } from '../../coordination/fanout.js';
 import { notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import type { OutboxSender } from '../outbox/service.js';
 import { sseEvent } from '../chat/sse.js';
 import { visitorOf } from './access.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { encryptSecret } from '../../shared/secrets.js';
 import { findBot } from '../bots/repository.js';
 import { keyringOf, canonicalOrigin } from './access.js';
