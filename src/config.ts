@@ -3,6 +3,7 @@
  * Each variable is listed in the README's configuration table.
  */
 import { fileURLToPath } from 'node:url';
+import { parseSecretKeys, SecretKeyError } from './shared/secrets.js';
 
 export class ConfigError extends Error {}
 
@@ -105,6 +106,8 @@ export function loadConfig(env: Env = process.env) {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, 0, 600000),
+    /** Keys that encrypt tenant secrets (`secrets.ts`); unset on PGlite: a key file in the data directory. */
+    secretKey: secretKeys(env),
 
     auth: {
       bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
@@ -218,6 +221,19 @@ export function loadConfig(env: Env = process.env) {
       rateLimitMax: int(env, 'CHAT_RATE_LIMIT_MAX', 60, 1, 10_000_000),
     },
 
+    widget: {
+      /** Lifetime of a visitor token. */
+      tokenTtlMinutes: int(env, 'WIDGET_TOKEN_TTL_MINUTES', 30, 15, 60),
+      /** How long after its expiry a visitor token can still be refreshed (the widget resumes). */
+      refreshWindowHours: int(env, 'WIDGET_REFRESH_WINDOW_HOURS', 168, 1, 24 * 90),
+      /** Requests per minute: per visitor (messages), per client address, per publishable key. */
+      rateLimitVisitor: int(env, 'WIDGET_RATE_LIMIT_VISITOR', 20, 1, 10_000_000),
+      rateLimitIp: int(env, 'WIDGET_RATE_LIMIT_IP', 60, 1, 10_000_000),
+      rateLimitKey: int(env, 'WIDGET_RATE_LIMIT_KEY', 600, 1, 10_000_000),
+      /** Comment lines that keep an idle event stream open through proxies. */
+      heartbeatSeconds: int(env, 'WIDGET_HEARTBEAT_SECONDS', 25, 1, 3600),
+    },
+
     conversations: {
       inactivityMinutes: int(env, 'CONVERSATION_INACTIVITY_MINUTES', 1440, 1, 525600),
     },
@@ -251,6 +267,18 @@ function tracingConfig(env: Env): { endpoint: string | undefined; serviceName: s
   return { endpoint, serviceName };
 }
 
+function secretKeys(env: Env): string | undefined {
+  const raw = optional(env, 'PARLEY_SECRET_KEY');
+  if (raw === undefined) return undefined;
+  try {
+    parseSecretKeys(raw);
+  } catch (error) {
+    if (error instanceof SecretKeyError) throw new ConfigError(error.message);
+    throw error;
+  }
+  return raw;
+}
+
 export type Config = ReturnType<typeof loadConfig>;
 
 const NO_WEB_BUILD_DIR = fileURLToPath(new URL('../test/fixtures/no-web-build', import.meta.url));
@@ -262,6 +290,8 @@ export function testConfig(overrides: Env = {}): Config {
     BCRYPT_COST: '4',
     PARLEY_SEED_DEMO: 'false',
     WEBHOOK_WORKER: 'false',
+    // A fixed key: tests never write a key file into ./data.
+    PARLEY_SECRET_KEY: 'test:' + Buffer.alloc(32, 7).toString('base64'),
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,

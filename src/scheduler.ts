@@ -9,6 +9,7 @@ import { importDeps } from './modules/knowledge/imports/service.js';
 import { backfillPass } from './modules/knowledge/vectors.js';
 import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
 import { createWebhookSender } from './modules/webhooks/sender.js';
+import { widgetPushSender } from './modules/widget/events.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -72,7 +73,7 @@ export class Scheduler {
 
 /** The registry of outbox senders by kind: every way a message leaves the service. */
 export function outboxSenders(ctx: AppContext): OutboxSender[] {
-  return [createWebhookSender(ctx)];
+  return [createWebhookSender(ctx), widgetPushSender(ctx)];
 }
 
 /**

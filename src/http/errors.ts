@@ -118,6 +118,17 @@ export const ERROR_CODES = [
   'sender_taken',
   'webhook_limit',
   'webhook_disabled',
+  // Website widget.
+  'widget_disabled',
+  'origin_missing',
+  'origin_not_allowed',
+  'publishable_key_invalid',
+  'visitor_token_invalid',
+  'visitor_token_expired',
+  'identity_required',
+  'identity_invalid',
+  'widget_budget_exhausted',
+  'secret_key_missing',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -154,6 +165,7 @@ export const RESOURCES = {
   'Webhook delivery': 'webhook_delivery',
   'Outbox message': 'outbox_message',
   Route: 'route',
+  'Widget visitor': 'widget_visitor',
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 

@@ -36,6 +36,11 @@ export const OPENAPI_TAGS = [
   { name: 'webhooks', description: 'Outbound webhook endpoints, delivery log; the Stripe callback' },
   { name: 'internal (archived)', description: 'Archived trial-reminder endpoints (internal key)' },
   { name: 'system', description: 'Liveness, readiness, metrics' },
+  {
+    name: 'widget',
+    description: 'Website widget: visitor sessions, chat, transcript and events (visitor token)',
+  },
+  { name: 'dashboard: widget', description: "A bot's website widget: settings, keys, visitors' data" },
 ];
 
 /** Additions to single operations that route schemas cannot express. */
@@ -222,6 +227,7 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
           sessionBearer: { type: 'http', scheme: 'bearer', description: 'Dashboard session token (pst_…)' },
           internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when configured' },
+          widgetVisitor: { type: 'http', scheme: 'bearer', description: 'Widget visitor token (wvt1.…)' },
         },
       },
     },

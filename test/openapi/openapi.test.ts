@@ -28,6 +28,13 @@ const PUBLIC_ROUTES = new Set([
   'POST /api/auth/login',
   'POST /api/invitations/preview',
   'POST /api/invitations/accept',
+  // The widget: a session starts with the publishable key (body); CORS preflights carry nothing.
+  'POST /v1/widget/sessions',
+  'OPTIONS /v1/widget/sessions',
+  'OPTIONS /v1/widget/sessions/refresh',
+  'OPTIONS /v1/widget/messages',
+  'OPTIONS /v1/widget/conversation',
+  'OPTIONS /v1/widget/events',
 ]);
 
 /**

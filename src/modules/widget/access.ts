@@ -1,0 +1,159 @@
+/**
+ * Who may call the widget's endpoints: the origin check, CORS and the visitor token.
+ *
+ * Every widget request must carry an `Origin` header (browsers always send it on cross-origin
+ * requests and on POST); one without is refused (403), so a copied token or publishable key is
+ * of no use to a page of another site. An origin check stops other websites, not scripts: a
+ * script can send any Origin. The rate limits and the daily budget are what stop scripts.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, ErrorCode } from '../../http/errors.js';
+import { SecretKeyError, secretKeyring, type SecretKeyring } from '../../shared/secrets.js';
+import { findSettings, type WidgetSettingsRow } from './repository.js';
+import { keyFingerprint, readVisitorToken, type VisitorClaims } from './tokens.js';
+
+const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id';
+const EXPOSE_HEADERS =
+  'ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy, retry-after, x-request-id';
+
+export const forbiddenOrigin = (missing: boolean) =>
+  new AppError(
+    403,
+    ErrorCode.forbidden,
+    missing ? 'A widget request needs an Origin header' : 'This origin is not allowed for the widget',
+    { details: { code: missing ? 'origin_missing' : 'origin_not_allowed' } },
+  );
+
+export const unauthorizedVisitor = (
+  code: 'visitor_token_invalid' | 'visitor_token_expired' | 'publishable_key_invalid',
+) =>
+  new AppError(
+    401,
+    ErrorCode.unauthorized,
+    code === 'visitor_token_expired'
+      ? 'The visitor token has expired; refresh it'
+      : code === 'publishable_key_invalid'
+        ? 'Unknown or rotated publishable key'
+        : 'Missing or invalid visitor token (Authorization: Bearer)',
+    { details: { code } },
+  );
+
+export const widgetDisabled = () =>
+  new AppError(403, ErrorCode.forbidden, 'The widget of this bot is switched off', {
+    details: { code: 'widget_disabled' },
+  });
+
+/**
+ * The request's Origin in its canonical form (`scheme://host[:port]`, lower case, default port
+ * dropped); undefined when absent, `null` or not a http(s) origin.
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const header = request.headers.origin;
+  if (typeof header !== 'string') return undefined;
+  return canonicalOrigin(header);
+}
+
+export function canonicalOrigin(value: string): string | undefined {
+  if (value === 'null' || value.length > 300) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    if (url.username || url.password || (url.pathname !== '/' && url.pathname !== '')) return undefined;
+    if (url.search || url.hash) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The Origin header, or 403 when there is none. */
+export function requireOrigin(request: FastifyRequest): string {
+  const origin = requestOrigin(request);
+  if (!origin) throw forbiddenOrigin(true);
+  return origin;
+}
+
+export function originAllowed(settings: Pick<WidgetSettingsRow, 'allowed_origins'>, origin: string): boolean {
+  return settings.allowed_origins.includes(origin);
+}
+
+/** CORS headers for an origin the bot lists (never `*`, never credentials: no cookies are used). */
+export function allowCors(reply: FastifyReply, origin: string): void {
+  reply.header('access-control-allow-origin', origin);
+  reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+}
+
+export function preflightHeaders(reply: FastifyReply, origin: string): void {
+  reply.header('access-control-allow-origin', origin);
+  reply.header('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
+  reply.header('access-control-allow-headers', ALLOW_HEADERS);
+  reply.header('access-control-max-age', '600');
+}
+
+/** The deployment's secret keys; a missing key on PostgreSQL is a 503 with a clear code. */
+export function keyringOf(ctx: AppContext): SecretKeyring {
+  try {
+    return secretKeyring(ctx.config);
+  } catch (error) {
+    if (error instanceof SecretKeyError) {
+      throw new AppError(503, ErrorCode.unavailable, 'PARLEY_SECRET_KEY is not configured', {
+        details: { code: 'secret_key_missing' },
+      });
+    }
+    throw error;
+  }
+}
+
+export interface Visitor {
+  claims: VisitorClaims;
+  settings: WidgetSettingsRow;
+  origin: string;
+}
+
+const visitors = new WeakMap<FastifyRequest, Visitor>();
+
+export function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+/**
+ * Checks a widget call: Origin present, a valid unexpired visitor token, the widget still on,
+ * the publishable key it was issued under still current, the origin the token's own and still
+ * listed. Sets the CORS headers once the origin is known to be allowed.
+ */
+export async function authenticateVisitor(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { allowExpired?: boolean } = {},
+): Promise<Visitor> {
+  const origin = requireOrigin(request);
+  const token = bearer(request);
+  const check = token ? readVisitorToken(keyringOf(ctx), token) : { ok: false as const };
+  if (!check.ok) throw unauthorizedVisitor('visitor_token_invalid');
+  const { claims } = check;
+  const settings = await findSettings(ctx.db, claims.tenant_id, claims.bot_id);
+  // A token from another origin, or an origin no longer listed: as if from a foreign site.
+  if (!settings || claims.origin !== origin || !originAllowed(settings, origin)) throw forbiddenOrigin(false);
+  allowCors(reply, origin);
+  if (!settings.enabled) throw widgetDisabled();
+  if (keyFingerprint(settings.publishable_key) !== claims.key)
+    throw unauthorizedVisitor('publishable_key_invalid');
+  if (check.expired) {
+    const refreshUntil = (claims.exp + ctx.config.widget.refreshWindowHours * 3600) * 1000;
+    if (!options.allowExpired || refreshUntil <= Date.now())
+      throw unauthorizedVisitor('visitor_token_expired');
+  }
+  const visitor = { claims, settings, origin };
+  visitors.set(request, visitor);
+  return visitor;
+}
+
+export function visitorOf(request: FastifyRequest): Visitor {
+  const visitor = visitors.get(request);
+  if (!visitor) throw new Error('route is missing authenticateVisitor');
+  return visitor;
+}

@@ -1,0 +1,244 @@
+import { queryOne, type Queryable } from '../../db/database.js';
+
+export interface WidgetTheme {
+  primary_color?: string;
+  text_color?: string;
+  background_color?: string;
+  position?: 'bottom-right' | 'bottom-left';
+  greeting?: string;
+  avatar_url?: string;
+}
+
+export interface WidgetSettingsRow {
+  bot_id: string;
+  tenant_id: string;
+  enabled: boolean;
+  publishable_key: string;
+  allowed_origins: string[];
+  verified_only: boolean;
+  identity_secret: string | null;
+  share_link_enabled: boolean;
+  language: 'de' | 'en';
+  theme: WidgetTheme;
+  daily_message_budget: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface WidgetSettingsFields {
+  enabled: boolean;
+  allowed_origins: string[];
+  verified_only: boolean;
+  share_link_enabled: boolean;
+  language: 'de' | 'en';
+  theme: WidgetTheme;
+  daily_message_budget: number;
+}
+
+const COLUMNS = `bot_id, tenant_id, enabled, publishable_key, allowed_origins, verified_only, identity_secret,
+  share_link_enabled, language, theme, daily_message_budget, created_at, updated_at`;
+
+export function findSettings(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+): Promise<WidgetSettingsRow | undefined> {
+  return queryOne(db, `SELECT ${COLUMNS} FROM widget_settings WHERE tenant_id = $1 AND bot_id = $2`, [
+    tenantId,
+    botId,
+  ]);
+}
+
+/** The settings a publishable key belongs to, with the bot's name (any tenant: the key names it). */
+export function findByPublishableKey(
+  db: Queryable,
+  publishableKey: string,
+): Promise<(WidgetSettingsRow & { bot_name: string }) | undefined> {
+  return queryOne(
+    db,
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')}, b.name AS bot_name
+     FROM widget_settings w JOIN bots b ON b.id = w.bot_id
+     WHERE w.publishable_key = $1`,
+    [publishableKey],
+  );
+}
+
+/** Creates the bot's settings with defaults when there are none yet; returns them. */
+export async function ensureSettings(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  newPublishableKey: string,
+): Promise<WidgetSettingsRow> {
+  await db.query(
+    `INSERT INTO widget_settings (bot_id, tenant_id, publishable_key) VALUES ($1, $2, $3)
+     ON CONFLICT (bot_id) DO NOTHING`,
+    [botId, tenantId, newPublishableKey],
+  );
+  return (await findSettings(db, tenantId, botId))!;
+}
+
+export async function updateSettings(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  fields: Partial<WidgetSettingsFields>,
+): Promise<WidgetSettingsRow | undefined> {
+  const sets: string[] = [];
+  const params: unknown[] = [tenantId, botId];
+  for (const [column, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    params.push(column === 'theme' ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}${column === 'theme' ? '::jsonb' : ''}`);
+  }
+  sets.push('updated_at = now()');
+  return queryOne(
+    db,
+    `UPDATE widget_settings SET ${sets.join(', ')} WHERE tenant_id = $1 AND bot_id = $2 RETURNING ${COLUMNS}`,
+    params,
+  );
+}
+
+export function setPublishableKey(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  key: string,
+): Promise<WidgetSettingsRow | undefined> {
+  return queryOne(
+    db,
+    `UPDATE widget_settings SET publishable_key = $3, updated_at = now()
+     WHERE tenant_id = $1 AND bot_id = $2 RETURNING ${COLUMNS}`,
+    [tenantId, botId, key],
+  );
+}
+
+export function setIdentitySecret(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  encrypted: string,
+): Promise<WidgetSettingsRow | undefined> {
+  return queryOne(
+    db,
+    `UPDATE widget_settings SET identity_secret = $3, updated_at = now()
+     WHERE tenant_id = $1 AND bot_id = $2 RETURNING ${COLUMNS}`,
+    [tenantId, botId, encrypted],
+  );
+}
+
+/**
+ * Counts one message against the bot's daily budget (UTC day). False when the budget is used up
+ * (nothing counted).
+ */
+export async function countDailyMessage(db: Queryable, botId: string, budget: number): Promise<boolean> {
+  if (budget <= 0) return false;
+  const row = await queryOne<{ messages: number }>(
+    db,
+    `INSERT INTO widget_daily_usage AS u (bot_id, day, messages) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, 1)
+     ON CONFLICT (bot_id, day) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $2
+     RETURNING messages`,
+    [botId, budget],
+  );
+  return row !== undefined;
+}
+
+export interface VisitorConversation {
+  id: string;
+  status: 'active' | 'ended' | 'handed_over';
+  created_at: Date;
+}
+
+/** The visitor's open (active or handed over) widget conversation with the bot, newest first. */
+export function findOpenConversation(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  visitorId: string,
+): Promise<VisitorConversation | undefined> {
+  return queryOne(
+    db,
+    `SELECT id, status, created_at FROM conversations
+     WHERE tenant_id = $1 AND bot_id = $2 AND sender_id = $3 AND channel = 'widget'
+       AND status IN ('active', 'handed_over')
+     ORDER BY created_at DESC LIMIT 1`,
+    [tenantId, botId, visitorId],
+  );
+}
+
+export function findVisitorConversation(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  visitorId: string,
+  conversationId: string,
+): Promise<VisitorConversation | undefined> {
+  return queryOne(
+    db,
+    `SELECT id, status, created_at FROM conversations
+     WHERE tenant_id = $1 AND bot_id = $2 AND sender_id = $3 AND channel = 'widget' AND id = $4`,
+    [tenantId, botId, visitorId, conversationId],
+  );
+}
+
+export interface TranscriptRow {
+  id: string;
+  seq: number;
+  role: string;
+  content: string;
+  created_at: Date;
+}
+
+/** Messages of a conversation in order; after a message id when given (resume). */
+export async function transcript(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  afterMessageId?: string,
+): Promise<TranscriptRow[]> {
+  return db.query<TranscriptRow>(
+    `SELECT id, seq::int AS seq, role, content, created_at FROM messages
+     WHERE tenant_id = $1 AND conversation_id = $2
+       AND ($3::uuid IS NULL OR seq > coalesce((SELECT seq FROM messages WHERE id = $3 AND conversation_id = $2), 0))
+     ORDER BY seq LIMIT 500`,
+    [tenantId, conversationId, afterMessageId ?? null],
+  );
+}
+
+export function findMessage(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<TranscriptRow | undefined> {
+  return queryOne(
+    db,
+    `SELECT id, seq::int AS seq, role, content, created_at FROM messages
+     WHERE tenant_id = $1 AND conversation_id = $2 AND id = $3`,
+    [tenantId, conversationId, messageId],
+  );
+}
+
+/** A visitor's widget conversations with a bot (export and deletion). */
+export function visitorConversations(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  visitorId: string,
+): Promise<(VisitorConversation & { metadata: unknown })[]> {
+  return db.query(
+    `SELECT id, status, created_at, metadata FROM conversations
+     WHERE tenant_id = $1 AND bot_id = $2 AND sender_id = $3 AND channel = 'widget'
+     ORDER BY created_at`,
+    [tenantId, botId, visitorId],
+  );
+}
+
+export async function deleteConversations(db: Queryable, tenantId: string, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db.query<{ id: string }>(
+    'DELETE FROM conversations WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id',
+    [tenantId, ids],
+  );
+  return rows.length;
+}

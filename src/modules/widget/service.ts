@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/database.js';
+import { badRequest, notFound } from '../../http/errors.js';
+import { isUuid } from '../../shared/ids.js';
+import { encryptSecret } from '../../shared/secrets.js';
+import { findBot } from '../bots/repository.js';
+import { keyringOf, canonicalOrigin } from './access.js';
+import * as repo from './repository.js';
+
+export function newPublishableKey(): string {
+  return 'pk_' + randomBytes(24).toString('base64url');
+}
+
+export function newIdentitySecret(): string {
+  return 'wis_' + randomBytes(32).toString('base64url');
+}
+
+/** Context the identity secret is bound to when encrypted: it decrypts only for its bot. */
+export const identitySecretContext = (botId: string) => `widget.identity:${botId}`;
+
+/** The bot's widget settings, created with defaults on first use; 404 for a bot of another tenant. */
+export async function settingsOf(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+): Promise<repo.WidgetSettingsRow> {
+  if (!isUuid(botId) || !(await findBot(db, tenantId, botId))) throw notFound('Bot');
+  return repo.ensureSettings(db, tenantId, botId, newPublishableKey());
+}
+
+/** Canonical, de-duplicated origins; 400 naming the first that is not a website origin. */
+export function normalizeOrigins(origins: string[]): string[] {
+  const result: string[] = [];
+  for (const value of origins) {
+    const origin = canonicalOrigin(value.trim());
+    if (!origin) {
+      throw badRequest(`'${value.slice(0, 100)}' is not a website origin (scheme://host[:port])`, {
+        code: 'field_format',
+        field: 'allowed_origins',
+      });
+    }
+    if (!result.includes(origin)) result.push(origin);
+  }
+  return result;
+}
+
+export function serializeSettings(row: repo.WidgetSettingsRow) {
+  return {
+    bot_id: row.bot_id,
+    enabled: row.enabled,
+    publishable_key: row.publishable_key,
+    allowed_origins: row.allowed_origins,
+    verified_only: row.verified_only,
+    identity_secret_set: row.identity_secret !== null,
+    share_link_enabled: row.share_link_enabled,
+    language: row.language,
+    theme: row.theme,
+    daily_message_budget: row.daily_message_budget,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** A new identity secret: stored encrypted, returned in plain text this once. */
+export async function rotateIdentitySecret(
+  ctx: AppContext,
+  tenantId: string,
+  botId: string,
+): Promise<string> {
+  const keyring = keyringOf(ctx);
+  const secret = newIdentitySecret();
+  await ctx.db.transaction(async (tx) => {
+    await settingsOf(tx, tenantId, botId);
+    await repo.setIdentitySecret(
+      tx,
+      tenantId,
+      botId,
+      encryptSecret(keyring, secret, identitySecretContext(botId)),
+    );
+  });
+  return secret;
+}
+
+export function fromOf(role: string): 'visitor' | 'bot' | 'person' {
+  return role === 'user' ? 'visitor' : role === 'assistant' ? 'bot' : 'person';
+}
+
+export function serializeMessage(row: repo.TranscriptRow) {
+  return { id: row.id, from: fromOf(row.role), text: row.content, created_at: row.created_at.toISOString() };
+}

@@ -1,0 +1,187 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { currentUser, requireUser } from '../auth/guard.js';
+import { notFound } from '../../http/errors.js';
+import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import * as repo from './repository.js';
+import {
+  DeletedSchema,
+  IdentitySecretSchema,
+  VisitorExportSchema,
+  VisitorParams,
+  WidgetSettingsBody,
+  WidgetSettingsSchema,
+} from './schema.js';
+import {
+  newPublishableKey,
+  normalizeOrigins,
+  rotateIdentitySecret,
+  serializeMessage,
+  serializeSettings,
+  settingsOf,
+} from './service.js';
+
+const tags = ['dashboard: widget'];
+const security = SESSION_SECURITY;
+
+/**
+ * /api/bots/:id/widget: a bot's website widget in the dashboard: its settings, the publishable
+ * key and the identity secret (rotation), and a visitor's data (export, deletion). Reading
+ * needs `bot:view`, every change `bot:edit`.
+ */
+export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const view = requireUser(ctx, 'bot:view');
+  const edit = requireUser(ctx, 'bot:edit');
+
+  app.get(
+    '/api/bots/:id/widget',
+    {
+      onRequest: view,
+      schema: {
+        tags,
+        operationId: 'getWidgetSettings',
+        summary: "The bot's widget settings (created switched off on first read)",
+        security,
+        params: IdParams,
+        response: { 200: WidgetSettingsSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const settings = await settingsOf(ctx.db, currentUser(request).tenantId, request.params.id);
+      return serializeSettings(settings);
+    },
+  );
+
+  app.put(
+    '/api/bots/:id/widget',
+    {
+      onRequest: edit,
+      schema: {
+        tags,
+        operationId: 'updateWidgetSettings',
+        summary: "Change the bot's widget settings (fields left out stay as they are)",
+        security,
+        params: IdParams,
+        body: WidgetSettingsBody,
+        response: { 200: WidgetSettingsSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = currentUser(request);
+      const body = request.body;
+      const origins = body.allowed_origins === undefined ? undefined : normalizeOrigins(body.allowed_origins);
+      const updated = await ctx.db.transaction(async (tx) => {
+        await settingsOf(tx, tenantId, request.params.id);
+        return repo.updateSettings(tx, tenantId, request.params.id, { ...body, allowed_origins: origins });
+      });
+      return serializeSettings(updated!);
+    },
+  );
+
+  app.post(
+    '/api/bots/:id/widget/publishable-key',
+    {
+      onRequest: edit,
+      schema: {
+        tags,
+        operationId: 'rotateWidgetPublishableKey',
+        summary: 'Replace the publishable key; sessions started with the old key end',
+        security,
+        params: IdParams,
+        response: { 200: WidgetSettingsSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = currentUser(request);
+      const updated = await ctx.db.transaction(async (tx) => {
+        await settingsOf(tx, tenantId, request.params.id);
+        return repo.setPublishableKey(tx, tenantId, request.params.id, newPublishableKey());
+      });
+      return serializeSettings(updated!);
+    },
+  );
+
+  app.post(
+    '/api/bots/:id/widget/identity-secret',
+    {
+      onRequest: edit,
+      schema: {
+        tags,
+        operationId: 'rotateWidgetIdentitySecret',
+        summary: 'Create or replace the identity secret; the answer shows it this once',
+        security,
+        params: IdParams,
+        response: { 200: IdentitySecretSchema, ...errorResponses(401, 403, 404, 503) },
+      },
+    },
+    async (request) => {
+      const secret = await rotateIdentitySecret(ctx, currentUser(request).tenantId, request.params.id);
+      return { identity_secret: secret };
+    },
+  );
+
+  app.get(
+    '/api/bots/:id/widget/visitors/:visitorId/export',
+    {
+      onRequest: requireUser(ctx, 'conversation:view'),
+      schema: {
+        tags,
+        operationId: 'exportWidgetVisitor',
+        summary: "A visitor's widget conversations with the bot, with every message (data export)",
+        security,
+        params: VisitorParams,
+        response: { 200: VisitorExportSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = currentUser(request);
+      const { id: botId, visitorId } = request.params;
+      await settingsOf(ctx.db, tenantId, botId);
+      const conversations = await repo.visitorConversations(ctx.db, tenantId, botId, visitorId);
+      if (conversations.length === 0) throw notFound('Widget visitor');
+      return {
+        visitor_id: visitorId,
+        bot_id: botId,
+        conversations: await Promise.all(
+          conversations.map(async (c) => ({
+            id: c.id,
+            status: c.status,
+            created_at: c.created_at.toISOString(),
+            metadata: c.metadata,
+            messages: (await repo.transcript(ctx.db, tenantId, c.id)).map(serializeMessage),
+          })),
+        ),
+      };
+    },
+  );
+
+  app.delete(
+    '/api/bots/:id/widget/visitors/:visitorId',
+    {
+      onRequest: edit,
+      schema: {
+        tags,
+        operationId: 'deleteWidgetVisitor',
+        summary: "Delete a visitor's widget conversations with the bot and their messages",
+        security,
+        params: VisitorParams,
+        response: { 200: DeletedSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { tenantId } = currentUser(request);
+      const { id: botId, visitorId } = request.params;
+      const deleted = await ctx.db.transaction(async (tx) => {
+        await settingsOf(tx, tenantId, botId);
+        const conversations = await repo.visitorConversations(tx, tenantId, botId, visitorId);
+        if (conversations.length === 0) throw notFound('Widget visitor');
+        return repo.deleteConversations(
+          tx,
+          tenantId,
+          conversations.map((c) => c.id),
+        );
+      });
+      return { deleted_conversations: deleted };
+    },
+  );
+};
