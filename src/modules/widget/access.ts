@@ -7,7 +7,7 @@
  * script can send any Origin. The rate limits and the daily budget are what stop scripts.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { SecretKeyError, secretKeyring, type SecretKeyring } from '../../shared/secrets.js';
 import { findSettings, type WidgetSettingsRow } from './repository.js';

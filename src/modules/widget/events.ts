@@ -7,7 +7,7 @@
  * a client that reconnects with `Last-Event-ID` gets what it missed from the database.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { conversationTopic, fanoutOf, type FanoutEvent } from '../../coordination/fanout.js';
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';

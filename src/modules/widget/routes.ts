@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { errorResponses } from '../../http/schemas.js';
 import { rateLimitRefusals } from '../../observability/metrics.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';

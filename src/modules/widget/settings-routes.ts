@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { notFound } from '../../http/errors.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
