@@ -2,7 +2,7 @@
 export const PANEL_CSS = `
 .panel{position:fixed;bottom:20px;right:20px;width:380px;max-width:calc(100vw - 40px);height:min(600px,calc(100vh - 40px));display:flex;flex-direction:column;background:var(--parley-background);color:var(--parley-text);border-radius:var(--parley-radius);box-shadow:0 10px 40px rgba(0,0,0,.3);overflow:hidden;font-family:var(--parley-font);font-size:16px;line-height:1.4;border:1px solid rgba(0,0,0,.12)}
 .root.left .panel{right:auto;left:20px}
-.panel[hidden]{display:none}
+[hidden]{display:none!important}
 header{display:flex;align-items:center;gap:8px;padding:10px 12px;background:var(--parley-primary);color:var(--parley-on-primary)}
 header h2{flex:1;margin:0;font-size:17px;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 header img{width:32px;height:32px;border-radius:50%;object-fit:cover}
@@ -10,6 +10,7 @@ header button{background:transparent;color:inherit;border:2px solid transparent;
 header button svg{width:20px;height:20px;fill:currentColor}
 header button:hover{border-color:currentColor}
 button:focus-visible,textarea:focus-visible,input:focus-visible{outline:3px solid var(--parley-text);outline-offset:2px}
+.body:focus-visible{outline:3px solid var(--parley-primary);outline-offset:-3px}
 header button:focus-visible{outline-color:var(--parley-on-primary);outline-offset:-4px}
 .body{flex:1;overflow-y:auto;overscroll-behavior:contain;padding:12px;display:flex;flex-direction:column;gap:8px}
 .log{display:flex;flex-direction:column;gap:8px}

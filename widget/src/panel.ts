@@ -98,7 +98,8 @@ export function mount(context: MountContext): PanelHandle {
   // The reply while it streams: hidden from screen readers, which hear it once, finished, in the log.
   const draft = el('div', { class: 'msg bot draft', 'aria-hidden': 'true', hidden: '' });
   const status = el('div', { role: 'status', class: 'status' });
-  const body = el('div', { class: 'body' }, log, draft, status);
+  // Focusable, so that a keyboard can scroll the conversation.
+  const body = el('div', { class: 'body', tabindex: '0' }, log, draft, status);
   const inputId = 'parley-input';
   const label = el('label', { for: inputId, class: 'sr' });
   const input = el('textarea', { id: inputId, rows: '1', maxlength: String(MAX_LENGTH) });
@@ -286,16 +287,28 @@ export function mount(context: MountContext): PanelHandle {
     } else if (event.event === 'message') {
       const message = eventJson<TranscriptMessage>(event);
       if (!message || message.from === 'visitor' || typeof message.text !== 'string') return;
-      const recent = message.from === 'bot' ? recentReplies.indexOf(message.text) : -1;
-      if (recent !== -1) {
-        recentReplies.splice(recent, 1);
-        if (message.id) seen.add(message.id);
+      // The reply being streamed may come here first: shown after the reply, if it is another.
+      if (busy && message.from === 'bot') {
+        held.push(message);
         return;
       }
-      if (message.from === 'person') setHandover(false);
-      disableBlocks();
-      addMessage(message, true);
+      showEventMessage(message);
     }
+  }
+
+  /** Bot messages from the events stream while a reply streams, looked at when it is done. */
+  const held: TranscriptMessage[] = [];
+  function showEventMessage(message: TranscriptMessage) {
+    if (message.id && seen.has(message.id)) return;
+    const recent = message.from === 'bot' ? recentReplies.indexOf(message.text) : -1;
+    if (recent !== -1) {
+      recentReplies.splice(recent, 1);
+      if (message.id) seen.add(message.id);
+      return;
+    }
+    if (message.from === 'person') setHandover(false);
+    disableBlocks();
+    addMessage(message, true);
   }
 
   async function eventsLoop() {
@@ -380,7 +393,10 @@ export function mount(context: MountContext): PanelHandle {
     busy = true;
     send.disabled = true;
     notice('');
+    // A chosen button is disabled below: focus moves to the input, not out of the dialog.
+    const fromBlock = shadow.activeElement?.closest('.blocks');
     disableBlocks();
+    if (fromBlock) input.focus();
     addMessage({ from: 'visitor', text: shown });
     draft.textContent = '';
     draft.hidden = false;
@@ -412,6 +428,7 @@ export function mount(context: MountContext): PanelHandle {
     } finally {
       busy = false;
       send.disabled = false;
+      for (const message of held.splice(0)) showEventMessage(message);
     }
   }
 
