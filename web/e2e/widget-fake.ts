@@ -112,7 +112,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
         name: 'Kursstudio',
         language: 'de',
         greeting: 'Willkommen im Kursstudio! Fragen Sie nach unseren Kursen.',
-        theme: { primary_color: '#1c5fd4', position: 'right' },
+        theme: { primary_color: '#1c5fd4', position: 'bottom-right' },
       },
     };
   });
@@ -193,6 +193,9 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
   app.get('/v1/widget/events', async (request, reply) => {
     const visitor = visitorOf(request, reply);
     if (!visitor) return reply;
+    // Like the service: no events before the visitor has a conversation.
+    if (visitor.conversation.length === 0)
+      return reply.status(404).send({ error: 'Unterhaltung nicht gefunden' });
     let last = Number(request.headers['last-event-id'] ?? 0);
     reply.hijack();
     reply.raw.writeHead(200, {

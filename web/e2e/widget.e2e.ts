@@ -23,8 +23,13 @@ describe('website widget on a page with a strict CSP', () => {
     p.setDefaultTimeout(15_000);
     p.on('pageerror', (error) => errors.push(error.message));
     p.on('console', (message) => {
+      // Failed requests are judged by the response listener below, which knows their address.
+      if (message.text().startsWith('Failed to load resource')) return;
       if (message.type() === 'error' || /Content.Security.Policy|Refused/i.test(message.text()))
         errors.push(message.text());
+    });
+    p.on('response', (response) => {
+      if (response.status() >= 400) errors.push(`${response.status()} ${new URL(response.url()).pathname}`);
     });
     await p.goto(host.baseUrl);
     return p;

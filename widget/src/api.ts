@@ -78,32 +78,41 @@ export class WidgetApi {
     return response;
   }
 
-  async startSession(body: {
-    publishable_key: string;
-    visitor_id?: string | undefined;
-    identity_token?: string | undefined;
-  }): Promise<Session> {
+  /**
+   * A new session. The service keeps an earlier visitor id only for the holder of that visitor's
+   * (refreshable) token, so the previous token goes along when there is one.
+   */
+  async startSession(
+    body: {
+      publishable_key: string;
+      visitor_id?: string | undefined;
+      identity_token?: string | undefined;
+    },
+    previousToken?: string,
+  ): Promise<Session> {
     const response = await this.call('/v1/widget/sessions', {
       method: 'POST',
       body: JSON.stringify(body),
       auth: false,
+      headers: previousToken ? { authorization: `Bearer ${previousToken}` } : {},
     });
     const session = (await response.json()) as Session;
     this.token = session.token;
     return session;
   }
 
-  async refresh(): Promise<Pick<Session, 'token' | 'expires_at'>> {
+  /** A new token for the same visitor; the service accepts a token shortly after it expired. */
+  async refresh(): Promise<Session> {
     const response = await this.call('/v1/widget/sessions/refresh', { method: 'POST', body: '{}' });
-    const fresh = (await response.json()) as Pick<Session, 'token' | 'expires_at'>;
+    const fresh = (await response.json()) as Session;
     this.token = fresh.token;
     return fresh;
   }
 
-  async transcript(): Promise<TranscriptMessage[]> {
+  async transcript(): Promise<{ status?: string | null; messages: TranscriptMessage[] }> {
     const response = await this.call('/v1/widget/conversation');
-    const body = (await response.json()) as { messages?: TranscriptMessage[] };
-    return body.messages ?? [];
+    const body = (await response.json()) as { status?: string | null; messages?: TranscriptMessage[] };
+    return { status: body.status, messages: body.messages ?? [] };
   }
 
   async deleteConversation(): Promise<void> {
@@ -115,7 +124,7 @@ export class WidgetApi {
    * with an event stream, and takes a plain JSON answer as well.
    */
   async send(
-    body: { text: string } | { choice: { block_id: string; item_id: string } },
+    body: { text: string; choice?: { block_id: string; item_id: string } },
     handlers: SendHandlers,
   ): Promise<BotResponse> {
     const response = await this.call('/v1/widget/messages', {

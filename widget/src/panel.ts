@@ -8,7 +8,7 @@ import { TEXTS, pickLanguage, type Language, type Texts } from './i18n.js';
 import { PANEL_CSS } from './panel-css.js';
 import { eventJson, type SseEvent } from './sse.js';
 import { browserStorage, createStore, tokenFresh, type Saved } from './storage.js';
-import { safeAvatar, themeCss } from './theme.js';
+import { onLeft, safeAvatar, themeCss } from './theme.js';
 import type { Block, MountContext, PanelHandle, Session, TranscriptMessage } from './types.js';
 
 type StoredSession = Saved & { bot?: Session['bot'] };
@@ -139,7 +139,7 @@ export function mount(context: MountContext): PanelHandle {
     language = pickLanguage(bot.language, navigator.languages);
     t = TEXTS[language];
     themeSheet.replaceSync(themeCss(bot.theme));
-    root.classList.toggle('left', bot.theme?.position === 'left');
+    root.classList.toggle('left', onLeft(bot.theme));
     const src = safeAvatar(bot.theme?.avatar_url);
     if (src) {
       avatar.src = src;
@@ -176,7 +176,8 @@ export function mount(context: MountContext): PanelHandle {
       button.disabled = !active;
       button.addEventListener('click', () => {
         if (busy) return;
-        void submit({ choice: { block_id: block.id, item_id: item.id } }, item.title);
+        // The title goes along as text, as the service asks.
+        void submit({ text: item.title, choice: { block_id: block.id, item_id: item.id } }, item.title);
       });
       list.append(el('li', {}, button));
     }
@@ -223,11 +224,18 @@ export function mount(context: MountContext): PanelHandle {
   }
 
   async function newSession(): Promise<StoredSession> {
-    const session = await api.startSession({
-      publishable_key: config.publishableKey,
-      visitor_id: saved?.visitor_id,
-      identity_token: config.identityToken,
-    });
+    const session = await api.startSession(
+      {
+        publishable_key: config.publishableKey,
+        visitor_id: saved?.visitor_id,
+        identity_token: config.identityToken,
+      },
+      saved?.token,
+    );
+    return adopt(session);
+  }
+
+  function adopt(session: Session): StoredSession {
     const next: StoredSession = {
       token: session.token,
       expires_at: session.expires_at,
@@ -248,14 +256,12 @@ export function mount(context: MountContext): PanelHandle {
         api.token = saved.token;
         return saved;
       }
-      if (saved && tokenFresh(saved.expires_at, Date.now(), 0)) {
+      if (saved) {
         api.token = saved.token;
         try {
-          const fresh = await api.refresh();
-          persist({ ...saved, ...fresh });
-          return saved;
+          return adopt(await api.refresh());
         } catch {
-          // fall through to a new session
+          // too old, or the key was rotated: a new session
         }
       }
       return newSession();
@@ -311,11 +317,14 @@ export function mount(context: MountContext): PanelHandle {
     addMessage(message, true);
   }
 
+  /** Bumped when the conversation is deleted: a loop of the old one stops. */
+  let generation = 0;
   async function eventsLoop() {
     if (eventsRunning) return;
     eventsRunning = true;
+    const mine = generation;
     let delay = 1000;
-    while (started) {
+    while (started && mine === generation) {
       const controller = new AbortController();
       eventsAbort = controller;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -332,15 +341,16 @@ export function mount(context: MountContext): PanelHandle {
           }),
         );
       } catch (error) {
+        // 404: no open conversation yet; the loop starts again after the next reply.
         if (error instanceof ApiError && (error.status === 403 || error.status === 404)) break;
       } finally {
         clearTimeout(timer);
       }
-      if (!started) break;
+      if (!started || mine !== generation) break;
       await new Promise((resolve) => setTimeout(resolve, delay));
       delay = Math.min(delay * 2, 30_000);
     }
-    eventsRunning = false;
+    if (mine === generation) eventsRunning = false;
   }
 
   // --- start: consent, session, transcript ---
@@ -353,18 +363,20 @@ export function mount(context: MountContext): PanelHandle {
     started = true;
     log.setAttribute('aria-live', 'off');
     try {
-      const messages = await authed(() => api.transcript());
+      const { status: conversationStatus, messages } = await authed(() => api.transcript());
       log.replaceChildren();
+      setHandover(isHandover({ status: conversationStatus }));
       if (messages.length === 0) greet();
       const last = messages[messages.length - 1];
       for (const message of messages) addMessage(message, message === last && message.from !== 'visitor');
+      // Events exist once there is a conversation: else the loop starts after the first reply.
+      if (messages.length > 0) void eventsLoop();
     } catch (error) {
       notice(error instanceof ApiError && error.status === 429 ? error.message : t.unavailable, 'error');
       if (log.childElementCount === 0) greet();
     } finally {
       log.setAttribute('aria-live', 'polite');
     }
-    void eventsLoop();
   }
 
   function showConsent() {
@@ -386,7 +398,7 @@ export function mount(context: MountContext): PanelHandle {
 
   // --- sending ---
   async function submit(
-    message: { text: string } | { choice: { block_id: string; item_id: string } },
+    message: { text: string; choice?: { block_id: string; item_id: string } },
     shown: string,
   ) {
     if (busy) return;
@@ -420,10 +432,11 @@ export function mount(context: MountContext): PanelHandle {
         addMessage({ id, from: 'bot', text: response.reply, blocks: response.blocks }, true);
       }
       if (isHandover(response)) setHandover(true);
+      if (started) void eventsLoop();
     } catch (error) {
       draft.hidden = true;
       draft.textContent = '';
-      if ('text' in message && !input.value) input.value = message.text;
+      if (!message.choice && !input.value) input.value = message.text;
       notice(error instanceof ApiError && error.status === 429 ? error.message : t.sendFailed, 'error');
     } finally {
       busy = false;
@@ -465,6 +478,8 @@ export function mount(context: MountContext): PanelHandle {
       try {
         if (saved) await authed(() => api.deleteConversation());
         started = false;
+        generation += 1;
+        eventsRunning = false;
         eventsAbort?.abort();
         store.clear();
         saved = undefined;

@@ -6,7 +6,8 @@ export interface Theme {
   background_color?: string | null;
   /** Text colour of the panel. */
   text_color?: string | null;
-  position?: 'left' | 'right' | null;
+  /** `bottom-left` / `bottom-right` (the service's values), or `left` / `right`. */
+  position?: 'left' | 'right' | 'bottom-left' | 'bottom-right' | null;
   greeting?: string | null;
   avatar_url?: string | null;
 }
@@ -68,6 +69,11 @@ export function themeCss(theme: Theme | null | undefined): string {
     `:host{--parley-primary:${primary};--parley-on-primary:${textOn(primary)};` +
     `--parley-background:${background};--parley-text:${text};}`
   );
+}
+
+/** Whether the theme puts the widget on the left. */
+export function onLeft(theme: Theme | null | undefined): boolean {
+  return theme?.position === 'left' || theme?.position === 'bottom-left';
 }
 
 /** An avatar URL the widget shows: https (or http on localhost) only. */
