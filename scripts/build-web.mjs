@@ -17,7 +17,7 @@ const sources = [
   'web/vite.config.ts',
   'package-lock.json',
   'src/modules/events/event-status.ts',
-  'src/modules/events/booking-status.ts',
+  'src/modules/events/bookings/status.ts',
   'src/modules/webhooks/event-types.ts',
 ];
 

@@ -1,4 +1,4 @@
-import type { BookingStatus } from '@server/modules/events/booking-status.js';
+import type { BookingStatus } from '@server/modules/events/bookings/status.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import type { Body, BookingWithContact, EventBody, EventDetail, EventRow } from '../../api/types';
