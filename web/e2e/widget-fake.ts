@@ -29,6 +29,8 @@ interface Visitor {
 
 export interface FakeWidgetApi {
   baseUrl: string;
+  /** Every request to the API, in order. */
+  requests: string[];
   /** Requests whose URL carried the token (must stay empty). */
   tokensInUrls: string[];
   /** Requests to the API without an Origin header (must stay empty: a browser always sends it). */
@@ -51,6 +53,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
   const visitors = new Map<string, Visitor>();
   const tokens = new Map<string, string>();
   const tokensInUrls: string[] = [];
+  const requests: string[] = [];
   const withoutOrigin: string[] = [];
   let eventId = 0;
 
@@ -58,6 +61,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
 
   app.addHook('onRequest', async (request, reply) => {
     if (!request.url.startsWith('/v1/')) return;
+    requests.push(`${request.method} ${request.url}`);
     if ([...tokens.keys()].some((token) => request.url.includes(token))) tokensInUrls.push(request.url);
     const origin = request.headers.origin;
     if (!origin) withoutOrigin.push(request.url);
@@ -222,6 +226,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl,
+    requests,
     tokensInUrls,
     withoutOrigin,
     close: () => app.close(),
@@ -237,8 +242,10 @@ export async function startHostPage(
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
   const app = Fastify();
   app.get('/favicon.ico', async (_request, reply) => reply.status(204).send());
-  app.get('/', async (_request, reply) => {
+  app.get('/', async (request, reply) => {
     const origin = parley();
+    // ?consent: the snippet with the consent gate.
+    const consent = 'consent' in (request.query as Record<string, string>) ? ' data-consent="required"' : '';
     return reply
       .header(
         'content-security-policy',
@@ -249,7 +256,7 @@ export async function startHostPage(
         `<!doctype html><html lang="de"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Kursstudio Sonnenschein</title></head>` +
           `<body><header><a href="#kurse">Zu den Kursen</a></header><main><h1>Kursstudio Sonnenschein</h1>` +
           `<p id="kurse">${'Yoga, Pilates und Rückenfit für alle. '.repeat(200)}</p></main>` +
-          `<script src="${origin}/widget/v1.js" data-key="${PUBLISHABLE_KEY}" async></script></body></html>`,
+          `<script src="${origin}/widget/v1.js" data-key="${PUBLISHABLE_KEY}"${consent} async></script></body></html>`,
       );
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -233,6 +233,28 @@ describe('website widget on a page with a strict CSP', () => {
     await c.close();
   });
 
+  it('with a consent gate stores nothing and sends nothing before the visitor agrees', async () => {
+    const c = await newContext();
+    const p = await c.newPage();
+    p.setDefaultTimeout(15_000);
+    await p.goto(`${host.baseUrl}/?consent`);
+    const before = api.requests.length;
+    await p.getByRole('button', { name: 'Chat öffnen' }).click();
+    // Before any request the bot's name is not known: the dialog is called "Chat".
+    const agree = p
+      .getByRole('dialog', { name: 'Chat' })
+      .getByRole('button', { name: 'Einverstanden, Chat starten' });
+    await agree.waitFor();
+    await expect(p.evaluate(() => Object.keys(localStorage))).resolves.toEqual([]);
+    expect(api.requests.length).toBe(before);
+    await agree.click();
+    await log(p).getByText('Willkommen im Kursstudio', { exact: false }).waitFor();
+    expect(api.requests.length).toBeGreaterThan(before);
+    const keys = await p.evaluate(() => Object.keys(localStorage).sort());
+    expect(keys).toEqual(['parley.pk_test_kursstudio.consent', 'parley.pk_test_kursstudio.session']);
+    await c.close();
+  });
+
   it('never put the token in a URL, and every API request carried its Origin; no browser errors', () => {
     expect(api.tokensInUrls).toEqual([]);
     expect(api.withoutOrigin).toEqual([]);
