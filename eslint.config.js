@@ -9,6 +9,7 @@ export default tseslint.config(
       'dist',
       'coverage',
       'web/dist',
+      'widget/dist',
       'web/e2e-output',
       'web/src/api/schema.d.ts',
     ],

@@ -30,6 +30,13 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
+      {
+        test: {
+          name: 'widget',
+          include: ['widget/test/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
       // End to end in Chromium: only when asked (npm run test:e2e, or npm test with chromium found).
       ...(process.env.PARLEY_E2E === '1'
         ? [

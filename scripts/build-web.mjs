@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the dashboard (web/dist) when it is missing or older than its sources, so that
-// `npm install && npm start` on a fresh clone serves it. `--force` builds in any case.
+// `npm install && npm start` on a fresh clone serves it, and the website widget (widget/dist,
+// scripts/build-widget.mjs, which checks its own sources). `--force` builds in any case.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,7 +17,7 @@ const sources = [
   'web/vite.config.ts',
   'package-lock.json',
   'src/modules/events/event-status.ts',
-  'src/modules/events/booking-status.ts',
+  'src/modules/events/bookings/status.ts',
   'src/modules/webhooks/event-types.ts',
 ];
 
@@ -28,6 +29,11 @@ function newest(path) {
 }
 
 const force = process.argv.includes('--force');
+const widget = spawnSync('node', [join(root, 'scripts/build-widget.mjs'), ...(force ? ['--force'] : [])], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (widget.status !== 0) process.exit(widget.status ?? 1);
 const builtAt = existsSync(built) ? statSync(built).mtimeMs : 0;
 const changedAt = Math.max(...sources.map((path) => newest(join(root, path))));
 if (!force && builtAt > changedAt) process.exit(0);

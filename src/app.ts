@@ -141,7 +141,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(testChatRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(widgetSettingsRoutes, { ctx });
-  await app.register(webApp, { dir: config.webDir });
+  await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

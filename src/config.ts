@@ -103,6 +103,7 @@ export function loadConfig(env: Env = process.env) {
     pgliteSharedBuffersMb: int(env, 'PGLITE_SHARED_BUFFERS_MB', 16, 1, 4096),
     seedDemo: bool(env, 'PARLEY_SEED_DEMO', true),
     webDir: optional(env, 'PARLEY_WEB_DIR'),
+    widgetDir: optional(env, 'PARLEY_WIDGET_DIR'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisCommandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 500, 10, 60000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, 0, 600000),
@@ -295,6 +296,7 @@ export function testConfig(overrides: Env = {}): Config {
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,
+    PARLEY_WIDGET_DIR: NO_WEB_BUILD_DIR,
     ...overrides,
   });
 }

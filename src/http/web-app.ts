@@ -6,9 +6,21 @@ import { ErrorCode } from './errors.js';
 
 /** The dashboard's production build, beside the sources in the checkout. */
 export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
+/** The website widget's build (scripts/build-widget.mjs): v1.js and panel-<hash>.js. */
+export const DEFAULT_WIDGET_DIR = fileURLToPath(new URL('../../widget/dist', import.meta.url));
 
 /** Paths that belong to the API: unknown ones stay JSON 404s, never the dashboard page. */
-const API_PREFIXES = ['/api', '/v1', '/webhooks', '/docs', '/openapi.json', '/health', '/ready', '/metrics'];
+const API_PREFIXES = [
+  '/api',
+  '/v1',
+  '/webhooks',
+  '/docs',
+  '/openapi.json',
+  '/health',
+  '/ready',
+  '/metrics',
+  '/widget',
+];
 
 export function isApiPath(url: string): boolean {
   const path = url.split('?')[0] ?? '';
@@ -23,11 +35,44 @@ export function isApiPath(url: string): boolean {
 export interface WebAppOptions {
   /** Directory of the build (index.html, assets/); the checkout's web/dist by default. */
   dir?: string | undefined;
+  /** Directory of the website widget's build; the checkout's widget/dist by default. */
+  widgetDir?: string | undefined;
 }
+
+/**
+ * The website widget at `/widget/`: loaded by other websites, so readable cross-origin (CORS
+ * for the panel module, `Cross-Origin-Resource-Policy: cross-origin` for the loader script).
+ * The loader's URL is versioned (`/widget/v1.js`) and cached briefly; the hashed panel chunk
+ * never changes.
+ */
+const widgetAssets = fp<{ dir: string }>(async (app, options) => {
+  await app.register(fastifyStatic, {
+    root: options.dir,
+    prefix: '/widget/',
+    decorateReply: false,
+    wildcard: false,
+    index: false,
+    cacheControl: false,
+    preCompressed: true,
+    allowedPath: (path) => /^\/?[A-Za-z0-9_-]+\.js$/.test(path),
+    setHeaders: (res, path) => {
+      res.setHeader(
+        'cache-control',
+        /\/panel-[A-Za-z0-9_-]+\.js$/.test(path)
+          ? 'public, max-age=31536000, immutable'
+          : 'public, max-age=300, stale-while-revalidate=3600',
+      );
+      res.setHeader('access-control-allow-origin', '*');
+      res.setHeader('cross-origin-resource-policy', 'cross-origin');
+    },
+  });
+});
 
 export const webApp = fp<WebAppOptions>(async (app, options) => {
   const dir = options.dir ?? DEFAULT_WEB_DIR;
   const hasBuild = existsSync(`${dir}/index.html`);
+  const widgetDir = options.widgetDir ?? DEFAULT_WIDGET_DIR;
+  if (existsSync(`${widgetDir}/v1.js`)) await app.register(widgetAssets, { dir: widgetDir });
   if (hasBuild) {
     await app.register(fastifyStatic, {
       root: dir,

@@ -1,0 +1,172 @@
+import { SseParser, eventJson, type SseEvent } from './sse.js';
+import type { Block, Session, TranscriptMessage } from './types.js';
+
+/** A refusal of the service, with its status (and its German/English `message`). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface BotResponse {
+  reply: string;
+  conversation_id?: string;
+  blocks?: Block[];
+  message_id?: string;
+  id?: string;
+}
+
+export interface SendHandlers {
+  delta(text: string): void;
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  let message = response.statusText;
+  try {
+    const body = (await response.json()) as { message?: string; error?: string };
+    message = body.message ?? body.error ?? message;
+  } catch {
+    // not JSON
+  }
+  const retry = Number(response.headers.get('retry-after'));
+  return new ApiError(response.status, message, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+}
+
+/** Reads a fetch body as server-sent events until it ends or the signal aborts. */
+export async function readEvents(
+  response: Response,
+  onEvent: (event: SseEvent) => void,
+  parser = new SseParser(),
+  onActivity?: () => void,
+): Promise<void> {
+  if (!response.body) throw new Error('no body');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    onActivity?.();
+    for (const event of parser.feed(decoder.decode(value, { stream: true }))) onEvent(event);
+  }
+  for (const event of parser.feed(`${decoder.decode()}\n\n`)) onEvent(event);
+}
+
+/**
+ * The widget's calls to the service. The visitor token travels only in the Authorization
+ * header, never in a URL; credentials (cookies) are never sent.
+ */
+export class WidgetApi {
+  token: string | undefined;
+
+  constructor(private readonly origin: string) {}
+
+  private async call(path: string, init: RequestInit & { auth?: boolean } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (init.body !== undefined) headers.set('content-type', 'application/json');
+    if (init.auth !== false && this.token) headers.set('authorization', `Bearer ${this.token}`);
+    const response = await fetch(`${this.origin}${path}`, {
+      ...init,
+      headers,
+      credentials: 'omit',
+      mode: 'cors',
+    });
+    if (!response.ok) throw await failure(response);
+    return response;
+  }
+
+  /**
+   * A new session. The service keeps an earlier visitor id only for the holder of that visitor's
+   * (refreshable) token, so the previous token goes along when there is one.
+   */
+  async startSession(
+    body: {
+      publishable_key: string;
+      visitor_id?: string | undefined;
+      identity_token?: string | undefined;
+    },
+    previousToken?: string,
+  ): Promise<Session> {
+    const response = await this.call('/v1/widget/sessions', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      auth: false,
+      headers: previousToken ? { authorization: `Bearer ${previousToken}` } : {},
+    });
+    const session = (await response.json()) as Session;
+    this.token = session.token;
+    return session;
+  }
+
+  /** A new token for the same visitor; the service accepts a token shortly after it expired. */
+  async refresh(): Promise<Session> {
+    const response = await this.call('/v1/widget/sessions/refresh', { method: 'POST', body: '{}' });
+    const fresh = (await response.json()) as Session;
+    this.token = fresh.token;
+    return fresh;
+  }
+
+  async transcript(): Promise<{ status?: string | null; messages: TranscriptMessage[] }> {
+    const response = await this.call('/v1/widget/conversation');
+    const body = (await response.json()) as { status?: string | null; messages?: TranscriptMessage[] };
+    return { status: body.status, messages: body.messages ?? [] };
+  }
+
+  async deleteConversation(): Promise<void> {
+    await this.call('/v1/widget/conversation', { method: 'DELETE' });
+  }
+
+  /**
+   * Sends a message or a choice; streams the reply (`delta` events) when the service answers
+   * with an event stream, and takes a plain JSON answer as well.
+   */
+  async send(
+    body: { text: string; choice?: { block_id: string; item_id: string } },
+    handlers: SendHandlers,
+  ): Promise<BotResponse> {
+    const response = await this.call('/v1/widget/messages', {
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { accept: 'text/event-stream, application/json;q=0.9' },
+    });
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.includes('text/event-stream')) return (await response.json()) as BotResponse;
+    let result: BotResponse | undefined;
+    let error: ApiError | undefined;
+    await readEvents(response, (event) => {
+      if (event.event === 'delta') {
+        const data = eventJson<{ text?: string }>(event);
+        if (data?.text) handlers.delta(data.text);
+      } else if (event.event === 'done') {
+        result = eventJson<BotResponse>(event);
+      } else if (event.event === 'error') {
+        const data = eventJson<{ message?: string; error?: string; status?: number }>(event);
+        error = new ApiError(data?.status ?? 502, data?.message ?? data?.error ?? 'error');
+      }
+    });
+    if (error) throw error;
+    if (!result) throw new ApiError(0, 'stream ended without a reply');
+    return result;
+  }
+
+  /**
+   * The conversation's events (`message`, `status`), resumed after `lastEventId`. Resolves when
+   * the stream ends; rejects on a refusal or a network error; aborts with the signal.
+   */
+  async events(
+    lastEventId: string | undefined,
+    signal: AbortSignal,
+    onEvent: (event: SseEvent, lastEventId: string | undefined) => void,
+    onActivity: () => void,
+  ): Promise<void> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    const response = await this.call('/v1/widget/events', { headers, signal });
+    const parser = new SseParser();
+    parser.lastEventId = lastEventId;
+    await readEvents(response, (event) => onEvent(event, parser.lastEventId), parser, onActivity);
+  }
+}
