@@ -118,6 +118,10 @@ export const ERROR_CODES = [
   'sender_taken',
   'webhook_limit',
   'webhook_disabled',
+  // Inbox.
+  'conversation_held',
+  'conversation_with_bot',
+  'conversation_closed',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 

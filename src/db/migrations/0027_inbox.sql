@@ -34,6 +34,6 @@ CREATE INDEX conversation_notes_conversation_idx ON conversation_notes (conversa
 -- The role of the people who answer customers.
 ALTER TABLE users DROP CONSTRAINT users_role_check;
 ALTER TABLE users ADD CONSTRAINT users_role_check CHECK (role IN ('owner', 'admin', 'editor', 'viewer', 'agent'));
-ALTER TABLE invitations DROP CONSTRAINT invitations_role_check;
-ALTER TABLE invitations ADD CONSTRAINT invitations_role_check
+ALTER TABLE user_invitations DROP CONSTRAINT user_invitations_role_check;
+ALTER TABLE user_invitations ADD CONSTRAINT user_invitations_role_check
   CHECK (role IN ('owner', 'admin', 'editor', 'viewer', 'agent'));

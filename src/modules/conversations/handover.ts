@@ -18,7 +18,10 @@ export const HANDOVER_REASONS = [
   'flow_option',
   'customer_request',
   'model',
+  // Taken over from the dashboard.
   'staff',
+  // The escalation-triggered webhook of the tenant's own system.
+  'api',
 ] as const;
 export type HandoverReason = (typeof HANDOVER_REASONS)[number];
 

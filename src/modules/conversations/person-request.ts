@@ -4,8 +4,9 @@
  * talking or connecting ("Ich möchte mit einem Mitarbeiter sprechen", "parler à un conseiller"),
  * or a strong person-word ("human", "Mitarbeiter", "humain", "operatore") with a verb of
  * wanting, or is a short call for one ("Mensch bitte", "agent!"). Counting people ("für zwei
- * Personen", "a table for one person") is not a request. Cases: test/conversations/person-request.test.ts.
+ * Personen", "a table for one person") is not a request. Cases: test/inbox/person-request.test.ts.
  */
+import { detectLanguage, type Language } from '../models/language.js';
 
 /** Words for a person that say "a person, not the bot" on their own. */
 const STRONG = [
@@ -145,4 +146,31 @@ export function asksForPerson(message: string): boolean {
   if (strong && verb(WANT)) return true;
   const words = text.trim().split(' ').length;
   return strong && words <= 4;
+}
+
+const CONNECTING: Record<Language, { formal: string; informal: string }> = {
+  de: {
+    formal:
+      'Gerne verbinde ich Sie mit einer Mitarbeiterin oder einem Mitarbeiter. Bitte haben Sie einen Moment Geduld.',
+    informal:
+      'Gerne verbinde ich dich mit einer Mitarbeiterin oder einem Mitarbeiter. Bitte hab einen Moment Geduld.',
+  },
+  en: {
+    formal: 'I will gladly connect you with a member of our team. Please bear with us for a moment.',
+    informal: "Sure, I'll connect you with someone from our team. Please hang on a moment.",
+  },
+  fr: {
+    formal:
+      'Je vous mets volontiers en relation avec un membre de notre équipe. Merci de patienter un instant.',
+    informal: "Je te mets en relation avec quelqu'un de notre équipe. Patiente un instant, s'il te plaît.",
+  },
+  it: {
+    formal: 'La metto volentieri in contatto con un membro del nostro team. Attenda un momento, per favore.',
+    informal: 'Ti metto in contatto con qualcuno del nostro team. Aspetta un momento, per favore.',
+  },
+};
+
+/** The bot's reply when it hands over because the customer asked for a person. */
+export function connectingReply(message: string, formal: boolean): string {
+  return CONNECTING[detectLanguage(message)][formal ? 'formal' : 'informal'];
 }

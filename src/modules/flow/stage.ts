@@ -33,7 +33,7 @@ export interface FlowTurn {
   loaded: FlowState;
   state: FlowState;
   /** The flow's own answer: the model is not called. */
-  direct: { reply: string; handover: boolean } | null;
+  direct: { reply: string; handover: boolean; byOption?: boolean } | null;
   block: FlowBlock | null;
 }
 
@@ -102,7 +102,7 @@ export async function before(db: Queryable, turn: TurnRef, choice: FlowChoice | 
     formal,
     loaded: current,
     state: decision.state,
-    direct: { reply: decision.reply, handover: decision.handover },
+    direct: { reply: decision.reply, handover: decision.handover, byOption: choice !== null },
     block: decision.block,
   };
 }
@@ -137,8 +137,11 @@ export function after(turn: FlowTurn, reply: string): { reply: string; blocks: C
   return { reply: decided.reply, blocks: decided.block ? [chatBlock(decided.block)] : [] };
 }
 
-/** Once the exchange is stored: the new position, and a hand-over the flow decided. */
-export async function save(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
+/**
+ * Once the exchange is stored: the new position, and a hand-over the flow decided (returned:
+ * whether there was one).
+ */
+export async function save(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<boolean> {
   if (JSON.stringify(flowTurn.state) !== JSON.stringify(flowTurn.loaded)) {
     await saveFlowState(
       db,
@@ -147,6 +150,12 @@ export async function save(db: Database, turn: TurnRef, flowTurn: FlowTurn): Pro
     );
   }
   if (flowTurn.direct?.handover) {
-    await escalateConversation(db, turn.tenantId, turn.conversationId, { reason: 'flow' });
+    const reason = flowTurn.direct.byOption ? 'flow_option' : 'flow_step';
+    const result = await escalateConversation(db, turn.tenantId, turn.conversationId, {
+      reason: 'flow',
+      handover: { reason, question: turn.userMessage },
+    });
+    return result.changed;
   }
+  return false;
 }

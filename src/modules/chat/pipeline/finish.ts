@@ -9,7 +9,11 @@
 import type { AppContext } from '../../../context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
+import type { HandoverReason } from '../../conversations/handover.js';
+import { escalateConversation } from '../../conversations/lifecycle.js';
 import * as flowStage from '../../flow/stage.js';
+import { publishInboxChange } from '../../inbox/events.js';
+import { isHandOverReply } from '../../models/offline.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
 import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
@@ -34,6 +38,8 @@ export interface Turn {
   flow: flowStage.FlowTurn;
   /** The model call's signal: the client's disconnect combined with the turn's deadline. */
   signal: AbortSignal;
+  /** The turn hands the conversation over to people (the customer asked for a person). */
+  handover?: HandoverReason;
 }
 
 type Observe = StageObserver['stage'];
@@ -137,7 +143,23 @@ export async function finish(
   const response = await options.observe('store', () =>
     store(ctx, turn, reply, processed, options.delivery, flowReply.blocks),
   );
-  await flowStage.save(ctx.db, turn.turn, turn.flow);
+  const { tenantId } = turn.admitted.inbound;
+  const { conversationId } = turn.turn;
+  let handedOver = await flowStage.save(ctx.db, turn.turn, turn.flow);
+  // The customer asked for a person, or the bot found no answer (the offline model's hand-over).
+  const reason: HandoverReason | null =
+    turn.handover ??
+    (ctx.config.conversations.handoverOnNoAnswer && turn.hits.length === 0 && isHandOverReply(response.reply)
+      ? 'no_answer'
+      : null);
+  if (reason && !handedOver) {
+    const result = await escalateConversation(ctx.db, tenantId, conversationId, {
+      reason,
+      handover: { reason, question: turn.turn.userMessage },
+    });
+    handedOver = result.changed;
+  }
+  if (handedOver) await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
   return response;
 }
 
