@@ -7,7 +7,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
-import type { AppError} from '../../http/errors.js';
+import type { AppError } from '../../http/errors.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
 import { isUuid } from '../../http/uuid.js';
 import type { AuthenticatedUser } from '../auth/sessions.js';

@@ -145,6 +145,12 @@ export async function finish(
   );
   const { tenantId } = turn.admitted.inbound;
   const { conversationId } = turn.turn;
+  if (turn.admitted.inbound.test) {
+    await repo.settleTestTurn(ctx.db, tenantId, conversationId, {
+      isNew: turn.turn.isNewConversation,
+      period: turn.admitted.period,
+    });
+  }
   let handedOver = await flowStage.save(ctx.db, turn.turn, turn.flow);
   // The customer asked for a person, or the bot found no answer (the offline model's hand-over).
   const reason: HandoverReason | null =
