@@ -155,7 +155,11 @@ export async function finish(
   // The customer asked for a person, or the bot found no answer (the offline model's hand-over).
   const reason: HandoverReason | null =
     turn.handover ??
-    (ctx.config.conversations.handoverOnNoAnswer && turn.hits.length === 0 && isHandOverReply(response.reply)
+    // The dashboard's test chat is not handed over for a missing answer (only when asked for a person).
+    (ctx.config.conversations.handoverOnNoAnswer &&
+    !turn.admitted.inbound.test &&
+    turn.hits.length === 0 &&
+    isHandOverReply(response.reply)
       ? 'no_answer'
       : null);
   if (reason && !handedOver) {
