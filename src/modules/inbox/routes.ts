@@ -39,6 +39,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'listInbox',
         tags,
         summary: 'Conversations waiting for a person or held by one, newest activity first',
         security,
@@ -54,6 +55,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'getInboxUnread',
         tags,
         summary: 'How many conversations waiting for anyone or assigned to me have unread customer messages',
         security,
@@ -68,6 +70,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'streamInbox',
         tags,
         summary:
           'Live inbox updates as server-sent events: `inbox` {conversation_id, status} and `message` {conversation_id, message_id}; `resync` means reload',
@@ -109,6 +112,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'getInboxConversation',
         tags,
         summary: 'A conversation of the inbox with its latest messages and internal notes',
         security,
@@ -119,12 +123,13 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     async (request) => inbox.inboxDetail(ctx.db, currentUser(request).tenantId, request.params.id),
   );
 
-  const stateChange = (path: string, summary: string, work: typeof inbox.claim) =>
+  const stateChange = (path: string, summary: string, work: typeof inbox.claim, operationId: string) =>
     app.post(
       `/api/inbox/:id/${path}`,
       {
         onRequest: requireUser(ctx, 'inbox:work'),
         schema: {
+          operationId,
           tags,
           summary,
           security,
@@ -135,16 +140,27 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
       async (request) => work(withLog(request.log), currentUser(request), request.params.id),
     );
 
-  stateChange('claim', 'Take a waiting conversation (409 when a colleague holds it)', inbox.claim);
-  stateChange('take-over', 'Take a conversation away from the bot (it becomes mine)', inbox.takeOver);
-  stateChange('give-back', 'Give the conversation back to the bot', inbox.giveBack);
-  stateChange('close', 'Close the conversation', inbox.close);
+  stateChange(
+    'claim',
+    'Take a waiting conversation (409 when a colleague holds it)',
+    inbox.claim,
+    'claimInboxConversation',
+  );
+  stateChange(
+    'take-over',
+    'Take a conversation away from the bot (it becomes mine)',
+    inbox.takeOver,
+    'takeOverConversation',
+  );
+  stateChange('give-back', 'Give the conversation back to the bot', inbox.giveBack, 'giveBackConversation');
+  stateChange('close', 'Close the conversation', inbox.close, 'closeInboxConversation');
 
   app.post(
     '/api/inbox/:id/assign',
     {
       onRequest: requireUser(ctx, 'inbox:work'),
       schema: {
+        operationId: 'assignInboxConversation',
         tags,
         summary:
           'Assign the conversation to a colleague (null: back to waiting); e-mails them when SMTP is set',
@@ -163,6 +179,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'inbox:work'),
       schema: {
+        operationId: 'replyInInbox',
         tags,
         summary: "A person's reply, sent on the conversation's channel through the outbox",
         security,
@@ -182,6 +199,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'inbox:work'),
       schema: {
+        operationId: 'addInboxNote',
         tags,
         summary: 'An internal note for colleagues (never sent, not in the bot history)',
         security,
@@ -201,6 +219,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     {
       onRequest: requireUser(ctx, 'conversation:view'),
       schema: {
+        operationId: 'markInboxConversationRead',
         tags,
         summary: 'Mark the conversation read (the unread count drops)',
         security,

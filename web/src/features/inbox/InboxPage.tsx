@@ -18,7 +18,6 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { api, call } from '../../api/client';
-import type { Ok } from '../../api/types';
 import { DataTable } from '../../components/DataTable';
 import { notify } from '../../components/notify';
 import { PageTitle } from '../../components/PageTitle';
@@ -27,7 +26,6 @@ import { formatDateTime } from '../../format';
 import { useCan, useMe } from '../../app/session';
 import { INBOX_KEY, notificationsAllowed } from './live';
 
-type InboxItem = Ok<'/api/inbox', 'get'>['data'][number];
 type View = 'all' | 'mine' | 'unassigned';
 
 const STATE_COLOUR: Record<string, string> = {
