@@ -6,7 +6,7 @@
  * wanting, or is a short call for one ("Mensch bitte", "agent!"). Counting people ("für zwei
  * Personen", "a table for one person") is not a request. Cases: test/inbox/person-request.test.ts.
  */
-import { detectLanguage, type Language } from '../models/language.js';
+import { detectLanguage, type Language } from '../../shared/language.js';
 
 /** Words for a person that say "a person, not the bot" on their own. */
 const STRONG = [

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import type { AppError } from '../../http/errors.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import type { AuthenticatedUser } from '../auth/sessions.js';
 import { mailerFor } from '../auth/mailer.js';
 import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';

@@ -300,7 +300,7 @@ function ConversationPane({ id }: { id: string }) {
             {t('inbox.notes')}
           </Text>
           {c.notes.map((n) => (
-            <Text key={n.id} size="sm" c="yellow.9">
+            <Text key={n.id} size="sm" bg="var(--mantine-color-yellow-light)" px={6} py={2}>
               {n.author_name ?? ''} ({formatDateTime(n.created_at, i18n.language)}): {n.content}
             </Text>
           ))}
