@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { fanoutOf, tenantTopic } from '../../coordination/fanout.js';
 import { currentUser, requireUser } from '../auth/guard.js';
@@ -75,7 +76,12 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         summary:
           'Live inbox updates as server-sent events: `inbox` {conversation_id, status} and `message` {conversation_id, message_id}; `resync` means reload',
         security,
-        response: errorResponses(401, 403),
+        response: {
+          200: Type.String({
+            description: 'text/event-stream: `event: <type>` and `data: <JSON>` per event',
+          }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request, reply) => {
@@ -94,11 +100,16 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       });
       write(`event: ready\ndata: {}\n\n`);
-      const heartbeat = setInterval(() => write(': keep-alive\n\n'), HEARTBEAT_MS);
-      heartbeat.unref();
+      // A keep-alive comment now and then, for this connection only (a timer chain, no background job).
+      let heartbeat: NodeJS.Timeout;
+      const beat = () => {
+        write(': keep-alive\n\n');
+        heartbeat = setTimeout(beat, HEARTBEAT_MS).unref();
+      };
+      heartbeat = setTimeout(beat, HEARTBEAT_MS).unref();
       const end = () => {
         if (!streams.delete(end)) return;
-        clearInterval(heartbeat);
+        clearTimeout(heartbeat);
         void stop();
         if (!reply.raw.writableEnded) reply.raw.end();
       };
