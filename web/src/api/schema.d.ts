@@ -10282,6 +10282,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description text/event-stream: `event: <type>` and `data: <JSON>` per event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
             /** @description Default Response */
             401: {
                 headers: {
