@@ -26,6 +26,7 @@ import { botV1Routes } from './modules/bots/v1-routes.js';
 import { chatRoutes } from './modules/chat/routes.js';
 import { contactRoutes } from './modules/contacts/routes.js';
 import { conversationRoutes } from './modules/conversations/routes.js';
+import { inboxRoutes } from './modules/inbox/routes.js';
 import { conversationV1Routes } from './modules/conversations/v1-routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { modelRoutes } from './modules/models/routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(testChatRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(widgetSettingsRoutes, { ctx });
+  await app.register(inboxRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

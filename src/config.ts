@@ -237,6 +237,8 @@ export function loadConfig(env: Env = process.env) {
 
     conversations: {
       inactivityMinutes: int(env, 'CONVERSATION_INACTIVITY_MINUTES', 1440, 1, 525600),
+      /** Whether the bot's "no answer" (the offline model's hand-over reply) hands the conversation to the inbox. */
+      handoverOnNoAnswer: bool(env, 'HANDOVER_ON_NO_ANSWER', true),
     },
 
     reminders: {
@@ -293,6 +295,8 @@ export function testConfig(overrides: Env = {}): Config {
     WEBHOOK_WORKER: 'false',
     // A fixed key: tests never write a key file into ./data.
     PARLEY_SECRET_KEY: 'test:' + Buffer.alloc(32, 7).toString('base64'),
+    // Most tests continue conversations after an unanswered question; the inbox's tests turn it on.
+    HANDOVER_ON_NO_ANSWER: 'false',
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,

@@ -129,6 +129,10 @@ export const ERROR_CODES = [
   'identity_invalid',
   'widget_budget_exhausted',
   'secret_key_missing',
+  // Inbox.
+  'conversation_held',
+  'conversation_with_bot',
+  'conversation_closed',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 

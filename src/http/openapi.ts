@@ -28,6 +28,7 @@ export const OPENAPI_TAGS = [
   { name: 'flow: steps', description: 'Conversation flow steps of a bot' },
   { name: 'preflight', description: 'Pre-flight check of a bot before activation' },
   { name: 'dashboard: conversations', description: 'Conversation viewer (dashboard session)' },
+  { name: 'dashboard: inbox', description: 'People take over from the bot: the inbox (dashboard session)' },
   { name: 'conversation lifecycle', description: 'End, hand over, rate, reopen conversations' },
   { name: 'dashboard: usage', description: 'Monthly usage' },
   { name: 'dashboard: events', description: 'Events and bookings (planned module)' },

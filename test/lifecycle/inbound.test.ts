@@ -238,8 +238,13 @@ describeApp('conversation lifecycle: inbound webhooks', (get) => {
     const silenced = await chat({ message: 'Noch da?', conversation_id: id });
     expect(silenced.statusCode).toBe(409);
     expect(silenced.json().error).toBe('Conversation an Mitarbeiter übergeben');
-    const messages = await get().db.query('SELECT 1 FROM messages WHERE conversation_id = $1', [id]);
-    expect(messages).toHaveLength(2);
+    // The bot does not answer; the customer's message is kept for the people in the inbox.
+    const messages = await get().db.query<{ role: string; content: string }>(
+      'SELECT role, content FROM messages WHERE conversation_id = $1 ORDER BY seq',
+      [id],
+    );
+    expect(messages).toHaveLength(3);
+    expect(messages[2]).toEqual({ role: 'user', content: 'Noch da?' });
 
     const reopen = (headers: Record<string, string>, target = id) =>
       get().app.inject({ method: 'POST', url: `/api/conversations/${target}/reopen`, headers });

@@ -60,6 +60,8 @@ export interface Harness {
   owner: Login;
   viewer: Login;
   botId: string;
+  /** The demo tenant's API key (the chat endpoint as a customer's system calls it). */
+  apiKey: string;
   /** One pass of the webhook delivery worker (it does not run on its own here). */
   deliverWebhooks(): Promise<void>;
   close(): Promise<void>;
@@ -101,6 +103,7 @@ export async function startHarness(): Promise<Harness> {
     owner: { email: seed.email, password: seed.password },
     viewer,
     botId: seed.botId,
+    apiKey: seed.apiKey,
     async deliverWebhooks() {
       await createWebhookWorker(ctx).sendDue();
     },

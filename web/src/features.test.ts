@@ -37,8 +37,8 @@ describe('field errors', () => {
 
 describe('team rules', () => {
   it('lets only owners grant the owner role and change owners', () => {
-    expect(grantableRoles('owner')).toEqual(['owner', 'admin', 'editor', 'viewer']);
-    expect(grantableRoles('admin')).toEqual(['admin', 'editor', 'viewer']);
+    expect(grantableRoles('owner')).toEqual(['owner', 'admin', 'editor', 'viewer', 'agent']);
+    expect(grantableRoles('admin')).toEqual(['admin', 'editor', 'viewer', 'agent']);
     expect(mayChange({ id: 'a', role: 'admin' }, { id: 'o', role: 'owner' })).toBe(false);
     expect(mayChange({ id: 'a', role: 'admin' }, { id: 'e', role: 'editor' })).toBe(true);
     expect(mayChange({ id: 'o', role: 'owner' }, { id: 'o2', role: 'owner' })).toBe(true);

@@ -1,5 +1,5 @@
 /** Roles of dashboard users and what each may do. A closed list: routes name one permission. */
-export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export const ROLES = ['owner', 'admin', 'editor', 'viewer', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const PERMISSIONS = [
@@ -16,6 +16,8 @@ export const PERMISSIONS = [
   'webhook:manage',
   'api_key:manage',
   'user:manage',
+  // Answering customers in the inbox: claim, reply, note, give back, close.
+  'inbox:work',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -27,7 +29,16 @@ const VIEW: Permission[] = [
   'contact:view',
   'usage:view',
 ];
-const EDIT: Permission[] = [...VIEW, 'bot:edit', 'knowledge:edit', 'event:edit', 'contact:edit'];
+const EDIT: Permission[] = [
+  ...VIEW,
+  'bot:edit',
+  'knowledge:edit',
+  'event:edit',
+  'contact:edit',
+  'inbox:work',
+];
+// Agents answer customers: the inbox and the tenant's conversations, no bot or team settings.
+const AGENT: Permission[] = ['conversation:view', 'contact:view', 'inbox:work'];
 // Admins manage the team too; granting, removing and changing the owner role stays with owners
 // (see users-rules.ts).
 const ADMIN: Permission[] = [...EDIT, 'webhook:manage', 'api_key:manage', 'user:manage'];
@@ -37,6 +48,7 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   admin: new Set(ADMIN),
   editor: new Set(EDIT),
   viewer: new Set(VIEW),
+  agent: new Set(AGENT),
 };
 
 export function hasPermission(role: Role, permission: Permission): boolean {

@@ -312,3 +312,24 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
   ]);
   return rows[0]?.stored === 1;
 }
+
+/**
+ * A turn of the dashboard's test chat, once stored: a new conversation is marked a test (kept
+ * apart from customers' in the list), and the message the turn reserved is given back to the
+ * month's quota.
+ */
+export async function settleTestTurn(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  options: { isNew: boolean; period: string },
+): Promise<void> {
+  await db.query(
+    `WITH marked AS (
+       UPDATE conversations SET is_test = true WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test
+     )
+     UPDATE usage_counters SET messages_used = greatest(messages_used - 1, 0)
+     WHERE tenant_id = $1 AND period = $3::date`,
+    [tenantId, conversationId, options.period, options.isNew],
+  );
+}

@@ -55,6 +55,7 @@ export const testChatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         botId: request.params.id,
         input: { ...input, senderId: input.senderId ?? TEST_CHAT_SENDER },
         idempotencyKey: null,
+        test: true,
       };
       return answerChat(ctx, inbound, request, reply);
     },

@@ -4,6 +4,7 @@ import { queryOne } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
+import type { HandoverReason } from './handover.js';
 import type { ConversationRow } from './repository.js';
 
 /**
@@ -107,7 +108,7 @@ export function escalateConversation(
   db: Database,
   tenantId: string,
   id: string,
-  input: { reason?: string | null } = {},
+  input: { reason?: string | null; handover?: { reason: HandoverReason; question?: string | null } } = {},
 ): Promise<TransitionResult> {
   return db.transaction(async (tx) => {
     const current = await lockedOrNotFound(tx, tenantId, id);
@@ -121,8 +122,9 @@ export function escalateConversation(
       tx,
       tenantId,
       id,
-      `status = 'handed_over', escalated_at = now(), escalation_reason = $3`,
-      [input.reason ?? null],
+      `status = 'handed_over', escalated_at = now(), escalation_reason = $3, assigned_user_id = NULL,
+       handover_reason = $4, handover_at = now(), handover_question = $5, inbox_read_at = NULL`,
+      [input.reason ?? null, input.handover?.reason ?? 'api', input.handover?.question ?? null],
     );
     await enqueueEvent(tx, tenantId, 'escalation.triggered', {
       conversation_id: conversation.id,
@@ -143,7 +145,7 @@ export function reopenConversation(db: Database, tenantId: string, id: string): 
       tx,
       tenantId,
       id,
-      `status = 'active', ended_at = NULL, end_reason = NULL, reopened_at = now()`,
+      `status = 'active', ended_at = NULL, end_reason = NULL, reopened_at = now(), assigned_user_id = NULL`,
       [],
     );
     return { conversation, changed: true };

@@ -23,6 +23,7 @@ export interface ConversationRow {
   rating_comment: string | null;
   rated_at: Date | null;
   contact_id: string | null;
+  is_test: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -45,13 +46,15 @@ export interface ConversationListOptions extends CreatedRange {
   channel?: string;
   senderId?: string;
   status?: string;
+  /** true: only test conversations; false: none of them; undefined: all. */
+  isTest?: boolean;
   after?: TimeCursor;
   limit: number;
 }
 
 const CONVERSATION_COLUMNS = `id, tenant_id, bot_id, channel, sender_id, metadata, status, message_count,
   last_message_at, ended_at, end_reason, escalated_at, escalation_reason, rating, rating_comment, rated_at,
-  contact_id, created_at, updated_at`;
+  contact_id, is_test, created_at, updated_at`;
 
 /** The tenant's conversations, newest first, with each row's cursor position. */
 export function listConversations(
@@ -69,6 +72,7 @@ export function listConversations(
   if (options.channel !== undefined) add((p) => `channel = ${p}`, options.channel);
   if (options.senderId !== undefined) add((p) => `sender_id = ${p}`, options.senderId);
   if (options.status !== undefined) add((p) => `status = ${p}`, options.status);
+  if (options.isTest !== undefined) add((p) => `is_test = ${p}`, options.isTest);
   if (options.from) add((p) => `created_at >= ${p}`, options.from);
   if (options.before) add((p) => `created_at < ${p}`, options.before);
   if (options.until) add((p) => `created_at <= ${p}`, options.until);

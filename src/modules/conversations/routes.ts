@@ -6,7 +6,7 @@ import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.j
 import {
   ConversationDetail,
   ConversationDetailQuery,
-  ConversationListQuery,
+  DashboardConversationListQuery,
   ConversationSchema,
 } from './schema.js';
 import { getConversationDetail, listConversationsPage } from './service.js';
@@ -24,13 +24,17 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> 
         operationId: 'listConversations',
         tags,
         summary:
-          "List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to)",
+          "List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to; kind: customers by default, test or all)",
         security,
-        querystring: ConversationListQuery,
+        querystring: DashboardConversationListQuery,
         response: { 200: Page(ConversationSchema), ...errorResponses(400, 401, 403) },
       },
     },
-    async (request) => listConversationsPage(ctx.db, currentUser(request).tenantId, request.query),
+    async (request) =>
+      listConversationsPage(ctx.db, currentUser(request).tenantId, {
+        ...request.query,
+        kind: request.query.kind ?? 'customers',
+      }),
   );
 
   app.get(

@@ -40,6 +40,7 @@ export const ConversationSchema = Type.Object(
     contact_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'Contact linked to the sender',
     }),
+    is_test: Type.Boolean({ description: "A conversation of the dashboard's test chat" }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -76,6 +77,20 @@ export const ConversationListQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The dashboard's list: the API's filters and who the conversations are with. */
+export const DashboardConversationListQuery = Type.Object(
+  {
+    ...ConversationListQuery.properties,
+    kind: Type.Optional(
+      literals(
+        ['customers', 'test', 'all'] as const,
+        "customers (default): without the dashboard's test chat; test: only those; all",
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ConversationDetailQuery = Type.Object(
   {
     limit: Type.Optional(
@@ -104,7 +119,9 @@ export const ConversationDetail = Type.Object(
   { title: 'ConversationDetail' },
 );
 
-export type ConversationFilters = Static<typeof ConversationListQuery>;
+export type ConversationFilters = Static<typeof ConversationListQuery> & {
+  kind?: 'customers' | 'test' | 'all';
+};
 export type ConversationResponse = Static<typeof ConversationSchema>;
 export type MessageResponse = Static<typeof MessageSchema>;
 

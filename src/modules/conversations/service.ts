@@ -38,6 +38,7 @@ export async function listConversationsPage(db: Queryable, tenantId: string, fil
     channel: filters.channel,
     senderId: filters.sender_id,
     status: filters.status,
+    isTest: filters.kind === undefined || filters.kind === 'all' ? undefined : filters.kind === 'test',
     after: decodeTimeCursor(CONVERSATION_LIST, filters.cursor),
     limit: limit + 1,
   });
@@ -93,6 +94,7 @@ export function serializeConversation(row: ConversationRow): ConversationRespons
     rating_comment: row.rating_comment,
     rated_at: iso(row.rated_at),
     contact_id: row.contact_id,
+    is_test: row.is_test ?? false,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

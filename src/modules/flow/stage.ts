@@ -33,7 +33,7 @@ export interface FlowTurn {
   loaded: FlowState;
   state: FlowState;
   /** The flow's own answer: the model is not called. */
-  direct: { reply: string; handover: boolean } | null;
+  direct: { reply: string; handover: boolean; byOption?: boolean } | null;
   block: FlowBlock | null;
 }
 
@@ -85,7 +85,7 @@ export function before(turn: TurnRef, rows: FlowRows, choice: FlowChoice | null)
     formal,
     loaded: current,
     state: decision.state,
-    direct: { reply: decision.reply, handover: decision.handover },
+    direct: { reply: decision.reply, handover: decision.handover, byOption: choice !== null },
     block: decision.block,
   };
 }
@@ -134,9 +134,15 @@ export async function saveState(tx: Queryable, turn: TurnRef, flowTurn: FlowTurn
   );
 }
 
-/** Once the exchange is stored: a hand-over the flow decided. */
-export async function handOver(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
+/** Once the exchange is stored: a hand-over the flow decided (returned: whether there was one). */
+export async function handOver(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<boolean> {
   if (flowTurn.direct?.handover) {
-    await escalateConversation(db, turn.tenantId, turn.conversationId, { reason: 'flow' });
+    const reason = flowTurn.direct.byOption ? 'flow_option' : 'flow_step';
+    const result = await escalateConversation(db, turn.tenantId, turn.conversationId, {
+      reason: 'flow',
+      handover: { reason, question: turn.userMessage },
+    });
+    return result.changed;
   }
+  return false;
 }

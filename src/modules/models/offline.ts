@@ -285,6 +285,11 @@ export function offlineAnswer(grounding: ModelRequest['grounding']): string {
   return HAND_OVER[language][grounding.formalAddress ? 'formal' : 'informal'];
 }
 
+/** Whether a reply is the offline model's hand-over (it found no answer in the knowledge base). */
+export function isHandOverReply(text: string): boolean {
+  return Object.values(HAND_OVER).some((texts) => text === texts.formal || text === texts.informal);
+}
+
 /** The embedded default model: no network, no randomness, same input → same reply. */
 export function offlineProvider(): ModelProvider {
   const reply = (request: ModelRequest): ModelReply => {

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.cancelled',
   'booking.promoted',
   'payment.succeeded',
+  // A person's reply in the inbox to an API-channel conversation.
+  'conversation.message',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -1,4 +1,4 @@
-import { AppShell, Burger, Button, Group, Menu, NavLink, Text } from '@mantine/core';
+import { AppShell, Badge, Burger, Button, Group, Menu, NavLink, Text } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { ModalsProvider } from '@mantine/modals';
 import { Notifications } from '@mantine/notifications';
@@ -9,12 +9,14 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { UnsavedChangesGuard } from '../components/unsaved-changes';
 import { ApiError, api, setUnauthorizedHandler } from '../api/client';
 import { ErrorAlert, Loading } from '../components/states';
+import { useInboxLive, useInboxUnread } from '../features/inbox/live';
 import { LanguageSwitch } from './LanguageSwitch';
 import { MeProvider, useMeQuery } from './session';
 
 const NAV = [
   { to: '/', key: 'nav.overview', permission: 'usage:view' },
   { to: '/bots', key: 'nav.bots', permission: 'bot:view' },
+  { to: '/inbox', key: 'nav.inbox', permission: 'conversation:view' },
   { to: '/conversations', key: 'nav.conversations', permission: 'conversation:view' },
   { to: '/events', key: 'nav.events', permission: 'event:view' },
   { to: '/contacts', key: 'nav.contacts', permission: 'contact:view' },
@@ -51,6 +53,9 @@ function ShellFrame() {
   // strip of it (with the active link's highlight) can show at the left edge, not even while the
   // window is resized or the drawer slides shut.
   const mobile = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const inboxOn = me.data?.permissions.includes('conversation:view') ?? false;
+  useInboxLive(inboxOn, t('inbox.notification'));
+  const unread = useInboxUnread(inboxOn).data?.count ?? 0;
 
   useEffect(() => {
     setUnauthorizedHandler(() => {
@@ -128,6 +133,18 @@ function ShellFrame() {
                 component={Link}
                 to={item.to}
                 label={t(item.key)}
+                rightSection={
+                  item.to === '/inbox' && unread > 0 ? (
+                    <Badge
+                      size="sm"
+                      color="red"
+                      circle
+                      aria-label={t('inbox.unreadCount', { count: unread })}
+                    >
+                      {unread}
+                    </Badge>
+                  ) : undefined
+                }
                 active={isActive(item.to)}
                 aria-current={isActive(item.to) ? 'page' : undefined}
               />

@@ -103,6 +103,13 @@ export const router = createBrowserRouter([
         ],
       },
       {
+        path: 'inbox',
+        lazy: page(
+          () => import('../features/inbox/InboxPage'),
+          (m) => m.InboxPage,
+        ),
+      },
+      {
         path: 'conversations',
         lazy: page(
           () => import('../features/conversations/ConversationsPage'),

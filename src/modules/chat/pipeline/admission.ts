@@ -13,6 +13,7 @@ import {
   requestFingerprint,
   type IdempotencyClaim,
 } from '../idempotency.js';
+import { recordCustomerMessage } from '../../inbox/service.js';
 import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';
@@ -143,6 +144,8 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
       case 'conversation_not_found':
         throw new AppError(404, CHAT_TEXT.conversationNotFound);
       case 'handed_over':
+        // People hold the conversation: the bot stays silent, the customer's message is kept for them.
+        await recordCustomerMessage(ctx, tenantId, inbound.input.conversationId!, inbound.input.message);
         throw handedOver();
       case 'quota_exhausted':
         throw new AppError(429, CHAT_TEXT.quotaExhausted);

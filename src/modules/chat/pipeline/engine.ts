@@ -24,6 +24,7 @@ import type { AppContext } from '../../../shared/context.js';
 import { AppError } from '../../../http/errors.js';
 import type { ModelReply, ModelRequest, ModelStreamEvent } from '../../models/provider.js';
 import * as flowStage from '../../flow/stage.js';
+import { asksForPerson, connectingReply } from '../../conversations/person-request.js';
 import { decideReply } from '../extensions.js';
 import { admit, chatDeadlineMs, type Admitted } from './admission.js';
 import { buildContext, turnOf } from './context.js';
@@ -96,6 +97,19 @@ async function prepare(
     };
     return {
       turn: { admitted, turn: chatTurn, hits: [], signal, flow },
+      answer: { kind: 'decided', reply, actions: [] },
+    };
+  }
+  // The customer asks for a person: the bot says it connects them and hands over.
+  if (asksForPerson(chatTurn.userMessage)) {
+    const reply = {
+      text: connectingReply(chatTurn.userMessage, chatTurn.bot.formal_address),
+      model: flowStage.FLOW_MODEL_NAME,
+      promptTokens: 0,
+      completionTokens: 0,
+    };
+    return {
+      turn: { admitted, turn: chatTurn, hits: [], signal, flow, handover: 'customer_request' },
       answer: { kind: 'decided', reply, actions: [] },
     };
   }

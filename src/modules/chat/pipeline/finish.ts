@@ -9,7 +9,11 @@
 import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
+import type { HandoverReason } from '../../conversations/handover.js';
+import { escalateConversation } from '../../conversations/lifecycle.js';
 import * as flowStage from '../../flow/stage.js';
+import { publishInboxChange } from '../../inbox/events.js';
+import { isHandOverReply } from '../../models/offline.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
 import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
@@ -34,6 +38,8 @@ export interface Turn {
   flow: flowStage.FlowTurn;
   /** The model call's signal: the client's disconnect combined with the turn's deadline. */
   signal: AbortSignal;
+  /** The turn hands the conversation over to people (the customer asked for a person). */
+  handover?: HandoverReason;
 }
 
 type Observe = StageObserver['stage'];
@@ -139,7 +145,33 @@ export async function finish(
   const response = await options.observe('store', () =>
     store(ctx, turn, reply, processed, options.delivery, flowReply.blocks),
   );
-  await flowStage.handOver(ctx.db, turn.turn, turn.flow);
+  const { tenantId } = turn.admitted.inbound;
+  const { conversationId } = turn.turn;
+  if (turn.admitted.inbound.test) {
+    await repo.settleTestTurn(ctx.db, tenantId, conversationId, {
+      isNew: turn.turn.isNewConversation,
+      period: turn.admitted.period,
+    });
+  }
+  let handedOver = await flowStage.handOver(ctx.db, turn.turn, turn.flow);
+  // The customer asked for a person, or the bot found no answer (the offline model's hand-over).
+  const reason: HandoverReason | null =
+    turn.handover ??
+    // The dashboard's test chat is not handed over for a missing answer (only when asked for a person).
+    (ctx.config.conversations.handoverOnNoAnswer &&
+    !turn.admitted.inbound.test &&
+    turn.hits.length === 0 &&
+    isHandOverReply(response.reply)
+      ? 'no_answer'
+      : null);
+  if (reason && !handedOver) {
+    const result = await escalateConversation(ctx.db, tenantId, conversationId, {
+      reason,
+      handover: { reason, question: turn.turn.userMessage },
+    });
+    handedOver = result.changed;
+  }
+  if (handedOver) await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
   return response;
 }
 

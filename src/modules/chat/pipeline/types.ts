@@ -21,6 +21,8 @@ export interface InboundMessage {
   botId: string;
   input: ChatInput;
   idempotencyKey: string | null;
+  /** The dashboard's test chat: the conversation is marked a test and the quota is not charged. */
+  test?: boolean;
 }
 
 export interface ChatSource {

@@ -1,7 +1,7 @@
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '@server/modules/auth/users/rules.js';
 import { ApiError } from '../../api/client';
 
-export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export const ROLES = ['owner', 'admin', 'editor', 'viewer', 'agent'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The roles a manager may hand out: only owners grant the owner role. */

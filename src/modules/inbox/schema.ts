@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import { nameSchemas } from '../../http/schemas.js';
+import { HANDOVER_REASONS } from '../conversations/handover.js';
+import { MAX_TEXT } from './limits.js';
+
+const nullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+const nullableString = Type.Union([Type.String(), Type.Null()]);
+const literals = <T extends readonly string[]>(values: T, description: string) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], description });
+
+export const INBOX_STATES = ['bot', 'waiting', 'with_person', 'closed'] as const;
+
+export const InboxConversation = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    bot_id: Type.String({ format: 'uuid' }),
+    bot_name: Type.String(),
+    channel: Type.String({ description: 'Channel the conversation came in on' }),
+    sender_id: nullableString,
+    state: literals(INBOX_STATES, 'bot, waiting (for a person), with_person (assigned) or closed'),
+    status: Type.String({ description: "The specification's status: active, ended or handed_over" }),
+    assigned_user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    assigned_user_name: nullableString,
+    handover_reason: Type.Union([
+      literals(HANDOVER_REASONS, 'Why the conversation was handed over'),
+      Type.Null(),
+    ]),
+    handover_at: nullableTime,
+    handover_question: Type.Union([Type.String(), Type.Null()], {
+      description: 'The customer message the bot could not answer',
+    }),
+    is_test: Type.Boolean({ description: "From the dashboard's test chat" }),
+    message_count: Type.Integer({ minimum: 0 }),
+    last_message_at: nullableTime,
+    last_message: nullableString,
+    unread: Type.Boolean({ description: 'A customer message came after the last read' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'InboxConversation' },
+);
+
+export const InboxMessage = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    role: Type.String({ description: 'user: the customer; assistant: the bot or a person' }),
+    content: Type.String(),
+    author_user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    author_name: nullableString,
+    from_person: Type.Boolean({ description: 'Written by a person of the team (not the bot)' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'InboxMessage' },
+);
+
+export const InboxNote = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    content: Type.String(),
+    author_user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    author_name: nullableString,
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'InboxNote' },
+);
+
+export const InboxDetail = Type.Intersect(
+  [InboxConversation, Type.Object({ messages: Type.Array(InboxMessage), notes: Type.Array(InboxNote) })],
+  { title: 'InboxDetail' },
+);
+
+export const InboxList = Type.Object({ data: Type.Array(InboxConversation) }, { title: 'InboxList' });
+
+export const InboxListQuery = Type.Object(
+  {
+    view: Type.Optional(
+      literals(['all', 'mine', 'unassigned'] as const, 'all (default), mine (assigned to me), unassigned'),
+    ),
+    bot_id: Type.Optional(Type.String({ format: 'uuid' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TextBody = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: MAX_TEXT }) },
+  { additionalProperties: false },
+);
+
+export const AssignBody = Type.Object(
+  {
+    user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'The colleague; null puts the conversation back to waiting',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const InboxReply = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    conversation_id: Type.String({ format: 'uuid' }),
+    role: Type.Literal('assistant'),
+    content: Type.String(),
+    author_user_id: Type.String({ format: 'uuid' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'InboxReply' },
+);
+
+export const UnreadCount = Type.Object({ count: Type.Integer({ minimum: 0 }) }, { title: 'InboxUnread' });
+export const Ok = Type.Object({ ok: Type.Boolean() });
+
+nameSchemas({ InboxConversation, InboxMessage, InboxNote, InboxDetail, InboxReply });

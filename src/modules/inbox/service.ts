@@ -1,0 +1,375 @@
+/**
+ * The inbox: people take over conversations the bot handed over (or take them away from the
+ * bot), answer them, note things for colleagues and give them back or close them. Every action
+ * locks the conversation, asks the state machine (conversations/handover.ts) and writes its
+ * change, the message and the message's delivery (outbox) in one transaction; the live event
+ * goes out after the commit. See docs/inbox.md.
+ */
+import type { AppContext } from '../../context.js';
+import type { Queryable } from '../../db/database.js';
+import type { AppError } from '../../http/errors.js';
+import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
+import { isUuid } from '../../shared/ids.js';
+import type { AuthenticatedUser } from '../auth/sessions.js';
+import { mailerFor } from '../auth/mailer.js';
+import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';
+import { enqueue } from '../outbox/service.js';
+import { enqueueEvent } from '../webhooks/outbox.js';
+import { publishInboxChange, publishMessage } from './events.js';
+import { TRANSCRIPT_LIMIT } from './limits.js';
+import * as repo from './repository.js';
+
+/** Outbox kinds of a person's reply on channels with their own sender. */
+export const WIDGET_PUSH_KIND = 'widget.push';
+export const EMAIL_REPLY_KIND = 'email.reply';
+
+type Ctx = Pick<AppContext, 'db' | 'coordination' | 'config'> & {
+  log?: { warn(obj: object, msg: string): void };
+};
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
+
+export function serializeInboxConversation(row: repo.InboxConversationRow) {
+  return {
+    id: row.id,
+    bot_id: row.bot_id,
+    bot_name: row.bot_name,
+    channel: row.channel,
+    sender_id: row.sender_id,
+    state: stateOf(row),
+    status: row.status,
+    assigned_user_id: row.assigned_user_id,
+    assigned_user_name: row.assigned_user_name,
+    handover_reason: row.handover_reason,
+    handover_at: iso(row.handover_at),
+    handover_question: row.handover_question,
+    is_test: row.is_test,
+    message_count: row.message_count,
+    last_message_at: iso(row.last_message_at),
+    last_message: row.last_message,
+    unread: row.unread,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export async function listInboxPage(
+  db: Queryable,
+  user: AuthenticatedUser,
+  query: { view?: 'all' | 'mine' | 'unassigned'; bot_id?: string; limit?: number },
+) {
+  const rows = await repo.listInbox(db, user.tenantId, {
+    view: query.view ?? 'all',
+    userId: user.id,
+    botId: query.bot_id,
+    limit: query.limit ?? 100,
+  });
+  return { data: rows.map(serializeInboxConversation) };
+}
+
+export async function inboxDetail(db: Queryable, tenantId: string, id: string) {
+  const row = await repo.findInboxConversation(db, tenantId, id);
+  if (!row) throw notFound('Conversation');
+  const [messages, notes] = await Promise.all([
+    repo.listTranscript(db, tenantId, id, TRANSCRIPT_LIMIT),
+    repo.listNotes(db, tenantId, id),
+  ]);
+  return {
+    ...serializeInboxConversation(row),
+    messages: messages.map((m) => ({
+      id: m.id,
+      role: m.role,
+      content: m.content,
+      author_user_id: m.author_user_id,
+      author_name: m.author_name,
+      from_person: m.author_user_id !== null,
+      created_at: m.created_at.toISOString(),
+    })),
+    notes: notes.map(serializeNote),
+  };
+}
+
+function serializeNote(n: repo.NoteRow) {
+  return {
+    id: n.id,
+    content: n.content,
+    author_user_id: n.author_user_id,
+    author_name: n.author_name,
+    created_at: n.created_at.toISOString(),
+  };
+}
+
+export function unreadCount(db: Queryable, user: AuthenticatedUser) {
+  return repo.countUnread(db, user.tenantId, user.id).then((count) => ({ count }));
+}
+
+/** The refusal of the state machine as the API's error. */
+function refusalError(refusal: string): AppError {
+  switch (refusal) {
+    case 'held_by_other':
+      return conflict('A colleague holds this conversation', { code: 'conversation_held' });
+    case 'closed':
+      return conflict('The conversation is closed', { code: 'conversation_closed' });
+    case 'not_handed_over':
+      return conflict('The conversation is with the bot; take it over first', {
+        code: 'conversation_with_bot',
+      });
+    default:
+      return forbidden('Your role may not do this in the inbox', { code: 'permission_missing' });
+  }
+}
+
+function text(value: string, field: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length === 0) {
+    throw badRequest(`${field} must not be blank`, { code: 'field_blank', field });
+  }
+  return trimmed;
+}
+
+interface ActionResult<T> {
+  state: HandoverState;
+  changed: boolean;
+  extra: T;
+}
+
+/**
+ * One inbox action: locks the conversation, asks the state machine, writes the new state and
+ * what `work` adds (in the same transaction), then publishes the change.
+ */
+async function act<T>(
+  ctx: Ctx,
+  user: AuthenticatedUser,
+  id: string,
+  action: HandoverAction,
+  options: { target?: string | null; work?: (tx: Queryable, row: LockedRow) => Promise<T> } = {},
+): Promise<ActionResult<T | undefined>> {
+  const result = await ctx.db.transaction(async (tx) => {
+    const row = await repo.lockForInbox(tx, user.tenantId, id);
+    if (!row) throw notFound('Conversation');
+    const state = stateOf(row);
+    const decision = decide(
+      state,
+      row.assigned_user_id,
+      action,
+      { kind: 'staff', userId: user.id, role: user.role },
+      options.target ?? null,
+    );
+    if (!decision.ok) {
+      // Closing a closed conversation changes nothing and is no error.
+      if (decision.refusal === 'unchanged') return { state, changed: false, extra: undefined };
+      throw refusalError(decision.refusal);
+    }
+    if (decision.changed) await writeState(tx, user.tenantId, id, state, decision.next, decision.assignee);
+    const extra = options.work ? await options.work(tx, row) : undefined;
+    return { state: decision.next, changed: decision.changed, extra };
+  });
+  if (result.changed) await publishInboxChange(ctx, user.tenantId, id, result.state);
+  return result;
+}
+
+type LockedRow = NonNullable<Awaited<ReturnType<typeof repo.lockForInbox>>>;
+
+async function writeState(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  from: HandoverState,
+  to: HandoverState,
+  assignee: string | null,
+): Promise<void> {
+  let sets: string;
+  switch (to) {
+    case 'bot':
+      // Give back: the bot answers again (with the people's messages in its history); the
+      // inactivity clock restarts.
+      sets = `status = 'active', assigned_user_id = NULL, reopened_at = now()`;
+      break;
+    case 'closed':
+      sets = `status = 'ended', ended_at = now(), end_reason = 'closed_in_inbox'`;
+      break;
+    case 'waiting':
+    case 'with_person':
+      sets =
+        from === 'bot'
+          ? `status = 'handed_over', assigned_user_id = $3, handover_reason = 'staff', handover_at = now(),
+             escalated_at = now(), escalation_reason = 'staff', handover_question = NULL`
+          : `status = 'handed_over', assigned_user_id = $3`;
+      break;
+  }
+  const params: unknown[] = [tenantId, id];
+  if (sets.includes('$3')) params.push(assignee);
+  const updated = await tx.query<{
+    id: string;
+    bot_id: string;
+    message_count: number;
+    ended_at: Date | null;
+  }>(
+    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2
+     RETURNING id, bot_id, message_count, ended_at`,
+    params,
+  );
+  const row = updated[0];
+  if (to === 'closed' && row) {
+    await enqueueEvent(tx, tenantId, 'conversation.ended', {
+      conversation_id: row.id,
+      bot_id: row.bot_id,
+      trigger: 'api',
+      reason: 'closed_in_inbox',
+      message_count: row.message_count,
+      ended_at: row.ended_at,
+    });
+  }
+}
+
+const stateBody = async (db: Queryable, tenantId: string, id: string) => {
+  const row = await repo.findInboxConversation(db, tenantId, id);
+  if (!row) throw notFound('Conversation');
+  return serializeInboxConversation(row);
+};
+
+export async function claim(ctx: Ctx, user: AuthenticatedUser, id: string) {
+  await act(ctx, user, id, 'claim');
+  return stateBody(ctx.db, user.tenantId, id);
+}
+
+export async function takeOver(ctx: Ctx, user: AuthenticatedUser, id: string) {
+  await act(ctx, user, id, 'take_over');
+  return stateBody(ctx.db, user.tenantId, id);
+}
+
+export async function giveBack(ctx: Ctx, user: AuthenticatedUser, id: string) {
+  await act(ctx, user, id, 'give_back');
+  return stateBody(ctx.db, user.tenantId, id);
+}
+
+export async function close(ctx: Ctx, user: AuthenticatedUser, id: string) {
+  await act(ctx, user, id, 'close');
+  return stateBody(ctx.db, user.tenantId, id);
+}
+
+/** Assigns to a colleague (or, with null, back to "waiting"); the assignee may get an e-mail. */
+export async function assign(ctx: Ctx, user: AuthenticatedUser, id: string, userId: string | null) {
+  let assignee: { id: string; email: string } | undefined;
+  if (userId !== null) {
+    assignee = await repo.findAssignee(ctx.db, user.tenantId, userId);
+    if (!assignee) {
+      throw badRequest('user_id is not an active colleague who may answer in the inbox', {
+        code: 'reference_unknown',
+        field: 'user_id',
+      });
+    }
+  }
+  const result = await act(ctx, user, id, 'assign', { target: userId });
+  if (result.changed && assignee && assignee.id !== user.id) void mailAssignee(ctx, assignee.email, id);
+  return stateBody(ctx.db, user.tenantId, id);
+}
+
+/** The optional e-mail to an assignee (SMTP_URL set); a failure is logged, never the request's. */
+async function mailAssignee(ctx: Ctx, to: string, conversationId: string): Promise<void> {
+  const send = mailerFor(ctx.config);
+  if (!send) return;
+  try {
+    await send({
+      to,
+      subject: 'Parley: Ein Gespräch wurde Ihnen zugewiesen / A conversation was assigned to you',
+      text: `Im Posteingang wartet ein Gespräch auf Sie (${conversationId}).\n\nA conversation waits for you in the inbox (${conversationId}).\n`,
+    });
+  } catch (error) {
+    ctx.log?.warn({ err: error }, 'inbox assignment e-mail not sent');
+  }
+}
+
+/**
+ * A person's reply: stored as the assistant's message with its author, and its delivery queued
+ * on the conversation's channel in the same transaction (send-once key per message).
+ */
+export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body: { text: string }) {
+  const content = text(body.text, 'text');
+  const result = await act(ctx, user, id, 'reply', {
+    work: async (tx, row) => {
+      const message = await repo.insertMessage(tx, user.tenantId, row, {
+        role: 'assistant',
+        content,
+        authorUserId: user.id,
+      });
+      await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
+      // The one who answers has read what came before.
+      await tx.query(`UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2`, [
+        user.tenantId,
+        id,
+      ]);
+      return message;
+    },
+  });
+  const message = result.extra!;
+  await publishMessage(ctx, user.tenantId, id, message.id);
+  return {
+    id: message.id,
+    conversation_id: id,
+    role: 'assistant' as const,
+    content,
+    author_user_id: user.id,
+    created_at: message.created_at.toISOString(),
+  };
+}
+
+async function queueDelivery(
+  tx: Queryable,
+  tenantId: string,
+  row: LockedRow,
+  message: { id: string; content: string; createdAt: Date },
+): Promise<void> {
+  const payload = { conversation_id: row.id, message_id: message.id };
+  if (row.channel === 'widget') {
+    await enqueue(tx, tenantId, [
+      { kind: WIDGET_PUSH_KIND, idempotencyKey: `${WIDGET_PUSH_KIND}:${message.id}`, payload },
+    ]);
+  } else if (row.channel === 'email') {
+    await enqueue(tx, tenantId, [
+      { kind: EMAIL_REPLY_KIND, idempotencyKey: `${EMAIL_REPLY_KIND}:${message.id}`, payload },
+    ]);
+  } else {
+    // API conversations: the tenant's own system receives the reply as a webhook event.
+    await enqueueEvent(tx, tenantId, 'conversation.message', {
+      conversation_id: row.id,
+      bot_id: row.bot_id,
+      message_id: message.id,
+      role: 'assistant',
+      from_person: true,
+      content: message.content,
+      created_at: message.createdAt,
+    });
+  }
+}
+
+export async function addNote(ctx: Ctx, user: AuthenticatedUser, id: string, body: { text: string }) {
+  const content = text(body.text, 'text');
+  const result = await act(ctx, user, id, 'note', {
+    work: (tx) => repo.insertNote(tx, user.tenantId, id, user.id, content),
+  });
+  return serializeNote(result.extra!);
+}
+
+export async function markRead(db: Queryable, user: AuthenticatedUser, id: string) {
+  const rows = await db.query(
+    `UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2::uuid RETURNING id`,
+    [user.tenantId, isUuid(id) ? id : null],
+  );
+  if (rows.length === 0) throw notFound('Conversation');
+  return { ok: true };
+}
+
+/** A customer's message while people hold the conversation: kept for them, the bot stays silent. */
+export async function recordCustomerMessage(
+  ctx: Ctx,
+  tenantId: string,
+  conversationId: string,
+  content: string,
+): Promise<void> {
+  const stored = await ctx.db.transaction(async (tx) => {
+    const row = await repo.lockForInbox(tx, tenantId, conversationId);
+    if (!row || row.status !== 'handed_over') return undefined;
+    return repo.insertMessage(tx, tenantId, row, { role: 'user', content, authorUserId: null });
+  });
+  if (stored) await publishMessage(ctx, tenantId, conversationId, stored.id);
+}
