@@ -5,7 +5,7 @@
  * open inbox sees new messages). Best effort after the commit: a lost event costs freshness,
  * the stream's reader reloads from the database.
  */
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import { conversationTopic, fanoutOf, tenantTopic } from '../../coordination/fanout.js';
 import type { HandoverState } from '../conversations/handover.js';
 

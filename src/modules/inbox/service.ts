@@ -5,7 +5,7 @@
  * change, the message and the message's delivery (outbox) in one transaction; the live event
  * goes out after the commit. See docs/inbox.md.
  */
-import type { AppContext } from '../../context.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import type { AppError } from '../../http/errors.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
