@@ -118,6 +118,12 @@ export const ERROR_CODES = [
   'sender_taken',
   'webhook_limit',
   'webhook_disabled',
+  // Contacts as people.
+  'email_taken',
+  'phone_taken',
+  'phone_invalid',
+  'merge_same_contact',
+  'merge_booking_conflict',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
