@@ -69,14 +69,27 @@ function Capacity({ event, pendingPlaces }: { event: EventDetail; pendingPlaces:
   );
 }
 
+/**
+ * Books a person: with an e-mail address or phone number the existing contact is found (one
+ * contact per address and number); a name alone makes a new contact.
+ */
 function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }) {
   const { t } = useTranslation();
   const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [phone, setPhone] = useState('');
   const book = useMutation({
-    mutationFn: async (contactName: string) => {
-      const contact = await call(
-        api.POST('/api/contacts', { body: { name: contactName, channel: 'manual' } }),
-      );
+    mutationFn: async (person: { name: string; email: string; phone: string }) => {
+      const body = {
+        name: person.name || null,
+        email: person.email || null,
+        phone: person.phone || null,
+        channel: 'manual' as const,
+      };
+      const contact =
+        body.email || body.phone
+          ? await call(api.POST('/api/contacts/resolve', { body }))
+          : await call(api.POST('/api/contacts', { body: { name: person.name, channel: 'manual' } }));
       return call(
         api.POST('/api/events/{id}/bookings', {
           params: { path: { id: eventId } },
@@ -86,6 +99,8 @@ function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }
     },
     onSuccess: () => {
       setName('');
+      setEmail('');
+      setPhone('');
       onDone();
     },
   });
@@ -93,7 +108,8 @@ function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (name.trim()) book.mutate(name.trim());
+        const person = { name: name.trim(), email: email.trim(), phone: phone.trim() };
+        if (person.name || person.email || person.phone) book.mutate(person);
       }}
     >
       <Group align="flex-end">
@@ -101,6 +117,17 @@ function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }
           label={t('events.bookName')}
           value={name}
           onChange={(e) => setName(e.currentTarget.value)}
+        />
+        <TextInput
+          label={t('contacts.email')}
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+        />
+        <TextInput
+          label={t('contacts.phone')}
+          value={phone}
+          onChange={(e) => setPhone(e.currentTarget.value)}
         />
         <Button type="submit" loading={book.isPending}>
           {t('events.book')}
