@@ -32,6 +32,7 @@ import { modelRoutes } from './modules/models/routes.js';
 import { flowRoutes } from './modules/flow/routes.js';
 import { knowledgeImportRoutes } from './modules/knowledge/imports-routes.js';
 import { knowledgeRoutes } from './modules/knowledge/routes.js';
+import { unansweredRoutes } from './modules/unanswered/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { preflightRoutes } from './modules/preflight/routes.js';
 import { promptVersionRoutes } from './modules/prompt-versions/routes.js';
@@ -137,6 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(knowledgeRoutes, { ctx });
   await app.register(knowledgeImportRoutes, { ctx });
   await app.register(testChatRoutes, { ctx });
+  await app.register(unansweredRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

@@ -49,3 +49,18 @@ WHERE c.id = k.id;
 
 CREATE UNIQUE INDEX contacts_tenant_email_key ON contacts (tenant_id, email_key) WHERE email_key IS NOT NULL;
 CREATE UNIQUE INDEX contacts_tenant_phone_key ON contacts (tenant_id, phone_key) WHERE phone_key IS NOT NULL;
+
+-- Unanswered questions: a group (the question's words after normalisation) marked as handled
+-- hides its occurrences up to that moment; a later occurrence shows the group again.
+CREATE TABLE unanswered_resolutions (
+  tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  bot_id uuid NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
+  group_key varchar(500) NOT NULL,
+  resolved_at timestamptz NOT NULL DEFAULT now(),
+  resolved_by uuid REFERENCES users(id) ON DELETE SET NULL,
+  PRIMARY KEY (tenant_id, bot_id, group_key)
+);
+
+-- The bot's replies without knowledge, newest first per tenant (unanswered questions).
+CREATE INDEX messages_unanswered_idx ON messages (tenant_id, created_at DESC)
+  WHERE role = 'assistant' AND knowledge_used = false;
