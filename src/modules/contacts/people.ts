@@ -5,8 +5,8 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
-import { setBookingStatus } from '../events/booking-repository.js';
+import { isUuid } from '../../shared/ids.js';
+import { setBookingStatus } from '../events/bookings/repository.js';
 import { settleCapacity } from '../events/capacity.js';
 import { findEvent, lockEventsForUpdate, recomputeEventCounts } from '../events/repository.js';
 import { signalBooking } from '../events/signals.js';

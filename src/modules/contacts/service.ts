@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { normalizePhone } from './identity.js';
 import { lockEventsForUpdate, recomputeEventCounts } from '../events/repository.js';
