@@ -65,7 +65,7 @@ export async function recordLead(
       : undefined;
     if (!conversation) throw notFound('Conversation');
     const email = input.email ? input.email.trim() : null;
-    // Stored in E.164 when it reads as a phone number (one contact per number).
+    // The number is stored as given; it finds a contact by its E.164 form (one contact per number).
     const phone = input.phone ? (normalizePhone(input.phone) ?? input.phone) : null;
     if (email) {
       // Two leads with the same address in different conversations must not create two contacts.
@@ -80,7 +80,7 @@ export async function recordLead(
       (email && (await contactWhere(tx, tenantId, 'lower(email) = lower($2)', email))) ||
       (phone && (await contactWhere(tx, tenantId, 'phone_key = $2', phone))) ||
       undefined;
-    const fields = [input.name ?? null, email, phone, JSON.stringify(input.metadata ?? {})];
+    const fields = [input.name ?? null, email, input.phone ?? null, JSON.stringify(input.metadata ?? {})];
     let contact: LeadContact & { created: boolean };
     if (existing) {
       contact = (await queryOne<LeadContact & { created: boolean }>(
@@ -89,7 +89,7 @@ export async function recordLead(
            email = coalesce((SELECT $4::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
              WHERE o.tenant_id = $1 AND o.id <> $2 AND o.email_key = lower(btrim($4::text)))), email),
            phone = coalesce((SELECT $5::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
-             WHERE o.tenant_id = $1 AND o.id <> $2 AND o.phone_key = $5::text)), phone),
+             WHERE o.tenant_id = $1 AND o.id <> $2 AND o.phone_key = regexp_replace($5::text, '[[:space:]()./-]', '', 'g'))), phone),
            metadata = metadata || $6::jsonb, updated_at = now()
          WHERE tenant_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}, false AS created`,
         [tenantId, existing.id, ...fields],
