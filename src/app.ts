@@ -33,6 +33,7 @@ import { modelRoutes } from './modules/models/routes.js';
 import { flowRoutes } from './modules/flow/routes.js';
 import { knowledgeImportRoutes } from './modules/knowledge/imports/routes.js';
 import { knowledgeRoutes } from './modules/knowledge/routes.js';
+import { unansweredRoutes } from './modules/unanswered/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { preflightRoutes } from './modules/preflight/routes.js';
 import { promptVersionRoutes } from './modules/prompt-versions/routes.js';
@@ -143,6 +144,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(widgetRoutes, { ctx });
   await app.register(widgetSettingsRoutes, { ctx });
   await app.register(inboxRoutes, { ctx });
+  await app.register(unansweredRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

@@ -133,6 +133,12 @@ export const ERROR_CODES = [
   'conversation_held',
   'conversation_with_bot',
   'conversation_closed',
+  // Contacts as people.
+  'email_taken',
+  'phone_taken',
+  'phone_invalid',
+  'merge_same_contact',
+  'merge_booking_conflict',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 

@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
+import { looksLikeEmail, normalizePhone } from './identity.js';
 
 export const CONTACT_CHANNELS = ['whatsapp', 'voice', 'email', 'api', 'webhook', 'manual'] as const;
 export type ContactChannel = (typeof CONTACT_CHANNELS)[number];
@@ -124,25 +125,72 @@ export function listContacts(
 
 /**
  * The contact of a chat sender, created on first use. Safe under concurrency: the unique
- * index on (tenant_id, sender_id) decides, and the loser of a race reads the winner's row.
+ * indexes on (tenant_id, sender_id), e-mail and phone decide, and the loser of a race reads
+ * the winner's row. A sender_id that is an e-mail address (or, on phone channels, a phone
+ * number) finds the contact that already has that address or number.
  */
 export async function findOrCreateContactBySender(
   tx: Queryable,
   tenantId: string,
   input: { senderId: string; channel: string | null },
 ): Promise<ContactRow> {
+  const email = looksLikeEmail(input.senderId) ? input.senderId.trim() : null;
+  const phone =
+    !email && (input.channel === 'whatsapp' || input.channel === 'voice')
+      ? normalizePhone(input.senderId)
+      : null;
   const inserted = await queryOne<ContactRow>(
     tx,
-    `INSERT INTO contacts (tenant_id, sender_id, channel) VALUES ($1, $2, $3)
-     ON CONFLICT (tenant_id, sender_id) WHERE sender_id IS NOT NULL DO NOTHING
+    `INSERT INTO contacts (tenant_id, sender_id, channel, email, phone) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING
      RETURNING *`,
-    [tenantId, input.senderId, input.channel],
+    [tenantId, input.senderId, input.channel, email, phone],
   );
   if (inserted) return inserted;
-  return (await queryOne<ContactRow>(tx, 'SELECT * FROM contacts WHERE tenant_id = $1 AND sender_id = $2', [
-    tenantId,
-    input.senderId,
-  ]))!;
+  return (await queryOne<ContactRow>(
+    tx,
+    `SELECT * FROM contacts
+     WHERE tenant_id = $1 AND (sender_id = $2 OR email_key = lower(btrim($3::text)) OR phone_key = $4::text)
+     ORDER BY (sender_id = $2) DESC NULLS LAST, created_at, id LIMIT 1`,
+    [tenantId, input.senderId, email, phone],
+  ))!;
+}
+
+/**
+ * The tenant's contact with this e-mail address or phone number (E.164), created when there
+ * is none; a found contact without a name gets the given one. Two concurrent calls for the
+ * same new address make one contact: the unique indexes decide, the loser reads the winner.
+ */
+export async function findOrCreateContactByIdentity(
+  tx: Queryable,
+  tenantId: string,
+  input: { name: string | null; email: string | null; phone: string | null; channel: string | null },
+): Promise<{ contact: ContactRow; created: boolean }> {
+  const inserted = await queryOne<ContactRow>(
+    tx,
+    `INSERT INTO contacts (tenant_id, name, email, phone, channel) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING
+     RETURNING *`,
+    [tenantId, input.name, input.email, input.phone, input.channel],
+  );
+  if (inserted) return { contact: inserted, created: true };
+  const found = (await queryOne<ContactRow>(
+    tx,
+    `SELECT * FROM contacts
+     WHERE tenant_id = $1 AND (email_key = lower(btrim($2::text)) OR phone_key = $3::text)
+     ORDER BY (email_key = lower(btrim($2::text))) DESC NULLS LAST, created_at, id LIMIT 1`,
+    [tenantId, input.email, input.phone],
+  ))!;
+  if (found.name === null && input.name !== null) {
+    const named = await queryOne<ContactRow>(
+      tx,
+      `UPDATE contacts SET name = $3, updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 AND name IS NULL RETURNING *`,
+      [tenantId, found.id, input.name],
+    );
+    return { contact: named ?? found, created: false };
+  }
+  return { contact: found, created: false };
 }
 
 /** Bookings of the contact that still hold a place or a waitlist spot. */

@@ -11,8 +11,15 @@ import {
   ContactSchema,
   ContactSubListQuery,
   CreateContactBody,
+  MergeContactBody,
+  PersonConversationSchema,
+  PersonConversationsQuery,
+  PersonErasureSchema,
+  PersonExportSchema,
+  ResolveContactBody,
   UpdateContactBody,
 } from './schema.js';
+import { erasePerson, exportPerson, listPersonConversations, mergeContacts } from './people.js';
 import {
   createContact,
   deleteContact,
@@ -21,6 +28,7 @@ import {
   listContactBookingsPage,
   listContactLeadsPage,
   listContactsPage,
+  resolveContact,
   serializeContact,
 } from './service.js';
 
@@ -155,5 +163,115 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       await deleteContact(ctx.db, currentUser(request).tenantId, request.params.id);
       return reply.status(204).send(null);
     },
+  );
+
+  app.post(
+    '/api/contacts/resolve',
+    {
+      onRequest: requireUser(ctx, 'contact:edit'),
+      schema: {
+        operationId: 'resolveContact',
+        tags,
+        summary:
+          'The contact with this e-mail address or phone number: 200 when one exists, 201 when it was created',
+        security,
+        body: ResolveContactBody,
+        response: { 200: ContactSchema, 201: ContactSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const { contact, created } = await resolveContact(ctx.db, currentUser(request).tenantId, request.body);
+      return reply.status(created ? 201 : 200).send(serializeContact(contact));
+    },
+  );
+
+  app.post(
+    '/api/contacts/:id/merge',
+    {
+      onRequest: requireUser(ctx, 'contact:edit'),
+      schema: {
+        operationId: 'mergeContacts',
+        tags,
+        summary:
+          'Merge another contact into this one (bookings, leads and conversations move; the other is deleted)',
+        security,
+        params: IdParams,
+        body: MergeContactBody,
+        response: { 200: ContactSchema, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) =>
+      serializeContact(
+        await mergeContacts(
+          ctx.db,
+          currentUser(request).tenantId,
+          request.params.id,
+          request.body.contact_id,
+        ),
+      ),
+  );
+
+  app.get(
+    '/api/contacts/:id/conversations',
+    {
+      onRequest: requireUser(ctx, 'contact:view'),
+      schema: {
+        operationId: 'listPersonConversations',
+        tags,
+        summary: "The person's conversations on every channel, newest first",
+        security,
+        params: IdParams,
+        querystring: PersonConversationsQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(PersonConversationSchema) }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) =>
+      listPersonConversations(
+        ctx.db,
+        currentUser(request).tenantId,
+        request.params.id,
+        request.query.limit ?? 50,
+      ),
+  );
+
+  app.get(
+    '/api/contacts/:id/export',
+    {
+      onRequest: requireUser(ctx, 'contact:edit'),
+      schema: {
+        operationId: 'exportPerson',
+        tags,
+        summary: 'Everything kept of the person (data-protection request): contact, bookings, conversations',
+        security,
+        params: IdParams,
+        response: { 200: PersonExportSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const data = await exportPerson(ctx.db, currentUser(request).tenantId, request.params.id);
+      return reply
+        .header('content-disposition', `attachment; filename="contact-${data.contact.id}.json"`)
+        .send(data);
+    },
+  );
+
+  app.post(
+    '/api/contacts/:id/erase',
+    {
+      onRequest: requireUser(ctx, 'contact:edit'),
+      schema: {
+        operationId: 'erasePerson',
+        tags,
+        summary:
+          'Erase the person (data-protection request): open bookings are cancelled, then conversations, bookings and the contact deleted',
+        security,
+        params: IdParams,
+        response: { 200: PersonErasureSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => erasePerson(ctx.db, currentUser(request).tenantId, request.params.id),
   );
 };

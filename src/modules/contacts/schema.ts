@@ -106,3 +106,64 @@ export const ContactLeadSchema = Type.Object(
 export const ContactSubListQuery = Type.Object(PageQuery, { additionalProperties: false });
 
 nameSchemas({ ContactBooking: ContactBookingSchema, ContactLead: ContactLeadSchema });
+
+export const ResolveContactBody = Type.Object(
+  {
+    name: Type.Optional(Nullable(Name)),
+    email: Type.Optional(Nullable(Email)),
+    phone: Type.Optional(Nullable(Phone)),
+    channel: Type.Optional(Type.Union([Channel, Type.Null()])),
+  },
+  {
+    additionalProperties: false,
+    description: 'An e-mail address or a phone number (or both) that identify the person',
+  },
+);
+
+export const MergeContactBody = Type.Object(
+  { contact_id: Type.String({ description: 'The contact merged into this one (deleted afterwards)' }) },
+  { additionalProperties: false },
+);
+
+export const PersonConversationSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    bot_id: Type.String({ format: 'uuid' }),
+    bot_name: Type.String(),
+    channel: Type.String(),
+    sender_id: Type.Union([Type.String(), Type.Null()]),
+    status: Type.String(),
+    message_count: Type.Integer({ minimum: 0 }),
+    last_message_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'PersonConversation' },
+);
+
+export const PersonConversationsQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })) },
+  { additionalProperties: false },
+);
+
+const Row = Type.Record(Type.String(), Type.Unknown());
+
+export const PersonExportSchema = Type.Object(
+  {
+    exported_at: Type.String({ format: 'date-time' }),
+    contact: ContactSchema,
+    bookings: Type.Array(Row),
+    conversations: Type.Array(Row, { description: 'Each conversation with its messages' }),
+  },
+  { title: 'PersonExport' },
+);
+
+export const PersonErasureSchema = Type.Object(
+  {
+    contact_id: Type.String({ format: 'uuid' }),
+    conversations: Type.Integer(),
+    messages: Type.Integer(),
+    bookings: Type.Integer(),
+    cancelled_bookings: Type.Integer({ description: 'Open bookings cancelled before the erasure' }),
+  },
+  { title: 'PersonErasure' },
+);

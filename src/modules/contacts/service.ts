@@ -1,12 +1,14 @@
 import type { Database } from '../../db/database.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
-import { conflict, notFound } from '../../http/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
+import { normalizePhone } from './identity.js';
 import { lockEventsForUpdate, recomputeEventCounts } from '../events/repository.js';
 import {
   countOpenBookings,
   deleteContactRow,
   eventsOfContact,
   findContact,
+  findOrCreateContactByIdentity,
   insertContact,
   listBookingsOfContact,
   listContacts,
@@ -38,28 +40,90 @@ export function serializeContact(contact: ContactRow) {
   };
 }
 
-/** PostgreSQL's unique_violation: here only the per-tenant sender_id can collide. */
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+/** PostgreSQL's unique_violation with the index that refused (sender_id, e-mail or phone). */
+function uniqueViolation(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== '23505')
+    return null;
+  const { constraint, message } = error as { constraint?: unknown; message?: unknown };
+  const name = typeof constraint === 'string' ? constraint : '';
+  const text = `${name} ${typeof message === 'string' ? message : ''}`;
+  if (text.includes('contacts_tenant_email_key')) return 'email';
+  if (text.includes('contacts_tenant_phone_key')) return 'phone';
+  return 'sender_id';
 }
 
-const senderTaken = () =>
-  conflict("Another contact of this tenant already has this 'sender_id'", {
+const taken = (field: string) => {
+  if (field === 'email') {
+    return conflict('Another contact of this tenant already has this e-mail address', {
+      code: 'email_taken',
+      field: 'email',
+    });
+  }
+  if (field === 'phone') {
+    return conflict('Another contact of this tenant already has this phone number', {
+      code: 'phone_taken',
+      field: 'phone',
+    });
+  }
+  return conflict("Another contact of this tenant already has this 'sender_id'", {
     code: 'sender_taken',
     field: 'sender_id',
   });
+};
+
+/** Phone numbers are stored in E.164; one that cannot be read as a phone number is refused. */
+function normalizeFields(fields: ContactFields): ContactFields {
+  if (typeof fields.phone !== 'string') return fields;
+  const phone = normalizePhone(fields.phone);
+  if (!phone) {
+    throw badRequest(
+      "Field 'phone' is not a phone number (write it with its country code, e.g. +49 30 123456)",
+      {
+        code: 'phone_invalid',
+        field: 'phone',
+      },
+    );
+  }
+  return { ...fields, phone };
+}
 
 export async function createContact(
   db: Database,
   tenantId: string,
   fields: ContactFields,
 ): Promise<ContactRow> {
+  const normalized = normalizeFields(fields);
   try {
-    return await insertContact(db, tenantId, fields);
+    return await insertContact(db, tenantId, normalized);
   } catch (error) {
-    if (isUniqueViolation(error)) throw senderTaken();
+    const field = uniqueViolation(error);
+    if (field) throw taken(field);
     throw error;
   }
+}
+
+/**
+ * The contact with this e-mail address or phone number, created when there is none (the
+ * dashboard's booking form): 201 semantics for `created`. Concurrent calls for the same new
+ * address make one contact.
+ */
+export async function resolveContact(
+  db: Database,
+  tenantId: string,
+  input: { name?: string | null; email?: string | null; phone?: string | null; channel?: string | null },
+): Promise<{ contact: ContactRow; created: boolean }> {
+  if (!input.email && !input.phone) {
+    throw badRequest('Give an e-mail address or a phone number', { code: 'either_field' });
+  }
+  const phone = normalizeFields({ phone: input.phone ?? null }).phone ?? null;
+  return db.transaction((tx) =>
+    findOrCreateContactByIdentity(tx, tenantId, {
+      name: input.name ?? null,
+      email: input.email?.trim() ?? null,
+      phone,
+      channel: input.channel ?? 'manual',
+    }),
+  );
 }
 
 export async function getContact(db: Database, tenantId: string, contactId: string): Promise<ContactRow> {
@@ -74,11 +138,13 @@ export async function editContact(
   contactId: string,
   fields: ContactFields,
 ): Promise<ContactRow> {
+  const normalized = normalizeFields(fields);
   let contact: ContactRow | undefined;
   try {
-    contact = await updateContact(db, tenantId, contactId, fields);
+    contact = await updateContact(db, tenantId, contactId, normalized);
   } catch (error) {
-    if (isUniqueViolation(error)) throw senderTaken();
+    const field = uniqueViolation(error);
+    if (field) throw taken(field);
     throw error;
   }
   if (!contact) throw notFound('Contact');

@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
+import { normalizePhone } from '../contacts/identity.js';
 import { enqueueEvent } from './outbox.js';
 
 export interface LeadInput {
@@ -64,6 +65,8 @@ export async function recordLead(
       : undefined;
     if (!conversation) throw notFound('Conversation');
     const email = input.email ? input.email.trim() : null;
+    // The number is stored as given; it finds a contact by its E.164 form (one contact per number).
+    const phone = input.phone ? (normalizePhone(input.phone) ?? input.phone) : null;
     if (email) {
       // Two leads with the same address in different conversations must not create two contacts.
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
@@ -75,13 +78,18 @@ export async function recordLead(
       (conversation.sender_id &&
         (await contactWhere(tx, tenantId, 'sender_id = $2', conversation.sender_id))) ||
       (email && (await contactWhere(tx, tenantId, 'lower(email) = lower($2)', email))) ||
+      (phone && (await contactWhere(tx, tenantId, 'phone_key = $2', phone))) ||
       undefined;
     const fields = [input.name ?? null, email, input.phone ?? null, JSON.stringify(input.metadata ?? {})];
     let contact: LeadContact & { created: boolean };
     if (existing) {
       contact = (await queryOne<LeadContact & { created: boolean }>(
         tx,
-        `UPDATE contacts SET name = coalesce($3, name), email = coalesce($4, email), phone = coalesce($5, phone),
+        `UPDATE contacts SET name = coalesce($3, name),
+           email = coalesce((SELECT $4::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
+             WHERE o.tenant_id = $1 AND o.id <> $2 AND o.email_key = lower(btrim($4::text)))), email),
+           phone = coalesce((SELECT $5::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
+             WHERE o.tenant_id = $1 AND o.id <> $2 AND o.phone_key = regexp_replace($5::text, '[[:space:]()./-]', '', 'g'))), phone),
            metadata = metadata || $6::jsonb, updated_at = now()
          WHERE tenant_id = $1 AND id = $2 RETURNING ${CONTACT_COLUMNS}, false AS created`,
         [tenantId, existing.id, ...fields],

@@ -10,6 +10,8 @@ import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatDateTime, formatMoney } from '../../format';
 import { EVENT_STATUS_COLOUR } from '../events/EventsPage';
 import { DataTable } from '../../components/DataTable';
+import { useCan } from '../../app/session';
+import { ContactActions, ContactConversations, NewContactButton } from './ContactActions';
 
 const BOOKING_COLOUR: Record<string, string> = {
   confirmed: 'green',
@@ -146,6 +148,7 @@ export function ContactsPage() {
   const { t, i18n } = useTranslation();
   const [search, setSearch] = useState('');
   const [q] = useDebouncedValue(search.trim(), 250);
+  const canEdit = useCan('contact:edit');
   const contacts = useQuery({
     queryKey: ['contacts', q],
     queryFn: () => call(api.GET('/api/contacts', { params: { query: { limit: 100, ...(q ? { q } : {}) } } })),
@@ -153,13 +156,15 @@ export function ContactsPage() {
   return (
     <>
       <PageTitle title={t('contacts.title')} />
-      <TextInput
-        label={t('common.search')}
-        value={search}
-        onChange={(e) => setSearch(e.currentTarget.value)}
-        w={280}
-        mb="md"
-      />
+      <Group justify="space-between" align="flex-end" mb="md">
+        <TextInput
+          label={t('common.search')}
+          value={search}
+          onChange={(e) => setSearch(e.currentTarget.value)}
+          w={280}
+        />
+        {canEdit && <NewContactButton />}
+      </Group>
       {contacts.isPending ? (
         <Loading />
       ) : contacts.error ? (
@@ -196,6 +201,7 @@ export function ContactsPage() {
 export function ContactPage() {
   const { t, i18n } = useTranslation();
   const { contactId = '' } = useParams();
+  const canEdit = useCan('contact:edit');
   const contact = useQuery({
     queryKey: ['contact', contactId],
     queryFn: () => call(api.GET('/api/contacts/{id}', { params: { path: { id: contactId } } })),
@@ -220,6 +226,7 @@ export function ContactPage() {
       </Breadcrumbs>
       <PageTitle title={c.name ?? c.email ?? t('contacts.unnamed')} />
       <Stack>
+        {canEdit && <ContactActions contact={c} />}
         <Card withBorder>
           <Stack gap={4}>
             {rows.map(([label, value]) => (
@@ -235,6 +242,7 @@ export function ContactPage() {
           </Stack>
         </Card>
         <ContactBookings contactId={c.id} />
+        <ContactConversations contactId={c.id} />
         <ContactLeads contactId={c.id} />
       </Stack>
     </>

@@ -94,10 +94,21 @@ export function useChangeEventStatus(eventId: string) {
 export function useAddBooking(eventId: string) {
   const changed = useEventChanged();
   return useMutation({
-    mutationFn: async (contactName: string) => {
-      const contact = await call(
-        api.POST('/api/contacts', { body: { name: contactName, channel: 'manual' } }),
-      );
+    /**
+     * With an e-mail address or phone number the existing contact is found (one contact per
+     * address and number); a name alone makes a new contact.
+     */
+    mutationFn: async (person: { name: string; email?: string; phone?: string }) => {
+      const body = {
+        name: person.name || null,
+        email: person.email || null,
+        phone: person.phone || null,
+        channel: 'manual' as const,
+      };
+      const contact =
+        body.email || body.phone
+          ? await call(api.POST('/api/contacts/resolve', { body }))
+          : await call(api.POST('/api/contacts', { body: { name: person.name, channel: 'manual' } }));
       return call(
         api.POST('/api/events/{id}/bookings', {
           params: { path: { id: eventId } },

@@ -16,7 +16,7 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
@@ -28,6 +28,7 @@ import { notify } from '../../components/notify';
 import { ImportPanel } from './ImportPanel';
 import { FileDrop } from '../../components/FileDrop';
 import { EntryEditor, type EntryRef, type EntryScope } from './EntryEditor';
+import { UnansweredQuestions } from './UnansweredQuestions';
 import { DataTable } from '../../components/DataTable';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
@@ -38,13 +39,20 @@ export function splitAtThreshold<T extends { score: number }>(results: readonly 
   };
 }
 
-export function HitTest({ botId }: { botId: string }) {
+export function HitTest({ botId, ask }: { botId: string; ask?: { question: string; at: number } }) {
   const { t, i18n } = useTranslation();
   const [question, setQuestion] = useState('');
   const search = useMutation({
     mutationFn: (q: string) =>
       call(api.GET('/api/bots/{id}/knowledge/search', { params: { path: { id: botId }, query: { q } } })),
   });
+  const { mutate } = search;
+  // After an entry made from an unanswered question: test that question at once.
+  useEffect(() => {
+    if (!ask) return;
+    setQuestion(ask.question);
+    mutate(ask.question);
+  }, [ask, mutate]);
   const data = search.data;
   const parts = data ? splitAtThreshold(data.results, data.min_score) : null;
   const row = (r: NonNullable<typeof data>['results'][number]) => (
@@ -204,6 +212,8 @@ export function KnowledgeTab() {
     },
   });
   const [editing, setEditing] = useState<EntryRef | null>(null);
+  const [fromQuestion, setFromQuestion] = useState<string | null>(null);
+  const [ask, setAsk] = useState<{ question: string; at: number }>();
   const refreshEntries = () => void queryClient.invalidateQueries({ queryKey: key });
   const form = useForm({
     initialValues: { title: '', content: '', scope: 'bot' as EntryScope },
@@ -222,6 +232,10 @@ export function KnowledgeTab() {
       form.reset();
       refreshEntries();
       notify(t('knowledge.added'));
+      if (fromQuestion) {
+        setAsk({ question: fromQuestion, at: Date.now() });
+        setFromQuestion(null);
+      }
     },
   });
   const remove = useMutation({
@@ -238,12 +252,21 @@ export function KnowledgeTab() {
 
   return (
     <Stack>
-      <HitTest botId={botId} />
+      <UnansweredQuestions
+        botId={botId}
+        canEdit={canEdit}
+        onUse={(group) => {
+          form.setValues({ title: group.question, content: group.person_answer ?? '', scope: 'bot' });
+          setFromQuestion(group.question);
+          document.getElementById('knowledge-add')?.scrollIntoView?.({ behavior: 'smooth' });
+        }}
+      />
+      <HitTest botId={botId} ask={ask} />
       {canEdit && (
         <ImportPanel botId={botId} onDone={() => void queryClient.invalidateQueries({ queryKey: key })} />
       )}
       {canEdit && (
-        <Card withBorder>
+        <Card withBorder id="knowledge-add">
           <Title order={2} size="h4" mb="xs">
             {t('knowledge.add')}
           </Title>

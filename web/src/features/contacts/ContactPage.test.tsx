@@ -1,0 +1,111 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { RouterProvider, createMemoryRouter } from 'react-router';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Me } from '../../api/types';
+import { loadTexts } from '../../i18n';
+
+const ID = '6f1d2c3b-0000-4000-8000-0000000000c1';
+const OTHER = '6f1d2c3b-0000-4000-8000-0000000000c2';
+const contact = {
+  id: ID,
+  name: 'Erika Muster',
+  email: 'erika@example.test',
+  phone: '+4930123456',
+  sender_id: null,
+  channel: 'manual',
+  metadata: {},
+  created_at: '2026-03-09T12:00:00.000Z',
+  updated_at: '2026-03-09T12:00:00.000Z',
+};
+const conversation = {
+  id: '6f1d2c3b-0000-4000-8000-0000000000d1',
+  bot_id: '6f1d2c3b-0000-4000-8000-0000000000b1',
+  bot_name: 'Studio-Bot',
+  channel: 'email',
+  sender_id: 'erika@example.test',
+  status: 'ended',
+  message_count: 4,
+  last_message_at: '2026-03-10T12:00:00.000Z',
+  created_at: '2026-03-10T11:00:00.000Z',
+};
+
+const requests: string[] = [];
+const bodies: unknown[] = [];
+const fetchMock = vi.fn(async (input: Request) => {
+  const url = new URL(input.url);
+  const line = `${input.method} ${url.pathname}`;
+  requests.push(line);
+  if (input.method !== 'GET')
+    bodies.push(
+      await input
+        .clone()
+        .json()
+        .catch(() => null),
+    );
+  const json = (body: unknown, status = 200) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  if (line === `GET /api/contacts/${ID}`) return json(contact);
+  if (line === `GET /api/contacts/${ID}/conversations`) return json({ data: [conversation] });
+  if (line === `POST /api/contacts/${ID}/merge`) {
+    return json(
+      {
+        error: 'conflict',
+        code: 'merge_booking_conflict',
+        message: "Both contacts have a booking for 'Yoga'",
+        details: { event_ids: [] },
+      },
+      409,
+    );
+  }
+  if (line === 'GET /api/contacts') {
+    return json({
+      data: [contact, { ...contact, id: OTHER, name: 'Erika M.', email: null }],
+      next_cursor: null,
+    });
+  }
+  return json({ data: [], next_cursor: null });
+});
+
+const me = { permissions: ['contact:view', 'contact:edit'] } as unknown as Me;
+
+describe('ContactPage', () => {
+  beforeAll(async () => {
+    vi.stubGlobal('fetch', fetchMock);
+    await loadTexts();
+  });
+
+  it('shows the person with conversations across channels and refuses a merge clash in words', async () => {
+    const { ContactPage } = await import('./ContactsPage');
+    const { MeProvider } = await import('../../app/session');
+    const router = createMemoryRouter([{ path: '/contacts/:contactId', element: <ContactPage /> }], {
+      initialEntries: [`/contacts/${ID}`],
+    });
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <MeProvider me={me}>
+            <RouterProvider router={router} />
+          </MeProvider>
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    expect(await screen.findByText('+4930123456')).toBeTruthy();
+    const conversations = await screen.findByTestId('contact-conversations');
+    expect(await within(conversations).findByText('Studio-Bot')).toBeTruthy();
+    expect(requests).toContain(`GET /api/contacts/${ID}/conversations`);
+
+    await userEvent.click(screen.getByRole('button', { name: 'Zusammenführen' }));
+    const select = await screen.findByRole('combobox', { name: 'Kontakt, der in diesen übergeht' });
+    await waitFor(() => expect(within(select).getByRole('option', { name: /Erika M\./ })).toBeTruthy());
+    await userEvent.selectOptions(select, OTHER);
+    await userEvent.click(screen.getByRole('button', { name: 'In diesen Kontakt zusammenführen' }));
+    await waitFor(() => expect(requests).toContain(`POST /api/contacts/${ID}/merge`));
+    expect(bodies).toContainEqual({ contact_id: OTHER });
+    expect(await screen.findByText(/Beide Kontakte haben eine Buchung/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Daten exportieren (JSON)' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Person löschen' })).toBeTruthy();
+  });
+});

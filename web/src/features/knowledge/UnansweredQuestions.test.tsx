@@ -1,0 +1,62 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { loadTexts } from '../../i18n';
+
+const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
+const group = {
+  key: 'parkplätze',
+  question: 'Habt ihr Parkplätze?',
+  count: 3,
+  handed_over: 1,
+  last_seen: '2026-03-10T12:00:00.000Z',
+  conversation_ids: [],
+  person_answer: 'Ja, im Hof.',
+};
+const requests: string[] = [];
+let cleared = false;
+const fetchMock = vi.fn(async (input: Request) => {
+  const url = new URL(input.url);
+  requests.push(`${input.method} ${url.pathname}`);
+  if (input.method === 'POST') {
+    cleared = true;
+    return new Response(null, { status: 204 });
+  }
+  return new Response(JSON.stringify({ data: cleared ? [] : [group] }), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
+});
+
+describe('UnansweredQuestions', () => {
+  beforeAll(async () => {
+    vi.stubGlobal('fetch', fetchMock);
+    await loadTexts();
+  });
+
+  it('lists groups with counts, hands one to the entry form and clears one', async () => {
+    const { UnansweredQuestions } = await import('./UnansweredQuestions');
+    const onUse = vi.fn();
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+          <UnansweredQuestions botId={BOT} canEdit onUse={onUse} />
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    expect(await screen.findByText('Habt ihr Parkplätze?')).toBeTruthy();
+    expect(screen.getByText('1 übergeben')).toBeTruthy();
+    expect(screen.getByText(/Ja, im Hof\./)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Eintrag anlegen für: Habt ihr Parkplätze?' }));
+    expect(onUse).toHaveBeenCalledWith(
+      expect.objectContaining({ question: 'Habt ihr Parkplätze?', person_answer: 'Ja, im Hof.' }),
+    );
+    await userEvent.click(
+      screen.getByRole('button', { name: 'Als erledigt markieren: Habt ihr Parkplätze?' }),
+    );
+    await waitFor(() => expect(requests).toContain(`POST /api/bots/${BOT}/unanswered/resolve`));
+    expect(await screen.findByText(/Keine offenen Fragen/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,119 @@
+import { Badge, Button, Card, Group, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api, call } from '../../api/client';
+import { DataTable } from '../../components/DataTable';
+import { ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+
+export interface UnansweredGroup {
+  key: string;
+  question: string;
+  count: number;
+  handed_over: number;
+  last_seen: string;
+  person_answer: string | null;
+}
+
+/**
+ * Questions the bot answered without knowledge or handed over, grouped by their words; one
+ * click opens a new entry with the question (and a person's answer, when there is one).
+ */
+export function UnansweredQuestions({
+  botId,
+  canEdit,
+  onUse,
+}: {
+  botId: string;
+  canEdit: boolean;
+  onUse: (group: UnansweredGroup) => void;
+}) {
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
+  const key = ['unanswered', botId];
+  const groups = useQuery({
+    queryKey: key,
+    queryFn: () => call(api.GET('/api/bots/{id}/unanswered', { params: { path: { id: botId } } })),
+  });
+  const clear = useMutation({
+    mutationFn: (groupKey: string) =>
+      call(
+        api.POST('/api/bots/{id}/unanswered/resolve', {
+          params: { path: { id: botId } },
+          body: { key: groupKey },
+        }),
+      ),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
+  });
+  return (
+    <Card withBorder data-testid="unanswered">
+      <Title order={2} size="h4" mb="xs">
+        {t('unanswered.title')}
+      </Title>
+      {groups.isPending ? (
+        <Loading />
+      ) : groups.error ? (
+        <ErrorAlert error={groups.error} />
+      ) : groups.data.data.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          {t('unanswered.none')}
+        </Text>
+      ) : (
+        <>
+          {clear.error && <ErrorAlert error={clear.error} />}
+          <DataTable
+            columns={[
+              { label: t('unanswered.question') },
+              { label: t('unanswered.count'), align: 'right' as const },
+              { label: t('unanswered.lastSeen') },
+              ...(canEdit ? [{ label: t('unanswered.actions') }] : []),
+            ]}
+            minWidth={480}
+          >
+            {groups.data.data.map((g) => (
+              <Table.Tr key={g.key}>
+                <Table.Td>
+                  {g.question}
+                  {g.handed_over > 0 && (
+                    <Badge ml="xs" size="xs" color="orange">
+                      {t('unanswered.handedOver', { count: g.handed_over })}
+                    </Badge>
+                  )}
+                  {g.person_answer && (
+                    <Text size="xs" c="dimmed">
+                      {t('unanswered.personAnswer')}: {g.person_answer}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td ta="right">{g.count}</Table.Td>
+                <Table.Td>{formatDateTime(g.last_seen, i18n.language)}</Table.Td>
+                {canEdit && (
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button
+                        size="xs"
+                        onClick={() => onUse(g)}
+                        aria-label={t('unanswered.useFor', { question: g.question })}
+                      >
+                        {t('unanswered.use')}
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="default"
+                        loading={clear.isPending && clear.variables === g.key}
+                        onClick={() => clear.mutate(g.key)}
+                        aria-label={t('unanswered.clearFor', { question: g.question })}
+                      >
+                        {t('unanswered.clear')}
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </DataTable>
+        </>
+      )}
+    </Card>
+  );
+}
