@@ -43,6 +43,8 @@ import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webApp } from './http/web-app.js';
 import { testChatRoutes } from './modules/chat/test-chat-routes.js';
 import { startScheduler } from './scheduler.js';
+import { mailboxRoutes } from './modules/mailboxes/routes.js';
+import { postmarkInboundRoutes } from './modules/channels/email/postmark-routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -137,6 +139,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(knowledgeRoutes, { ctx });
   await app.register(knowledgeImportRoutes, { ctx });
   await app.register(testChatRoutes, { ctx });
+  await app.register(mailboxRoutes, { ctx });
+  await app.register(postmarkInboundRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

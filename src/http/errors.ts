@@ -153,6 +153,7 @@ export const RESOURCES = {
   'Webhook endpoint': 'webhook_endpoint',
   'Webhook delivery': 'webhook_delivery',
   'Outbox message': 'outbox_message',
+  Mailbox: 'mailbox',
   Route: 'route',
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
