@@ -12,6 +12,8 @@ export interface Dovecot {
   password: string;
   /** Delivers a raw mail into the user's INBOX by IMAP APPEND. */
   append(raw: string): Promise<void>;
+  /** Deletes every mail of the INBOX (each test starts with an empty mailbox). */
+  clear(): Promise<void>;
   /** Flags of the INBOX's mails by UID. */
   flags(): Promise<Map<number, string[]>>;
   /** Closes every client connection (the server stays): a connection killed mid-batch. */
@@ -148,6 +150,18 @@ service stats {
       try {
         await c.append('INBOX', raw);
       } finally {
+        await c.logout();
+      }
+    },
+    async clear() {
+      const c = client();
+      c.on('error', () => undefined);
+      await c.connect();
+      const lock = await c.getMailboxLock('INBOX');
+      try {
+        if ((c.mailbox || undefined)?.exists) await c.messageDelete('1:*');
+      } finally {
+        lock.release();
         await c.logout();
       }
     },

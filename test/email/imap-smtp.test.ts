@@ -49,6 +49,7 @@ describeApp('e-mail over IMAP (Dovecot) and SMTP (recording server)', (get) => {
     const { ctx } = get();
     // One mailbox on the one Dovecot user at a time: earlier tests' mailboxes are switched off.
     await ctx.db.query('UPDATE mailboxes SET is_active = false');
+    await dovecot.clear();
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot({ system_prompt: 'Du bist der Assistent des Studios.' });
     const res = await get().app.inject({
