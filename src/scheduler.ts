@@ -12,6 +12,7 @@ import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
 import { createWebhookSender } from './modules/webhooks/sender.js';
 import { createEmailSender } from './modules/channels/email/sender.js';
 import { MailboxConnections } from './modules/channels/email/sync.js';
+import { warnExpiringSecrets } from './modules/channels/email/health.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -123,6 +124,14 @@ export function backgroundJobs(
       run: async () => {
         const embeddings = embeddingsFor(ctx.config);
         if (embeddings) await backfillPass(ctx.db, embeddings);
+        return false;
+      },
+    },
+    {
+      name: 'mailbox-secret-expiry',
+      intervalMs: 15 * 60_000,
+      run: async () => {
+        await warnExpiringSecrets(ctx);
         return false;
       },
     },

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import { setMailboxStaleMinutes } from '../../observability/metrics.js';
 import { checkMailbox } from '../channels/email/check.js';
 import {
   CreateMailboxBody,
@@ -25,6 +26,7 @@ import {
 
 /** A bot's mailboxes (e-mail channel), with the bot's permissions: bot:view to read, bot:edit to write. */
 export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  setMailboxStaleMinutes(ctx.config.email.staleMinutes);
   const tags = ['dashboard: mailboxes'];
   const security = SESSION_SECURITY;
   const deps = (): MailboxDeps => ({ db: ctx.db, config: ctx.config, secrets: secretStoreFor(ctx.config) });

@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'booking.cancelled',
   'booking.promoted',
   'payment.succeeded',
+  'mailbox.secret_expiring',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

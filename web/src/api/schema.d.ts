@@ -8140,7 +8140,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded")[];
+                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "mailbox.secret_expiring")[];
                     description?: string | null;
                     /** @default true */
                     is_active?: boolean;
@@ -8315,7 +8315,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url?: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded")[];
+                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "mailbox.secret_expiring")[];
                     description?: string | null;
                     /** @description Switching on again also clears an automatic disable (410 Gone) */
                     is_active?: boolean;
