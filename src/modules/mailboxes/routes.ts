@@ -38,6 +38,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
         tags,
+        operationId: 'listMailboxes',
         summary: "The bot's mailboxes with their health (secrets only by name)",
         security,
         params: IdParams,
@@ -55,6 +56,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
         tags,
+        operationId: 'createMailbox',
         summary:
           'Connect a mailbox (imap, graph or postmark); secrets are stored encrypted and never shown again',
         security,
@@ -75,6 +77,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:view'),
       schema: {
         tags,
+        operationId: 'getMailbox',
         summary: 'One mailbox with its health',
         security,
         params: MailboxParams,
@@ -93,6 +96,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
         tags,
+        operationId: 'updateMailbox',
         summary: 'Change a mailbox; a secret given replaces the stored one, an absent one is kept',
         security,
         params: MailboxParams,
@@ -112,6 +116,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
         tags,
+        operationId: 'deleteMailbox',
         summary: 'Disconnect a mailbox (its stored mails go with it; conversations stay)',
         security,
         params: MailboxParams,
@@ -130,6 +135,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       onRequest: requireUser(ctx, 'bot:edit'),
       schema: {
         tags,
+        operationId: 'testMailbox',
         summary: 'Check the connection (log in to IMAP and SMTP, or get a Graph token and read the mailbox)',
         security,
         params: MailboxParams,

@@ -1421,162 +1421,10 @@ export interface paths {
             cookie?: never;
         };
         /** The bot's mailboxes with their health (secrets only by name) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id (UUID) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Mailbox"][];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["listMailboxes"];
         put?: never;
         /** Connect a mailbox (imap, graph or postmark); secrets are stored encrypted and never shown again */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Resource id (UUID) */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description imap: IMAP in, SMTP out; graph: Microsoft 365 through Microsoft Graph; postmark: Postmark inbound webhook in, SMTP out */
-                        kind: "imap" | "graph" | "postmark";
-                        name: string;
-                        /** Format: email */
-                        address: string;
-                        aliases?: string[];
-                        /** @default true */
-                        is_active?: boolean;
-                        settings: {
-                            imap_host?: string;
-                            imap_port?: number;
-                            /** @description Implicit TLS (port 993); false: STARTTLS when offered */
-                            imap_tls?: boolean;
-                            /** @description Default INBOX */
-                            imap_folder?: string;
-                            smtp_host?: string;
-                            smtp_port?: number;
-                            /** @description Implicit TLS (port 465); false: STARTTLS */
-                            smtp_tls?: boolean;
-                            /** @description IMAP/SMTP login */
-                            username?: string;
-                            /** @description Entra tenant id */
-                            tenant_id?: string;
-                            /** @description App registration id */
-                            client_id?: string;
-                            /** @description Basic-auth user of the inbound webhook URL */
-                            inbound_username?: string;
-                        };
-                        secrets: {
-                            /** @description IMAP/SMTP password */
-                            password?: string;
-                            /** @description Client secret of the app registration */
-                            client_secret?: string;
-                            /** @description Basic-auth password of the inbound webhook URL */
-                            inbound_password?: string;
-                        };
-                        /** @description When the client secret expires */
-                        secret_expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Mailbox"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["createMailbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1591,214 +1439,15 @@ export interface paths {
             cookie?: never;
         };
         /** One mailbox with its health */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Bot id (UUID) */
-                    id: string;
-                    /** @description Mailbox id (UUID) */
-                    mailboxId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Mailbox"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["getMailbox"];
         put?: never;
         post?: never;
         /** Disconnect a mailbox (its stored mails go with it; conversations stay) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Bot id (UUID) */
-                    id: string;
-                    /** @description Mailbox id (UUID) */
-                    mailboxId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteMailbox"];
         options?: never;
         head?: never;
         /** Change a mailbox; a secret given replaces the stored one, an absent one is kept */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Bot id (UUID) */
-                    id: string;
-                    /** @description Mailbox id (UUID) */
-                    mailboxId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        name?: string;
-                        /** Format: email */
-                        address?: string;
-                        aliases?: string[];
-                        is_active?: boolean;
-                        settings?: {
-                            imap_host?: string;
-                            imap_port?: number;
-                            /** @description Implicit TLS (port 993); false: STARTTLS when offered */
-                            imap_tls?: boolean;
-                            /** @description Default INBOX */
-                            imap_folder?: string;
-                            smtp_host?: string;
-                            smtp_port?: number;
-                            /** @description Implicit TLS (port 465); false: STARTTLS */
-                            smtp_tls?: boolean;
-                            /** @description IMAP/SMTP login */
-                            username?: string;
-                            /** @description Entra tenant id */
-                            tenant_id?: string;
-                            /** @description App registration id */
-                            client_id?: string;
-                            /** @description Basic-auth user of the inbound webhook URL */
-                            inbound_username?: string;
-                        };
-                        secrets?: {
-                            /** @description IMAP/SMTP password */
-                            password?: string;
-                            /** @description Client secret of the app registration */
-                            client_secret?: string;
-                            /** @description Basic-auth password of the inbound webhook URL */
-                            inbound_password?: string;
-                        };
-                        secret_expires_at?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Mailbox"];
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        patch: operations["updateMailbox"];
         trace?: never;
     };
     "/api/bots/{id}/mailboxes/{mailboxId}/test": {
@@ -1811,64 +1460,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Check the connection (log in to IMAP and SMTP, or get a Graph token and read the mailbox) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Bot id (UUID) */
-                    id: string;
-                    /** @description Mailbox id (UUID) */
-                    mailboxId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            ok: boolean;
-                            /** @description What was checked (imap, smtp, token, mailbox) */
-                            checked: string[];
-                            /** @description What failed, in words */
-                            error: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["testMailbox"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1885,77 +1477,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Postmark's inbound webhook for a mailbox of kind postmark (HTTP basic auth with the mailbox's inbound credentials) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    mailboxId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        From?: string;
-                        FromFull?: {
-                            Email?: string;
-                        };
-                        Subject?: string;
-                        MessageID?: string;
-                        TextBody?: string;
-                        HtmlBody?: string;
-                        Headers?: {
-                            Name: string;
-                            Value: string;
-                        }[];
-                    } & {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description answered, skipped, failed or duplicate */
-                            status: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["receivePostmarkInbound"];
         delete?: never;
         options?: never;
         head?: never;
@@ -10489,6 +10011,500 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatError"];
+                };
+            };
+        };
+    };
+    listMailboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mailbox"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description imap: IMAP in, SMTP out; graph: Microsoft 365 through Microsoft Graph; postmark: Postmark inbound webhook in, SMTP out */
+                    kind: "imap" | "graph" | "postmark";
+                    name: string;
+                    /** Format: email */
+                    address: string;
+                    aliases?: string[];
+                    /** @default true */
+                    is_active?: boolean;
+                    settings: {
+                        imap_host?: string;
+                        imap_port?: number;
+                        /** @description Implicit TLS (port 993); false: STARTTLS when offered */
+                        imap_tls?: boolean;
+                        /** @description Default INBOX */
+                        imap_folder?: string;
+                        smtp_host?: string;
+                        smtp_port?: number;
+                        /** @description Implicit TLS (port 465); false: STARTTLS */
+                        smtp_tls?: boolean;
+                        /** @description IMAP/SMTP login */
+                        username?: string;
+                        /** @description Entra tenant id */
+                        tenant_id?: string;
+                        /** @description App registration id */
+                        client_id?: string;
+                        /** @description Basic-auth user of the inbound webhook URL */
+                        inbound_username?: string;
+                    };
+                    secrets: {
+                        /** @description IMAP/SMTP password */
+                        password?: string;
+                        /** @description Client secret of the app registration */
+                        client_secret?: string;
+                        /** @description Basic-auth password of the inbound webhook URL */
+                        inbound_password?: string;
+                    };
+                    /** @description When the client secret expires */
+                    secret_expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** Format: email */
+                    address?: string;
+                    aliases?: string[];
+                    is_active?: boolean;
+                    settings?: {
+                        imap_host?: string;
+                        imap_port?: number;
+                        /** @description Implicit TLS (port 993); false: STARTTLS when offered */
+                        imap_tls?: boolean;
+                        /** @description Default INBOX */
+                        imap_folder?: string;
+                        smtp_host?: string;
+                        smtp_port?: number;
+                        /** @description Implicit TLS (port 465); false: STARTTLS */
+                        smtp_tls?: boolean;
+                        /** @description IMAP/SMTP login */
+                        username?: string;
+                        /** @description Entra tenant id */
+                        tenant_id?: string;
+                        /** @description App registration id */
+                        client_id?: string;
+                        /** @description Basic-auth user of the inbound webhook URL */
+                        inbound_username?: string;
+                    };
+                    secrets?: {
+                        /** @description IMAP/SMTP password */
+                        password?: string;
+                        /** @description Client secret of the app registration */
+                        client_secret?: string;
+                        /** @description Basic-auth password of the inbound webhook URL */
+                        inbound_password?: string;
+                    };
+                    secret_expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        /** @description What was checked (imap, smtp, token, mailbox) */
+                        checked: string[];
+                        /** @description What failed, in words */
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receivePostmarkInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    From?: string;
+                    FromFull?: {
+                        Email?: string;
+                    };
+                    Subject?: string;
+                    MessageID?: string;
+                    TextBody?: string;
+                    HtmlBody?: string;
+                    Headers?: {
+                        Name: string;
+                        Value: string;
+                    }[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description answered, skipped, failed or duplicate */
+                        status: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

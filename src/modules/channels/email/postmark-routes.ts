@@ -96,6 +96,8 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       bodyLimit: 12 * 1024 * 1024,
       schema: {
         tags: ['e-mail'],
+        operationId: 'receivePostmarkInbound',
+        security: [{ inboundBasic: [] }],
         summary:
           "Postmark's inbound webhook for a mailbox of kind postmark (HTTP basic auth with the mailbox's inbound credentials)",
         params: Type.Object({ mailboxId: Type.String() }),
@@ -104,7 +106,7 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
           200: Type.Object({
             status: Type.String({ description: 'answered, skipped, failed or duplicate' }),
           }),
-          ...errorResponses(400, 401, 503),
+          ...errorResponses(400, 401, 429, 503),
         },
       },
     },
