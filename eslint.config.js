@@ -31,7 +31,7 @@ export default tseslint.config(
     languageOptions: { globals: { URL: 'readonly', Blob: 'readonly', WebAssembly: 'readonly' } },
   },
   {
-    files: ['src/modules/knowledge/document-parser-process.js'],
+    files: ['src/modules/knowledge/imports/document-parser-process.js'],
     languageOptions: { globals: { process: 'readonly', Buffer: 'readonly', TextDecoder: 'readonly' } },
   },
 );

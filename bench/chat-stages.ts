@@ -8,7 +8,7 @@
  */
 import { assembleSystemPrompt, protectForModel } from '../src/modules/prompt/assemble.js';
 import { offlineAnswer } from '../src/modules/models/offline.js';
-import { detectLanguage } from '../src/modules/models/language.js';
+import { detectLanguage } from '../src/shared/language.js';
 import { countPromptTokens, countTokens } from '../src/modules/models/tokens.js';
 import type { KnowledgeHit } from '../src/modules/knowledge/search.js';
 

@@ -11,10 +11,10 @@ import { DataDirLockedError } from '../db/lock.js';
 import { migrate } from '../db/migrate.js';
 import { describeDemo, seedDemo } from '../demo.js';
 import { AppError } from '../http/errors.js';
-import type { TimeCursor } from '../http/pagination.js';
+import type { TimeCursor } from '../shared/pagination.js';
 import { findUserByEmail, insertUser } from '../modules/auth/repository.js';
 import { ROLES, type Role } from '../modules/auth/permissions.js';
-import { listTeamUsers } from '../modules/auth/users-repository.js';
+import { listTeamUsers } from '../modules/auth/users/repository.js';
 import { listBots } from '../modules/bots/repository.js';
 import { createTenant } from '../modules/tenants/service.js';
 import { CliError, EXIT, usageError } from './errors.js';
@@ -224,7 +224,7 @@ function keyCommands(program: Command): void {
     .action(async (opts) => {
       await withContext(async (ctx) => {
         const tenant = await resolveTenant(ctx.db, opts.tenant);
-        const { isUuid } = await import('../http/uuid.js');
+        const { isUuid } = await import('../shared/ids.js');
         if (!isUuid(opts.id) || !(await ctx.apiKeys.revoke(tenant.id, opts.id))) {
           throw new CliError(`tenant '${tenant.name}' has no API key ${opts.id}`);
         }

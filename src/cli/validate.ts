@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { InvalidArgumentError } from 'commander';
 import type { Queryable } from '../db/database.js';
 import { ROLES, type Role } from '../modules/auth/permissions.js';
-import { isUuid } from '../http/uuid.js';
+import { isUuid } from '../shared/ids.js';
 import { CliError } from './errors.js';
 
 const ajv = new Ajv();

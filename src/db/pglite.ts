@@ -134,11 +134,32 @@ class PgliteWorker {
 
 const workers = new WeakMap<Database, PgliteWorker>();
 
+/** Rows as the worker sends them: one list of column names, then each row's values. */
+interface Table {
+  columns: string[];
+  rows: unknown[][];
+}
+
+function objects<T>({ columns, rows }: Table): T[] {
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+    return row as T;
+  });
+}
+
 function queryable(worker: PgliteWorker, tx?: number): Queryable {
   return {
-    query<T>(sql: string, params?: readonly unknown[]) {
+    async query<T>(sql: string, params?: readonly unknown[]) {
       const generic = usesGenericPlan(sql);
-      return worker.call<T[]>({ op: 'query', sql, params: params as unknown[] | undefined, tx, generic });
+      const table = await worker.call<Table>({
+        op: 'query',
+        sql,
+        params: params as unknown[] | undefined,
+        tx,
+        generic,
+      });
+      return objects<T>(table);
     },
   };
 }

@@ -5,20 +5,11 @@
  * (tracing.ts), so a slow or failed chat can be read from the log or the trace alone.
  */
 import type { FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
-import { isUuid } from '../http/uuid.js';
+import { isUuid } from '../shared/ids.js';
 import { chatOutcomeFor } from './metrics.js';
 import type { ChatTraceRecord, TracingHandle } from './tracing.js';
 
-export const CHAT_STAGES = [
-  'auth',
-  'admission',
-  'history',
-  'knowledge',
-  'prompt',
-  'model',
-  'reply',
-  'store',
-] as const;
+export const CHAT_STAGES = ['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store'] as const;
 export type ChatStage = (typeof CHAT_STAGES)[number];
 
 /** The parts of the admission stage: rate limit, idempotency claim, bot checks and quota. */

@@ -62,10 +62,10 @@ describe('house order (import graph)', () => {
     expect(missing).toEqual([]);
   });
 
-  it('isUuid comes from src/http, not from a module', () => {
+  it('isUuid comes from src/shared, not from a module', () => {
     const offences = files
       .filter((f) =>
-        /import \{[^}]*\bisUuid\b[^}]*\} from '(?![^']*http\/uuid\.js')/.test(readFileSync(f, 'utf8')),
+        /import \{[^}]*\bisUuid\b[^}]*\} from '(?![^']*shared\/ids\.js')/.test(readFileSync(f, 'utf8')),
       )
       .map((f) => relative(SRC, f));
     expect(offences).toEqual([]);

@@ -6,7 +6,7 @@ import {
   refuseChange,
   refuseCreation,
   type AccessChange,
-} from '../../src/modules/auth/users-rules.js';
+} from '../../src/modules/auth/users/rules.js';
 
 const ACTOR = 'a0000000-0000-4000-8000-000000000001';
 const TARGET = 'a0000000-0000-4000-8000-000000000002';

@@ -2,7 +2,7 @@ import type { InjectOptions } from 'fastify';
 import { expect, it } from 'vitest';
 import { insertUser } from '../../src/modules/auth/repository.js';
 import { ACCOUNT_DEACTIVATED } from '../../src/modules/auth/sessions.js';
-import { USER_RULE_TEXT } from '../../src/modules/auth/users-rules.js';
+import { USER_RULE_TEXT } from '../../src/modules/auth/users/rules.js';
 import { findOwnerEmail } from '../../src/modules/reminders/repository.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type UserFixture } from '../helpers/factories.js';

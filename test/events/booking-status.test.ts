@@ -6,7 +6,7 @@ import {
   placeBooking,
   promotionsFor,
   type BookingStatus,
-} from '../../src/modules/events/booking-status.js';
+} from '../../src/modules/events/bookings/status.js';
 
 const MANUAL_ALLOWED: [BookingStatus, BookingStatus][] = [
   ['confirmed', 'attended'],

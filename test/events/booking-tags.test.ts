@@ -4,7 +4,7 @@ import {
   bookingChannelOf,
   parseBookingTags,
   stripBookingTags,
-} from '../../src/modules/events/booking-tags.js';
+} from '../../src/modules/events/bookings/tags.js';
 
 const A = '11111111-1111-4111-8111-111111111111';
 const B = '22222222-2222-4222-8222-222222222222';

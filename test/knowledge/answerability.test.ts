@@ -15,7 +15,7 @@ import {
 } from '../../src/modules/knowledge/confidence.js';
 import type { KnowledgeHit } from '../../src/modules/knowledge/search.js';
 import { queryWords } from '../../src/modules/knowledge/text.js';
-import { detectLanguage, isFrequentWord } from '../../src/modules/models/language.js';
+import { detectLanguage, isFrequentWord } from '../../src/shared/language.js';
 
 /** The query's words as the search sees them; every word known to the corpus unless listed. */
 function wordsOf(question: string, unknown: string[] = []): QueryWord[] {

@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ParserPool, type ParserLimits } from '../../src/modules/knowledge/document-parser.js';
-import { ImportDocumentError } from '../../src/modules/knowledge/import-errors.js';
+import { ParserPool, type ParserLimits } from '../../src/modules/knowledge/imports/document-parser.js';
+import { ImportDocumentError } from '../../src/modules/knowledge/imports/errors.js';
 import { deflateRepeated, textPdf, zip, zipBombDocx } from './documents.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/knowledge/${name}`, import.meta.url));

@@ -7,12 +7,12 @@ import {
   guardedGet,
   parseSitemap,
   type FetchLimits,
-} from '../../src/modules/knowledge/import-fetch.js';
-import type * as Ssrf from '../../src/modules/webhooks/ssrf.js';
+} from '../../src/modules/knowledge/imports/fetch.js';
+import type * as Ssrf from '../../src/shared/ssrf.js';
 
 // Loopback stands in for a public host here, so that the test server is reachable while every
 // other internal address stays refused (the guard as it runs with private targets not allowed).
-vi.mock('../../src/modules/webhooks/ssrf.js', async (importOriginal) => {
+vi.mock('../../src/shared/ssrf.js', async (importOriginal) => {
   const original = await importOriginal<typeof Ssrf>();
   return {
     ...original,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { splitStatements } from '../../src/db/migrate.js';
-import * as imports from '../../src/modules/knowledge/imports-repository.js';
+import * as imports from '../../src/modules/knowledge/imports/repository.js';
 import { createTenant } from '../../src/modules/tenants/service.js';
 import { describeEachBackend } from '../helpers/db.js';
 

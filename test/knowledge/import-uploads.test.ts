@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { beforeAll, expect, it } from 'vitest';
-import { uploadBudgetOf } from '../../src/modules/knowledge/imports-routes.js';
+import { uploadBudgetOf } from '../../src/modules/knowledge/imports/routes.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/factories.js';
 import { multipart } from './multipart.js';

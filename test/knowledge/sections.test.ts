@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectFormat } from '../../src/modules/knowledge/document-text.js';
+import { detectFormat } from '../../src/modules/knowledge/imports/document-text.js';
 import { entryTitle, packParagraphs, splitSections } from '../../src/modules/knowledge/sections.js';
 
 describe('splitSections', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alternateRoles } from '../../src/modules/models/anthropic.js';
-import { detectLanguage } from '../../src/modules/models/language.js';
+import { detectLanguage } from '../../src/shared/language.js';
 import {
   OFFLINE_MODEL_NAME,
   coversTerm,

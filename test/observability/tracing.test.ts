@@ -96,7 +96,7 @@ describeEachBackend('chat tracing (OpenTelemetry)', (get) => {
     });
     expect(root.status.code ?? 0).not.toBe(STATUS_ERROR);
 
-    const stages = ['auth', 'admission', 'history', 'knowledge', 'prompt', 'model', 'reply', 'store'];
+    const stages = ['auth', 'admission', 'knowledge', 'prompt', 'model', 'reply', 'store'];
     for (const stage of stages) expect(byName(spans, `chat.${stage}`).parentSpanId).toBe(root.spanId);
     const admission = byName(spans, 'chat.admission');
     for (const step of ['rate_limit', 'idempotency', 'quota']) {

@@ -4,7 +4,7 @@ import {
   analysePreflight,
   checkBlock,
   type BlockStatus,
-} from '../../src/modules/preflight/flow-analysis.js';
+} from '../../src/modules/flow/analysis.js';
 import type { FlowBlock, FlowStep } from '../../src/modules/flow/model.js';
 
 const S = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

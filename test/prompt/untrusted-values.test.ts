@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bookableEventsSection, type OfferedEvent } from '../../src/modules/events/booking-tags.js';
+import { bookableEventsSection, type OfferedEvent } from '../../src/modules/events/bookings/tags.js';
 import type { KnowledgeHit } from '../../src/modules/knowledge/search.js';
 import type { FlowBlock } from '../../src/modules/flow/model.js';
 import { buildPromptInjection } from '../../src/modules/preflight/prompt-injection.js';

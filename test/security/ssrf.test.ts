@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TargetRefusedError, checkWebhookUrl, isForbiddenAddress } from '../../src/modules/webhooks/ssrf.js';
+import { TargetRefusedError, checkWebhookUrl, isForbiddenAddress } from '../../src/shared/ssrf.js';
 
 /** IPv6 spellings of internal IPv4 addresses, and other special-purpose IPv6 ranges. */
 const FORBIDDEN = [

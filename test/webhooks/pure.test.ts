@@ -4,7 +4,7 @@ import { backoffDelay, decideNext, parseRetryAfter } from '../../src/modules/out
 import { GONE_REASON, verdictOf } from '../../src/modules/webhooks/sender.js';
 import { SecretBox } from '../../src/modules/webhooks/secret-box.js';
 import { generateSigningSecret, signedHeaders } from '../../src/modules/webhooks/signing.js';
-import { TargetRefusedError, isForbiddenAddress, parseWebhookUrl } from '../../src/modules/webhooks/ssrf.js';
+import { TargetRefusedError, isForbiddenAddress, parseWebhookUrl } from '../../src/shared/ssrf.js';
 
 const NOW = Date.parse('2026-03-10T12:00:00Z');
 

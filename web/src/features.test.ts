@@ -9,7 +9,7 @@ import { blockPatch, blockProblems, blockValues, nextItemId } from './features/f
 import { blockReasons } from './features/flow/reasons';
 import { entryBody } from './features/knowledge/EntryEditor';
 import { trialDaysLeft } from './features/overview/OverviewPage';
-import { nextStep } from './features/settings/WebhookDeliveries';
+import { nextStep } from './features/webhooks/WebhookDeliveries';
 import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey } from './features/team/team-rules';
 
 describe('field errors', () => {

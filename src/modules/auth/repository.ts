@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import type { Role } from './permissions.js';
 
 export interface ApiKeyRow {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { SESSION_COOKIE, currentUser, requireUser } from '../../http/auth.js';
+import { SESSION_COOKIE, currentUser, requireUser } from './guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import {
   decodeTimeCursor,
@@ -10,10 +10,10 @@ import {
   Page,
   PageQuery,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { findTenant, findTenantPlan } from '../tenants/service.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { ROLE_PERMISSIONS } from './permissions.js';
 import { listApiKeys } from './repository.js';
 import { USER_PUBLIC_COLUMNS, type PublicUser } from './repository.js';

@@ -6,7 +6,7 @@ import { hasPermission, type Permission, type Role } from './permissions.js';
 import { CompareClock, bcryptCost, failurePaddingMs, needsRehash } from './login-timing.js';
 import * as repo from './repository.js';
 import { randomToken, sha256Hex } from './secrets.js';
-import { setPasswordHash } from './users-repository.js';
+import { setPasswordHash } from './users/repository.js';
 
 export const SESSION_TOKEN_PREFIX = 'pst_';
 /** Told only to someone who gave the right password: the account exists but may not sign in. */

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
-import { Page } from '../../http/pagination.js';
+import { currentUser, requireUser } from '../auth/guard.js';
+import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { BotListQuery, BotSchema, CreateBotBody, UpdateBotBody } from './schema.js';
 import { createBot, editBot, getBot, listBotsPage, removeBot, serializeBot } from './service.js';

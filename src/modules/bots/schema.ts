@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { BOT_CHANNELS, BOT_KINDS, BOT_STATUSES } from './repository.js';
 import { nameSchemas } from '../../http/schemas.js';
 

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { runPreflight } from '../preflight/service.js';
 import { insertCurrentVersion } from '../prompt-versions/repository.js';
 import {

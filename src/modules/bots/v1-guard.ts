@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { requireApiKey, tenantOfKey } from '../../http/auth.js';
+import { requireApiKey, tenantOfKey } from '../auth/guard.js';
 import { AppError, CHAT_TEXT, forbidden, unauthorized } from '../../http/errors.js';
 import { apiKeyCode } from '../auth/api-keys.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';

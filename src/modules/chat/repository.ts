@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import type { BotRow } from '../bots/repository.js';
 import type { ConversationRow } from '../conversations/repository.js';
 import type { ModelMessage } from '../models/provider.js';
@@ -24,9 +24,33 @@ export type Admission =
   | { kind: 'handed_over' }
   | { kind: 'quota_exhausted' }
   /** Admitted: one message of the month's quota is reserved; `used` counts it. */
-  | { kind: 'admitted'; bot: ChatBot; conversationId: string | null; used: number; reservationId: string };
+  | {
+      kind: 'admitted';
+      bot: ChatBot;
+      conversationId: string | null;
+      used: number;
+      reservationId: string;
+      turn: TurnRows;
+    };
+
+/**
+ * What the turn reads besides the checks, fetched by the same statement: the bot's flow (its
+ * active blocks and its steps, as rows for the flow stage), the conversation's flow state and
+ * its last messages. None of them costs a round trip of its own.
+ */
+export interface TurnRows {
+  flowBlocks: unknown[];
+  flowSteps: unknown[];
+  flowState: unknown;
+  /** The last user/assistant messages of a named conversation, oldest first. */
+  history: ModelMessage[];
+}
 
 interface AdmissionRow extends ChatBot {
+  flow_blocks: unknown[];
+  flow_steps: unknown[];
+  flow_state: unknown;
+  history: ModelMessage[];
   conversation_id: string | null;
   conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
@@ -80,6 +104,17 @@ const ADMIT = genericPlan(`WITH bot AS (
     RETURNING id
   )
   SELECT bot.*, conversation.id AS conversation_id, conversation.status AS conversation_status,
+         coalesce((SELECT json_agg(fb ORDER BY fb.created_at, fb.id) FROM interactive_blocks fb
+                   WHERE fb.tenant_id = $1 AND fb.bot_id = $2 AND fb.is_active), '[]'::json) AS flow_blocks,
+         coalesce((SELECT json_agg(fs ORDER BY fs.step_order) FROM flow_steps fs
+                   WHERE fs.tenant_id = $1 AND fs.bot_id = $2), '[]'::json) AS flow_steps,
+         (SELECT row_to_json(f) FROM conversation_flow_states f
+          WHERE f.tenant_id = $1 AND f.conversation_id = conversation.id) AS flow_state,
+         coalesce((SELECT json_agg(json_build_object('role', h.role, 'content', h.content) ORDER BY h.seq)
+                   FROM (SELECT m.seq, m.role, m.content FROM messages m
+                         WHERE m.tenant_id = $1 AND m.conversation_id = conversation.id
+                           AND m.role IN ('user', 'assistant')
+                         ORDER BY m.seq DESC LIMIT $8) h), '[]'::json) AS history,
          (SELECT messages_used FROM reserved) AS messages_used,
          (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
@@ -99,6 +134,7 @@ export async function admitChat(
   period: string,
   leaseSeconds: number,
   validUntil: Date,
+  historyLimit = 0,
 ): Promise<Admission> {
   if (!isUuid(botId)) return { kind: 'bot_not_found' };
   const named = conversationId !== null;
@@ -110,6 +146,7 @@ export async function admitChat(
     named,
     leaseSeconds,
     validUntil,
+    historyLimit,
   ]);
   if (!row) return { kind: 'bot_not_found' };
   const {
@@ -118,6 +155,10 @@ export async function admitChat(
     messages_used,
     reservation_id,
     commit_mode: _commitMode,
+    flow_blocks,
+    flow_steps,
+    flow_state,
+    history,
     ...bot
   } = row;
   if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
@@ -130,23 +171,8 @@ export async function admitChat(
     conversationId: conversation_id,
     used: messages_used,
     reservationId: reservation_id,
+    turn: { flowBlocks: flow_blocks, flowSteps: flow_steps, flowState: flow_state, history },
   };
-}
-
-/** The last `limit` user/assistant messages, oldest first. */
-export async function loadHistory(
-  db: Queryable,
-  tenantId: string,
-  conversationId: string,
-  limit: number,
-): Promise<ModelMessage[]> {
-  const rows = await db.query<ModelMessage>(
-    `SELECT role, content FROM messages
-     WHERE tenant_id = $1 AND conversation_id = $2 AND role IN ('user', 'assistant')
-     ORDER BY seq DESC LIMIT $3`,
-    [tenantId, conversationId, limit],
-  );
-  return rows.reverse();
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
-import { isUuid } from '../../http/uuid.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
+import { isUuid } from '../../shared/ids.js';
 
 export const CONTACT_CHANNELS = ['whatsapp', 'voice', 'email', 'api', 'webhook', 'manual'] as const;
 export type ContactChannel = (typeof CONTACT_CHANNELS)[number];

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { lockEventsForUpdate, recomputeEventCounts } from '../events/repository.js';
 import {

@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { ConversationRow } from './repository.js';
 

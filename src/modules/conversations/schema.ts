@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { nameSchemas } from '../../http/schemas.js';
 
 export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook'] as const;

@@ -7,7 +7,7 @@ import {
   encodeSeqCursor,
   encodeTimeCursor,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { parseCreatedRange } from './date-range.js';
 import {
   findConversation,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { tenantOfKey } from '../../http/auth.js';
-import { Page } from '../../http/pagination.js';
+import { tenantOfKey } from '../auth/guard.js';
+import { Page } from '../../shared/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
 import {
   ConversationDetail,

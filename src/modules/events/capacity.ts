@@ -3,8 +3,8 @@
  * transaction that changed the bookings, after the event row was locked.
  */
 import type { Queryable } from '../../db/database.js';
-import { nextOnWaitlist, promoteBooking, renumberWaitlist, type BookingRow } from './booking-repository.js';
-import { capacityStateOf, paymentTermsFor, promotionsFor } from './booking-status.js';
+import { nextOnWaitlist, promoteBooking, renumberWaitlist, type BookingRow } from './bookings/repository.js';
+import { capacityStateOf, paymentTermsFor, promotionsFor } from './bookings/status.js';
 import { automaticEventStatus, type EventStatus } from './event-status.js';
 import { recomputeEventCounts, setEventStatus, type EventRow } from './repository.js';
 import { signalBooking, signalEventStatus } from './signals.js';

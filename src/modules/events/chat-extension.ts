@@ -9,14 +9,14 @@ import type { Database, Queryable } from '../../db/database.js';
 import { cacheLookups } from '../../observability/metrics.js';
 import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
 import { findOrCreateContactBySender } from '../contacts/repository.js';
-import { bookInTransaction, type BookingOutcome } from './booking-service.js';
+import { bookInTransaction, type BookingOutcome } from './bookings/service.js';
 import {
   bookableEventsSection,
   bookingChannelOf,
   parseBookingTags,
   stripBookingTags,
   type BookingTag,
-} from './booking-tags.js';
+} from './bookings/tags.js';
 import { findEvent, listBookableEvents } from './repository.js';
 import { serializeBooking } from './serialize.js';
 

@@ -1,4 +1,4 @@
-import { decodeTimeCursor, encodeTimeCursor, type TimeCursor } from '../../http/pagination.js';
+import { decodeTimeCursor, encodeTimeCursor, type TimeCursor } from '../../shared/pagination.js';
 
 /**
  * Event lists are sorted by the event's start (date and time), not by creation, so the cursor

@@ -6,7 +6,7 @@ import {
   markBookingRefunded,
   recordProviderEvent,
   type BookingRow,
-} from './booking-repository.js';
+} from './bookings/repository.js';
 import type { ProviderNotice } from './payments.js';
 import { lockEvent } from './repository.js';
 import { signalPayment } from './signals.js';

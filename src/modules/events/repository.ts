@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
-import type { OfferedEvent } from './booking-tags.js';
+import { isUuid } from '../../shared/ids.js';
+import type { OfferedEvent } from './bookings/tags.js';
 import type { EventStatus, PaymentModel } from './event-status.js';
 
 export interface EventRow {

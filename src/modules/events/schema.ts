@@ -1,6 +1,6 @@
 import { Type, type TLiteral, type TOptional, type TSchema, type TUnion } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
-import { BOOKING_CHANNELS, BOOKING_STATUSES, PAYMENT_STATUSES } from './booking-status.js';
+import { PageQuery } from '../../shared/pagination.js';
+import { BOOKING_CHANNELS, BOOKING_STATUSES, PAYMENT_STATUSES } from './bookings/status.js';
 import { EVENT_STATUSES, PAYMENT_MODELS } from './event-status.js';
 import { MAX_AMOUNT } from './event-rules.js';
 import { nameSchemas } from '../../http/schemas.js';

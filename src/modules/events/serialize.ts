@@ -1,4 +1,4 @@
-import type { BookingRow, BookingWithContact } from './booking-repository.js';
+import type { BookingRow, BookingWithContact } from './bookings/repository.js';
 import type { EventRow, EventStatistics } from './repository.js';
 import { bookingPaymentUrl } from './payments.js';
 

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, badRequest, conflict, ErrorCode, notFound } from '../../http/errors.js';
-import { DEFAULT_PAGE_SIZE, splitPage } from '../../http/pagination.js';
+import { DEFAULT_PAGE_SIZE, splitPage } from '../../shared/pagination.js';
 import { findBot } from '../bots/repository.js';
-import { cancelOpenBookings } from './booking-service.js';
+import { cancelOpenBookings } from './bookings/service.js';
 import { settleCapacity } from './capacity.js';
 import { eventCursor, parseEventCursor } from './cursor.js';
 import { eventTermsProblem, type EventTerms } from './event-rules.js';

@@ -6,7 +6,7 @@
 import type { Queryable } from '../../db/database.js';
 import { insertNotification } from '../notifications/repository.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
-import type { BookingRow } from './booking-repository.js';
+import type { BookingRow } from './bookings/repository.js';
 import type { EventStatus } from './event-status.js';
 import type { EventRow } from './repository.js';
 import { serializeBooking } from './serialize.js';

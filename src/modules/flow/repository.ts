@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import type { BlockItem, FlowBlock, FlowStep, OptionAction, StepConfig } from './model.js';
 
 export const BLOCK_TYPES = ['buttons', 'list'] as const;

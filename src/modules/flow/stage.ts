@@ -4,7 +4,7 @@
  * `after` turns the model's block tags into block data; `save` stores the flow state once the
  * exchange is stored. The decisions are engine.ts's; this file only loads and stores.
  */
-import { queryOne, type Database, type Queryable } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import type { ModelProvider, ModelReply } from '../models/provider.js';
 import { escalateConversation } from '../conversations/lifecycle.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
@@ -58,40 +58,23 @@ export function chatBlock(block: FlowBlock): ChatBlock {
 }
 
 /**
- * The bot's active blocks, its steps and the conversation's flow state, in one statement (the
- * engine never looks at inactive blocks).
+ * The rows the admission statement read for the turn (chat/repository.ts `TurnRows`): the bot's
+ * active blocks and its steps, and the conversation's flow state (null for none or a new
+ * conversation). The engine never looks at inactive blocks.
  */
-async function loadFlow(
-  db: Queryable,
-  tenantId: string,
-  botId: string,
-  conversationId: string | null,
-): Promise<{ flow: Flow; state: FlowState }> {
-  const row = await queryOne<{ blocks: BlockRow[]; steps: StepRow[]; state: StateRow | null }>(
-    db,
-    `SELECT
-       coalesce((SELECT json_agg(b ORDER BY b.created_at, b.id) FROM interactive_blocks b
-                 WHERE b.tenant_id = $1 AND b.bot_id = $2 AND b.is_active), '[]'::json) AS blocks,
-       coalesce((SELECT json_agg(s ORDER BY s.step_order) FROM flow_steps s
-                 WHERE s.tenant_id = $1 AND s.bot_id = $2), '[]'::json) AS steps,
-       (SELECT row_to_json(f) FROM conversation_flow_states f
-        WHERE f.tenant_id = $1 AND f.conversation_id = $3::uuid) AS state`,
-    [tenantId, botId, conversationId],
-  );
-  return {
-    flow: { blocks: (row?.blocks ?? []).map(toFlowBlock), steps: (row?.steps ?? []).map(toFlowStep) },
-    state: row?.state ? toFlowState(row.state) : INITIAL_FLOW_STATE,
-  };
+export interface FlowRows {
+  flowBlocks: unknown[];
+  flowSteps: unknown[];
+  flowState: unknown;
 }
 
-/** Before the model: loads the flow and the conversation's position and decides. */
-export async function before(db: Queryable, turn: TurnRef, choice: FlowChoice | null): Promise<FlowTurn> {
-  const { flow, state: current } = await loadFlow(
-    db,
-    turn.tenantId,
-    turn.bot.id,
-    turn.isNewConversation ? null : turn.conversationId,
-  );
+/** Before the model: reads the flow and the conversation's position and decides. */
+export function before(turn: TurnRef, rows: FlowRows, choice: FlowChoice | null): FlowTurn {
+  const flow: Flow = {
+    blocks: (rows.flowBlocks as BlockRow[]).map(toFlowBlock),
+    steps: (rows.flowSteps as StepRow[]).map(toFlowStep),
+  };
+  const current = rows.flowState ? toFlowState(rows.flowState as StateRow) : INITIAL_FLOW_STATE;
   const formal = turn.bot.formal_address;
   const decision = decideBefore(flow, current, { text: turn.userMessage, choice }, { formal });
   if (decision.kind === 'model') {
@@ -137,15 +120,22 @@ export function after(turn: FlowTurn, reply: string): { reply: string; blocks: C
   return { reply: decided.reply, blocks: decided.block ? [chatBlock(decided.block)] : [] };
 }
 
-/** Once the exchange is stored: the new position, and a hand-over the flow decided. */
-export async function save(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
-  if (JSON.stringify(flowTurn.state) !== JSON.stringify(flowTurn.loaded)) {
-    await saveFlowState(
-      db,
-      { tenantId: turn.tenantId, botId: turn.bot.id, conversationId: turn.conversationId },
-      flowTurn.state,
-    );
-  }
+/** Whether the turn moved the conversation's flow position. */
+export function stateChanged(flowTurn: FlowTurn): boolean {
+  return JSON.stringify(flowTurn.state) !== JSON.stringify(flowTurn.loaded);
+}
+
+/** Stores the new position, in the transaction that stores the exchange (after its conversation). */
+export async function saveState(tx: Queryable, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
+  await saveFlowState(
+    tx,
+    { tenantId: turn.tenantId, botId: turn.bot.id, conversationId: turn.conversationId },
+    flowTurn.state,
+  );
+}
+
+/** Once the exchange is stored: a hand-over the flow decided. */
+export async function handOver(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<void> {
   if (flowTurn.direct?.handover) {
     await escalateConversation(db, turn.tenantId, turn.conversationId, { reason: 'flow' });
   }

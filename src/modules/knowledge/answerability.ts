@@ -1,7 +1,7 @@
 import type { QueryWord } from './confidence.js';
 import type { KnowledgeHit } from './search.js';
 import { questionNames } from '../models/sentences.js';
-import type { Language } from '../models/language.js';
+import type { Language } from '../../shared/language.js';
 import { coversTerm } from '../models/offline.js';
 import { NAME_PREFIXES } from './text.js';
 

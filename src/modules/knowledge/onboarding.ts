@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { findOnboarding } from './repository.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CountedPage, PageQuery } from '../../http/pagination.js';
+import { CountedPage, PageQuery } from '../../shared/pagination.js';
 import { MAX_IMPORT_ENTRIES } from './service.js';
 import { LANGUAGES } from './text.js';
 import { ONBOARDING_STEP_KEYS } from './onboarding.js';

@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { cacheLookups } from '../../observability/metrics.js';
 import { genericPlan, type Queryable } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
-import { detectLanguage as detectQueryLanguage } from '../models/language.js';
+import { detectLanguage as detectQueryLanguage } from '../../shared/language.js';
 import { compoundParts, queryWords, TS_CONFIG, type Language } from './text.js';
 import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 

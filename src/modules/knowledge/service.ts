@@ -1,13 +1,13 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { findBot, type BotRow } from '../bots/repository.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import * as repo from './repository.js';
 import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
-import { detectLanguage as detectMessageLanguage } from '../models/language.js';
+import { detectLanguage as detectMessageLanguage } from '../../shared/language.js';
 import { decideAnswerability, type Answerability } from './answerability.js';
 import { DEFAULT_SEARCH_LIMIT, searchWithEvidence, type KnowledgeHit, type SearchInput } from './search.js';
 import { chunkText, detectLanguage, vocabularyOf, type Language } from './text.js';

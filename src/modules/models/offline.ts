@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { detectLanguage, isFrequentWord, type Language } from './language.js';
+import { detectLanguage, isFrequentWord, type Language } from '../../shared/language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
 import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
 import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';

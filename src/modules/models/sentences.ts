@@ -1,4 +1,4 @@
-import type { Language } from './language.js';
+import type { Language } from '../../shared/language.js';
 
 /**
  * Sentence segmentation and question types for the offline answerer.

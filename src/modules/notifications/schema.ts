@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { NOTIFICATION_TYPES } from './repository.js';
 import { nameSchemas } from '../../http/schemas.js';
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../http/pagination.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { listNotifications, markNotificationRead, type NotificationRow } from './repository.js';
 
 const NOTIFICATION_LIST = 'notifications';

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 
 export type OutboxStatus = 'pending' | 'sending' | 'sent' | 'retry' | 'dead';
 

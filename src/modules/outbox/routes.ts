@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
+import { currentUser, requireUser } from '../auth/guard.js';
 import { conflict, notFound } from '../../http/errors.js';
 import {
   decodeTimeCursor,
@@ -9,7 +9,7 @@ import {
   encodeTimeCursor,
   Page,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
 import { DeadQuery, MessageParams, OutboxMessageSchema } from './schema.js';

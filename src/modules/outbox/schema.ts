@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { nameSchemas } from '../../http/schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });

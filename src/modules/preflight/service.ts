@@ -1,10 +1,10 @@
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { findBot } from '../bots/repository.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/repository.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
-import { analysePreflight, type PreflightAnalysis } from './flow-analysis.js';
+import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';
 import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
 
 export interface KbOnboarding {

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { REMINDER_TYPES, calendarDate, daysBetween, reminderTypeFor } from './calendar.js';
 import { findOwnerEmail, findTrialCandidates, insertReminderLog, type TrialCandidate } from './repository.js';
 

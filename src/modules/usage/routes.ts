@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
+import { currentUser, requireUser } from '../auth/guard.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { UsageQuery, UsageResponse } from './schema.js';
 import { usageReport } from './service.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { requireApiKey, requireUser, currentUser, tenantOfKey } from '../../http/auth.js';
+import { requireApiKey, requireUser, currentUser, tenantOfKey } from '../auth/guard.js';
 import { AppError, CHAT_TEXT, unauthorized } from '../../http/errors.js';
 import { apiKeyCode } from '../auth/api-keys.js';
 import { API_KEY_SECURITY, IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { enqueueEvent } from './outbox.js';
 
 export interface LeadInput {

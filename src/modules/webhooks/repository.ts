@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
-import { cursorTimestampSql, type TimeCursor } from '../../http/pagination.js';
-import { isUuid } from '../../http/uuid.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
+import { isUuid } from '../../shared/ids.js';
 import { queueDeliveries } from './outbox.js';
 
 export interface EndpointRow {

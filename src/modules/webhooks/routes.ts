@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { currentUser, requireUser } from '../../http/auth.js';
+import { currentUser, requireUser } from '../auth/guard.js';
 import { notFound } from '../../http/errors.js';
 import {
   decodeTimeCursor,
@@ -10,7 +10,7 @@ import {
   Page,
   PageQuery,
   splitPage,
-} from '../../http/pagination.js';
+} from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { listAttempts } from '../outbox/service.js';
 import { lifecycleRoutes } from './inbound-routes.js';

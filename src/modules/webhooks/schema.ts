@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_TYPES } from './event-types.js';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);

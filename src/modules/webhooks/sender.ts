@@ -10,7 +10,7 @@ import {
   type OutboxWorkerOptions,
   type SendResult,
 } from '../outbox/worker.js';
-import { postJson, type PostResult } from './http-post.js';
+import { postJson, type PostResult } from '../../shared/guarded-http.js';
 import { WEBHOOK_KIND } from './outbox.js';
 import { SecretBox } from './secret-box.js';
 import { signedHeaders } from './signing.js';

@@ -3,7 +3,7 @@ import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
-import { TargetRefusedError, urlRefusal, checkWebhookUrl } from './ssrf.js';
+import { TargetRefusedError, urlRefusal, checkWebhookUrl } from '../../shared/ssrf.js';
 
 /** Endpoints per tenant: enough for any integration, small enough to keep fan-out cheap. */
 export const MAX_ENDPOINTS_PER_TENANT = 20;

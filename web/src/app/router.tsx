@@ -161,14 +161,14 @@ export const router = createBrowserRouter([
           {
             path: 'api',
             lazy: page(
-              () => import('../features/settings/ApiKeysPage'),
+              () => import('../features/api-keys/ApiKeysPage'),
               (m) => m.ApiKeysPage,
             ),
           },
           {
             path: 'webhooks',
             lazy: page(
-              () => import('../features/settings/WebhooksPage'),
+              () => import('../features/webhooks/WebhooksPage'),
               (m) => m.WebhooksPage,
             ),
           },

@@ -31,7 +31,12 @@ export interface Admitted {
   claimId: string;
   /** When the reservation's and the claim's leases end (epoch ms). */
   leaseEndsAt: number;
+  /** The flow rows and the history, read by the admission statement. */
+  rows: repo.TurnRows;
 }
+
+/** How many earlier messages of the conversation the model sees. */
+export const HISTORY_LIMIT = 10;
 
 export type Admission = { kind: 'replay'; response: ChatResponse } | { kind: 'admitted'; admitted: Admitted };
 
@@ -126,6 +131,7 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
           period,
           seconds,
           statementDeadline(ctx),
+          HISTORY_LIMIT,
         ),
       'quota',
     );
@@ -154,6 +160,7 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
         reservationId: checked.reservationId,
         claimId,
         leaseEndsAt,
+        rows: checked.turn,
       },
     };
   } catch (error) {

@@ -11,11 +11,9 @@ import { searchForAnswer } from '../../knowledge/service.js';
 import type { ModelRequest } from '../../models/provider.js';
 import { assembleSystemPrompt, protectForModel } from '../../prompt/assemble.js';
 import { collectPromptSections, type ChatTurn } from '../extensions.js';
-import * as repo from '../repository.js';
 import type { Admitted } from './admission.js';
 import type { StageObserver } from './types.js';
 
-export const HISTORY_LIMIT = 10;
 export const KNOWLEDGE_LIMIT = 3;
 
 /** The turn as extensions see it. */
@@ -49,12 +47,9 @@ export async function buildContext(
   const { bot, inbound } = admitted;
   const message = inbound.input.message;
   const minScore = bot.knowledge_min_score ?? ctx.config.knowledge.minScore;
-  const [history, hits, extraSections] = await Promise.all([
-    admitted.isNewConversation
-      ? Promise.resolve([])
-      : observe('history', () =>
-          repo.loadHistory(ctx.db, inbound.tenantId, admitted.conversationId, HISTORY_LIMIT),
-        ),
+  // The history came with the admission statement.
+  const history = admitted.rows.history;
+  const [hits, extraSections] = await Promise.all([
     observe('knowledge', () =>
       observeKnowledgeSearch(
         // Only the hits the answerability decision keeps; none when the knowledge base has no answer.

@@ -3,15 +3,16 @@
  * from and however its reply leaves.
  *
  *   admission  idempotency claim, then bot → active → conversation → hand-over → quota
- *              (one statement that reserves one message of the month's quota)
+ *              (one statement that reserves one message of the month's quota and reads the
+ *              bot's flow, the conversation's flow state and its last messages)
  *   decision   the flow stage (flow/stage.ts: a flow step, block or option may answer with a
  *              fixed text or an interactive block), then the extensions' `decide` hook; a
  *              decided turn skips context and model
- *   context    history, knowledge and prompt, assembled into the model request
+ *   context    knowledge and prompt, assembled with the history into the model request
  *   model      the whole reply (JSON body, channel) or a stream of deltas (SSE)
  *   finish     extensions rewrite the reply (tags → actions), the flow stage turns block tags
- *              into `blocks`, then one transaction stores the exchange with its actions and the
- *              channel's outbox row; the flow's new position is saved after it
+ *              into `blocks`, then one transaction stores the exchange with its actions, the
+ *              flow's new position and the channel's outbox row
  *   fail       anything after admission gives back the reservation and the claim; a model
  *              outage or the deadline becomes the chat's 503
  *
@@ -85,7 +86,7 @@ async function prepare(
 ): Promise<{ turn: Turn; answer: Answer }> {
   const chatTurn = turnOf(admitted);
   // The flow stage: a step, block or fixed reply of the bot's flow answers without the model.
-  const flow = await flowStage.before(ctx.db, chatTurn, admitted.inbound.input.choice ?? null);
+  const flow = flowStage.before(chatTurn, admitted.rows, admitted.inbound.input.choice ?? null);
   if (flow.direct) {
     const reply = {
       text: flow.direct.reply,

@@ -1,8 +1,8 @@
 /**
  * Finish and fail. Finish: the extensions rewrite the reply, then ONE transaction stores the
  * exchange (question, answer, conversation, tokens, quota, idempotency record) together with
- * the reply's actions (bookings) and a channel's outbox row — or, when the reply has neither,
- * one atomic statement does. A conversation handed over meanwhile stores nothing and books
+ * the reply's actions (bookings), the flow's new position and a channel's outbox row — or,
+ * when the turn has none of them, one atomic statement does. A conversation handed over meanwhile stores nothing and books
  * nothing (409). Fail: whatever a failed turn holds is given back, and the error is turned into
  * the chat's own.
  */
@@ -79,7 +79,7 @@ function responseOf(
   };
 }
 
-/** Stores the exchange with its actions and outbox row: all of them, or none. */
+/** Stores the exchange with its actions, the flow's position and outbox row: all of them, or none. */
 async function store(
   ctx: AppContext,
   turn: Turn,
@@ -89,7 +89,8 @@ async function store(
   blocks: flowStage.ChatBlock[],
 ): Promise<ChatResponse> {
   const { tenantId } = turn.admitted.inbound;
-  if (processed.apply.length === 0 && !delivery) {
+  const flowMoved = flowStage.stateChanged(turn.flow);
+  if (processed.apply.length === 0 && !delivery && !flowMoved) {
     // The common case: one statement, no transaction round trips.
     const response = responseOf(turn, reply, processed, processed.actions, blocks);
     if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
@@ -101,6 +102,7 @@ async function store(
     const response = responseOf(turn, reply, processed, actions, blocks);
     // Handed over meanwhile: the error rolls the actions back with everything else.
     if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
+    if (flowMoved) await flowStage.saveState(tx, turn.turn, turn.flow);
     await delivery?.enqueue(tx, {
       tenantId,
       botId: turn.turn.bot.id,
@@ -137,7 +139,7 @@ export async function finish(
   const response = await options.observe('store', () =>
     store(ctx, turn, reply, processed, options.delivery, flowReply.blocks),
   );
-  await flowStage.save(ctx.db, turn.turn, turn.flow);
+  await flowStage.handOver(ctx.db, turn.turn, turn.flow);
   return response;
 }
 

@@ -30,6 +30,7 @@ import { refusedActivation } from './activation';
 import { botQueryKey, useBot, useBotId } from './BotPage';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
+import { flowKeys } from '../flow/queries';
 
 const CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
 
@@ -80,7 +81,7 @@ function Activation({ bot }: { bot: Bot }) {
     onSuccess: (updated) => {
       queryClient.setQueryData(botQueryKey(bot.id), updated);
       void queryClient.invalidateQueries({ queryKey: ['bots'] });
-      void queryClient.invalidateQueries({ queryKey: ['preflight', bot.id] });
+      void queryClient.invalidateQueries({ queryKey: flowKeys.preflight(bot.id) });
       notify(updated.is_active ? t('bot.activated') : t('bot.deactivated'));
     },
   });

@@ -10,14 +10,13 @@ import {
   Textarea,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { placeFieldError } from '../../api/field-errors';
 import type { Body, EventRow } from '../../api/types';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert } from '../../components/states';
+import { useUpdateEvent } from './queries';
 
 type EventPut = Body<'/api/events/{id}', 'put'>;
 const orNull = (value: string) => value.trim() || null;
@@ -224,15 +223,7 @@ export function paymentValidation(t: (key: string) => string) {
 }
 
 /** Edits an event; the API's refusals appear at the field they name. */
-export function EventEditor({
-  event,
-  onClose,
-  onSaved,
-}: {
-  event: EventRow;
-  onClose: () => void;
-  onSaved: () => void;
-}) {
+export function EventEditor({ event, onClose }: { event: EventRow; onClose: () => void }) {
   const { t } = useTranslation();
   const draft = event.status === 'draft';
   const form = useForm<EventValues>({
@@ -247,26 +238,22 @@ export function EventEditor({
       ...(draft ? paymentValidation(t) : {}),
     },
   });
-  const save = useMutation({
-    mutationFn: (values: EventValues) =>
-      call(
-        api.PUT('/api/events/{id}', {
-          params: { path: { id: event.id } },
-          body: eventPutBody(values, draft),
-        }),
-      ),
+  const save = useUpdateEvent(event.id);
+  const callbacks = {
     onSuccess: () => {
       notify(t('events.saved'));
-      onSaved();
       onClose();
     },
-    onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
-  });
-  useFormUnsavedChanges(form, (values) => save.mutateAsync(values));
+    onError: (error: Error) => placeFieldError(error, FIELDS, form.setFieldError),
+  };
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(eventPutBody(values, draft), callbacks));
   const placed = save.error !== null && Object.keys(form.errors).length > 0;
   return (
     <Modal opened onClose={onClose} title={t('events.editTitle')} size="lg">
-      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+      <form
+        onSubmit={form.onSubmit((values) => save.mutate(eventPutBody(values, draft), callbacks))}
+        noValidate
+      >
         <Stack>
           {save.error && !placed && <ErrorAlert error={save.error} />}
           <TextInput

@@ -1,25 +1,15 @@
 import { Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { describeNotification } from './notifications';
+import { useEventNotifications, useMarkNotificationRead } from './queries';
 
 /** What happened to the event and its bookings, newest first; unread ones can be marked read. */
 export function EventNotifications({ eventId }: { eventId: string }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const key = ['notifications', eventId];
-  const notes = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      call(api.GET('/api/notifications', { params: { query: { event_id: eventId, limit: 50 } } })),
-  });
-  const read = useMutation({
-    mutationFn: (id: string) => call(api.POST('/api/notifications/{id}/read', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
-  });
+  const notes = useEventNotifications(eventId);
+  const read = useMarkNotificationRead(eventId);
   const unread = notes.data?.data.filter((n) => !n.read_at) ?? [];
   return (
     <Card withBorder data-testid="notifications">

@@ -14,13 +14,11 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { decideBookingTransition, type BookingStatus } from '@server/modules/events/booking-status.js';
+import { decideBookingTransition, type BookingStatus } from '@server/modules/events/bookings/status.js';
 import { allowedEventTransitions } from '@server/modules/events/event-status.js';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
-import { api, call } from '../../api/client';
 import type { BookingWithContact, EventDetail, EventRow } from '../../api/types';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
@@ -32,6 +30,14 @@ import { EventEditor } from './EventEditor';
 import { EventNotifications } from './EventNotifications';
 import { EVENT_STATUS_COLOUR } from './EventsPage';
 import { DataTable } from '../../components/DataTable';
+import {
+  useAddBooking,
+  useBookings,
+  useCancelBooking,
+  useChangeEventStatus,
+  useEvent,
+  useSetBookingStatus,
+} from './queries';
 
 const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
@@ -69,31 +75,15 @@ function Capacity({ event, pendingPlaces }: { event: EventDetail; pendingPlaces:
   );
 }
 
-function AddBooking({ eventId, onDone }: { eventId: string; onDone: () => void }) {
+function AddBooking({ eventId }: { eventId: string }) {
   const { t } = useTranslation();
   const [name, setName] = useState('');
-  const book = useMutation({
-    mutationFn: async (contactName: string) => {
-      const contact = await call(
-        api.POST('/api/contacts', { body: { name: contactName, channel: 'manual' } }),
-      );
-      return call(
-        api.POST('/api/events/{id}/bookings', {
-          params: { path: { id: eventId } },
-          body: { contact_id: contact.id },
-        }),
-      );
-    },
-    onSuccess: () => {
-      setName('');
-      onDone();
-    },
-  });
+  const book = useAddBooking(eventId);
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (name.trim()) book.mutate(name.trim());
+        if (name.trim()) book.mutate(name.trim(), { onSuccess: () => setName('') });
       }}
     >
       <Group align="flex-end">
@@ -115,33 +105,14 @@ function BookingRow({
   booking,
   event,
   canEdit,
-  onChanged,
 }: {
   booking: BookingWithContact;
   event: EventRow;
   canEdit: boolean;
-  onChanged: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const cancel = useMutation({
-    mutationFn: () =>
-      call(
-        api.DELETE('/api/events/{eventId}/bookings/{bookingId}', {
-          params: { path: { eventId: event.id, bookingId: booking.id } },
-        }),
-      ),
-    onSuccess: onChanged,
-  });
-  const setStatus = useMutation({
-    mutationFn: (status: BookingStatus) =>
-      call(
-        api.PATCH('/api/events/{eventId}/bookings/{bookingId}/status', {
-          params: { path: { eventId: event.id, bookingId: booking.id } },
-          body: { status },
-        }),
-      ),
-    onSuccess: onChanged,
-  });
+  const cancel = useCancelBooking(event.id, booking.id);
+  const setStatus = useSetBookingStatus(event.id, booking.id);
   const name = booking.contact.name ?? booking.contact.email ?? booking.contact_id;
   const targets = MANUAL_BOOKING_TARGETS.filter(
     (to) => decideBookingTransition(booking.status, to, 'manual').allowed,
@@ -214,33 +185,10 @@ export function EventPage() {
   const { t, i18n } = useTranslation();
   const { eventId = '' } = useParams();
   const canEdit = useCan('event:edit');
-  const queryClient = useQueryClient();
   const [editing, setEditing] = useState(false);
-  const event = useQuery({
-    queryKey: ['event', eventId],
-    queryFn: async () =>
-      (await call(api.GET('/api/events/{id}', { params: { path: { id: eventId } } }))) as EventDetail,
-  });
-  const bookings = useQuery({
-    queryKey: ['bookings', eventId],
-    queryFn: async () =>
-      (
-        await call(
-          api.GET('/api/events/{id}/bookings', { params: { path: { id: eventId }, query: { limit: 100 } } }),
-        )
-      ).data as BookingWithContact[],
-  });
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['event', eventId] });
-    void queryClient.invalidateQueries({ queryKey: ['bookings', eventId] });
-    void queryClient.invalidateQueries({ queryKey: ['events'] });
-    void queryClient.invalidateQueries({ queryKey: ['notifications', eventId] });
-  };
-  const changeStatus = useMutation({
-    mutationFn: (status: EventRow['status']) =>
-      call(api.PATCH('/api/events/{id}/status', { params: { path: { id: eventId } }, body: { status } })),
-    onSuccess: refresh,
-  });
+  const event = useEvent(eventId);
+  const bookings = useBookings(eventId);
+  const changeStatus = useChangeEventStatus(eventId);
 
   if (event.isPending) return <Loading />;
   if (event.error) return <ErrorAlert error={event.error} />;
@@ -271,7 +219,7 @@ export function EventPage() {
           )}
         </Group>
       </PageTitle>
-      {editing && <EventEditor event={e} onClose={() => setEditing(false)} onSaved={refresh} />}
+      {editing && <EventEditor event={e} onClose={() => setEditing(false)} />}
       <Stack>
         <Card withBorder>
           <Group gap="xl">
@@ -348,7 +296,7 @@ export function EventPage() {
           <Title order={2} size="h4" mb="xs">
             {t('events.bookings')}
           </Title>
-          {canEdit && bookable && <AddBooking eventId={eventId} onDone={refresh} />}
+          {canEdit && bookable && <AddBooking eventId={eventId} />}
           {canEdit && !bookable && e.status === 'draft' && (
             <Alert color="blue" mb="sm">
               {t('events.draftHint')}
@@ -371,7 +319,7 @@ export function EventPage() {
               mt="sm"
             >
               {all.map((b) => (
-                <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} onChanged={refresh} />
+                <BookingRow key={b.id} booking={b} event={e} canEdit={canEdit} />
               ))}
             </DataTable>
           )}

@@ -15,11 +15,10 @@ import {
 import { DatePickerInput } from '@mantine/dates';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { api, call } from '../../api/client';
+import { useCreateEvent, useEvents } from './queries';
 import type { EventBody, EventRow } from '../../api/types';
 import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
@@ -45,7 +44,6 @@ function day(value: string | Date | null | undefined): string | null {
 function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const form = useForm({
     initialValues: {
       title: '',
@@ -71,32 +69,31 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
       ...paymentValidation(t),
     },
   });
-  const create = useMutation({
-    mutationFn: (values: typeof form.values) => {
-      const body: EventBody = {
-        title: values.title.trim(),
-        event_date: day(values.event_date)!,
-        event_time_start: values.event_time_start || null,
-        event_time_end: values.event_time_end || null,
-        capacity_total: Number(values.capacity_total),
-        location: values.location.trim() || null,
-        description: values.description.trim() || null,
-        ...paymentBody(values),
-      };
-      return call(api.POST('/api/events', { body }));
-    },
-    onSuccess: (event) => {
-      void queryClient.invalidateQueries({ queryKey: ['events'] });
-      form.reset();
-      onClose();
-      void navigate(`/events/${event.id}`);
-    },
-  });
+  const create = useCreateEvent();
+  const submit = (values: typeof form.values) => {
+    const body: EventBody = {
+      title: values.title.trim(),
+      event_date: day(values.event_date)!,
+      event_time_start: values.event_time_start || null,
+      event_time_end: values.event_time_end || null,
+      capacity_total: Number(values.capacity_total),
+      location: values.location.trim() || null,
+      description: values.description.trim() || null,
+      ...paymentBody(values),
+    };
+    create.mutate(body, {
+      onSuccess: (event) => {
+        form.reset();
+        onClose();
+        void navigate(`/events/${event.id}`);
+      },
+    });
+  };
   // Creating opens the new event, so leaving only offers to discard.
   useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('events.create')}>
-      <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+      <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack>
           {create.error && <ErrorAlert error={create.error} />}
           <TextInput
@@ -155,10 +152,7 @@ export function EventsPage() {
     ...(range[0] ? { from_date: day(range[0])! } : {}),
     ...(range[1] ? { to_date: day(range[1])! } : {}),
   };
-  const events = useQuery({
-    queryKey: ['events', query],
-    queryFn: () => call(api.GET('/api/events', { params: { query } })),
-  });
+  const events = useEvents(query);
 
   return (
     <>

@@ -13,41 +13,23 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Block } from '../../api/types';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
+import { useFlowSteps, useUpdateBlock } from './queries';
 import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
 
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
 const OPERATORS = ['equals', 'not_equals', 'contains', 'exists'] as const;
 
-export function useFlowSteps(botId: string) {
-  return useQuery({
-    queryKey: ['flow-steps', botId],
-    queryFn: () => call(api.GET('/api/bots/{id}/flow-steps', { params: { path: { id: botId } } })),
-  });
-}
-
 /**
  * Edits everything the pre-flight check evaluates on a block: its trigger, an action per option
  * (go to a step, reply, hand over), the conditions of step_config and the exits.
  */
-export function BlockEditor({
-  botId,
-  block,
-  onClose,
-  onSaved,
-}: {
-  botId: string;
-  block: Block;
-  onClose: () => void;
-  onSaved: () => void;
-}) {
+export function BlockEditor({ botId, block, onClose }: { botId: string; block: Block; onClose: () => void }) {
   const { t } = useTranslation();
   const steps = useFlowSteps(botId);
   const form = useForm<BlockValues>({
@@ -55,21 +37,14 @@ export function BlockEditor({
     validate: (values) =>
       Object.fromEntries(Object.entries(blockProblems(values)).map(([path, key]) => [path, t(key)])),
   });
-  const save = useMutation({
-    mutationFn: (values: BlockValues) =>
-      call(
-        api.PATCH('/api/bots/{id}/blocks/{blockId}', {
-          params: { path: { id: botId, blockId: block.id } },
-          body: blockPatch(values),
-        }),
-      ),
+  const save = useUpdateBlock(botId, block.id);
+  const saved = {
     onSuccess: () => {
       notify(t('flow.edit.saved'));
-      onSaved();
       onClose();
     },
-  });
-  useFormUnsavedChanges(form, (values) => save.mutateAsync(values));
+  };
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(blockPatch(values), saved));
   const stepOptions = (steps.data?.steps ?? []).map((s) => ({
     value: s.id,
     label: `${s.step_order}. ${s.label}`,
@@ -82,7 +57,7 @@ export function BlockEditor({
       {steps.isPending ? (
         <Loading />
       ) : (
-        <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+        <form onSubmit={form.onSubmit((values) => save.mutate(blockPatch(values), saved))} noValidate>
           <Stack>
             {(save.error || steps.error) && <ErrorAlert error={save.error ?? steps.error} />}
             <Group grow align="flex-start">

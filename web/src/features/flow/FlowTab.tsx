@@ -15,17 +15,25 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Background, Controls, ReactFlow } from '@xyflow/react';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Block, BlockBody } from '../../api/types';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from '../bots/BotPage';
-import { BlockEditor, useFlowSteps } from './BlockEditor';
+import { BlockEditor } from './BlockEditor';
+import {
+  useBlocks,
+  useCreateBlock,
+  useCreateStep,
+  useDeleteBlock,
+  useFlowSteps,
+  useInjectPrompt,
+  usePreflight,
+  useUpdateBlock,
+} from './queries';
 import { flowGraph } from './graph';
 import { BlockReasons } from './BlockReasons';
 import { StepEditor } from './StepEditor';
@@ -37,14 +45,7 @@ import { DataTable } from '../../components/DataTable';
 const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 
-export function usePreflight(botId: string) {
-  return useQuery({
-    queryKey: ['preflight', botId],
-    queryFn: () => call(api.GET('/api/bots/{id}/preflight', { params: { path: { id: botId } } })),
-  });
-}
-
-function BlockForm({ botId, onSaved }: { botId: string; onSaved: () => void }) {
+function BlockForm({ botId }: { botId: string }) {
   const { t } = useTranslation();
   const form = useForm({
     initialValues: { name: '', block_type: 'buttons', items: '', trigger_mode: '' },
@@ -53,28 +54,21 @@ function BlockForm({ botId, onSaved }: { botId: string; onSaved: () => void }) {
       items: (v) => (v.split(',').some((s) => s.trim()) ? null : t('flow.itemsRequired')),
     },
   });
-  const create = useMutation({
-    mutationFn: (values: typeof form.values) => {
-      const body: BlockBody = {
-        name: values.name.trim(),
-        block_type: values.block_type as BlockBody['block_type'],
-        items: values.items
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-          .map((title, index) => ({ id: `item-${index + 1}`, title })),
-        trigger_mode: (values.trigger_mode || null) as BlockBody['trigger_mode'],
-      };
-      return call(api.POST('/api/bots/{id}/blocks', { params: { path: { id: botId } }, body }));
-    },
-    onSuccess: () => {
-      form.reset();
-      onSaved();
-    },
+  const create = useCreateBlock(botId);
+  const bodyOf = (values: typeof form.values): BlockBody => ({
+    name: values.name.trim(),
+    block_type: values.block_type as BlockBody['block_type'],
+    items: values.items
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((title, index) => ({ id: `item-${index + 1}`, title })),
+    trigger_mode: (values.trigger_mode || null) as BlockBody['trigger_mode'],
   });
-  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
+  const created = { onSuccess: () => form.reset() };
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(bodyOf(values), created));
   return (
-    <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+    <form onSubmit={form.onSubmit((values) => create.mutate(bodyOf(values), created))} noValidate>
       <Stack gap="sm">
         <Title order={3} size="h5">
           {t('flow.newBlock')}
@@ -120,34 +114,19 @@ function BlockRow({
   botId,
   status,
   canEdit,
-  onChanged,
   onEdit,
 }: {
   block: Block;
   botId: string;
   status?: string;
   canEdit: boolean;
-  onChanged: () => void;
   onEdit: () => void;
 }) {
   const { t } = useTranslation();
-  const patch = useMutation({
-    mutationFn: (trigger: string | null) =>
-      call(
-        api.PATCH('/api/bots/{id}/blocks/{blockId}', {
-          params: { path: { id: botId, blockId: block.id } },
-          body: { trigger_mode: (trigger || null) as BlockBody['trigger_mode'] },
-        }),
-      ),
-    onSuccess: onChanged,
-  });
-  const remove = useMutation({
-    mutationFn: () =>
-      call(
-        api.DELETE('/api/bots/{id}/blocks/{blockId}', { params: { path: { id: botId, blockId: block.id } } }),
-      ),
-    onSuccess: onChanged,
-  });
+  const patch = useUpdateBlock(botId, block.id);
+  const setTrigger = (trigger: string | null) =>
+    patch.mutate({ trigger_mode: (trigger || null) as BlockBody['trigger_mode'] });
+  const remove = useDeleteBlock(botId, block.id);
   return (
     <Table.Tr data-testid={`block-${block.name}`}>
       <Table.Td>
@@ -172,7 +151,7 @@ function BlockRow({
             w={150}
             allowDeselect={false}
             value={block.trigger_mode ?? ''}
-            onChange={(value) => patch.mutate(value)}
+            onChange={setTrigger}
             data={[
               { value: '', label: t('flow.triggers.none') },
               ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
@@ -215,32 +194,22 @@ function BlockRow({
   );
 }
 
-function StepForm({ botId, blocks, onSaved }: { botId: string; blocks: Block[]; onSaved: () => void }) {
+function StepForm({ botId, blocks }: { botId: string; blocks: Block[] }) {
   const { t } = useTranslation();
   const form = useForm({
     initialValues: { label: '', step_type: 'message', block_id: '' },
     validate: { label: (v) => (v.trim() ? null : t('flow.labelRequired')) },
   });
-  const create = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(
-        api.POST('/api/bots/{id}/flow-steps', {
-          params: { path: { id: botId } },
-          body: {
-            label: values.label.trim(),
-            step_type: values.step_type as 'message',
-            block_id: values.step_type === 'block' && values.block_id ? values.block_id : null,
-          },
-        }),
-      ),
-    onSuccess: () => {
-      form.reset();
-      onSaved();
-    },
+  const create = useCreateStep(botId);
+  const bodyOf = (values: typeof form.values) => ({
+    label: values.label.trim(),
+    step_type: values.step_type as 'message',
+    block_id: values.step_type === 'block' && values.block_id ? values.block_id : null,
   });
-  useFormUnsavedChanges(form, (values) => create.mutateAsync(values));
+  const created = { onSuccess: () => form.reset() };
+  useFormUnsavedChanges(form, (values) => create.mutateAsync(bodyOf(values), created));
   return (
-    <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+    <form onSubmit={form.onSubmit((values) => create.mutate(bodyOf(values), created))} noValidate>
       <Group align="flex-end" gap="sm">
         <TextInput label={t('flow.stepLabel')} required {...form.getInputProps('label')} />
         <Select
@@ -274,31 +243,13 @@ export function FlowTab() {
   const { t } = useTranslation();
   const botId = useBotId();
   const canEdit = useCan('bot:edit');
-  const queryClient = useQueryClient();
   const preflight = usePreflight(botId);
   const [editing, setEditing] = useState<string | null>(null);
   // The graph and the step list are one view: a step selected in either is edited below them.
   const [selectedStep, setSelectedStep] = useState<string | null>(null);
   const steps = useFlowSteps(botId);
-  const blocks = useQuery({
-    queryKey: ['blocks', botId],
-    queryFn: () => call(api.GET('/api/bots/{id}/blocks', { params: { path: { id: botId } } })),
-  });
-  const refresh = () => {
-    void queryClient.invalidateQueries({ queryKey: ['blocks', botId] });
-    void queryClient.invalidateQueries({ queryKey: ['preflight', botId] });
-    void queryClient.invalidateQueries({ queryKey: ['flow-steps', botId] });
-  };
-  const inject = useMutation({
-    mutationFn: (prompt: string) =>
-      call(
-        api.POST('/api/bots/{id}/preflight/inject', {
-          params: { path: { id: botId } },
-          body: { injectedPrompt: prompt },
-        }),
-      ),
-    onSuccess: () => notify(t('flow.injected')),
-  });
+  const blocks = useBlocks(botId);
+  const inject = useInjectPrompt(botId);
   const graph = useMemo(
     () =>
       preflight.data ? flowGraph(preflight.data.flowAnalysis, preflight.data.blocks, selectedStep) : null,
@@ -349,7 +300,11 @@ export function FlowTab() {
                 label: { whiteSpace: 'normal', padding: '6px 0' },
               }}
               loading={inject.isPending}
-              onClick={() => inject.mutate(result.promptInjection.combinedPrompt)}
+              onClick={() =>
+                inject.mutate(result.promptInjection.combinedPrompt, {
+                  onSuccess: () => notify(t('flow.injected')),
+                })
+              }
             >
               {t('flow.inject')}
             </Button>
@@ -381,7 +336,6 @@ export function FlowTab() {
                   botId={botId}
                   status={statusOf.get(block.id)}
                   canEdit={canEdit}
-                  onChanged={refresh}
                   onEdit={() => setEditing(block.id)}
                 />
               ))}
@@ -389,7 +343,7 @@ export function FlowTab() {
           )}
           {canEdit && (
             <Card withBorder mt="md">
-              <BlockForm botId={botId} onSaved={refresh} />
+              <BlockForm botId={botId} />
             </Card>
           )}
         </Card>
@@ -443,7 +397,6 @@ export function FlowTab() {
             botId={botId}
             blocks={blocks.data.blocks}
             canEdit={canEdit}
-            onChanged={refresh}
             selected={selectedStep}
             onSelect={setSelectedStep}
           />
@@ -462,22 +415,19 @@ export function FlowTab() {
                 step={step}
                 blocks={blocks.data.blocks}
                 canEdit={canEdit}
-                onSaved={refresh}
               />
             );
           })()}
           {canEdit && (
             <Card withBorder mt="md">
-              <StepForm botId={botId} blocks={blocks.data.blocks} onSaved={refresh} />
+              <StepForm botId={botId} blocks={blocks.data.blocks} />
             </Card>
           )}
         </Card>
       </SimpleGrid>
       {(() => {
         const block = blocks.data.blocks.find((b) => b.id === editing);
-        return block ? (
-          <BlockEditor botId={botId} block={block} onClose={() => setEditing(null)} onSaved={refresh} />
-        ) : null;
+        return block ? <BlockEditor botId={botId} block={block} onClose={() => setEditing(null)} /> : null;
       })()}
     </Stack>
   );

@@ -1,11 +1,10 @@
 import { Button, Card, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation } from '@tanstack/react-query';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Block, FlowStep } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
+import { useUpdateStep } from './queries';
 
 const STEP_TYPES = ['message', 'block', 'input', 'handover'] as const;
 type StepType = (typeof STEP_TYPES)[number];
@@ -19,13 +18,11 @@ export function StepEditor({
   step,
   blocks,
   canEdit,
-  onSaved,
 }: {
   botId: string;
   step: FlowStep;
   blocks: Block[];
   canEdit: boolean;
-  onSaved: () => void;
 }) {
   const { t } = useTranslation();
   const form = useForm({
@@ -44,32 +41,32 @@ export function StepEditor({
           : t('flow.stepEditor.fieldNameInvalid'),
     },
   });
-  const save = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(
-        api.PATCH('/api/bots/{id}/flow-steps/{stepId}', {
-          params: { path: { id: botId, stepId: step.id } },
-          body: {
-            label: values.label.trim(),
-            step_type: values.step_type as StepType,
-            block_id: values.step_type === 'input' || !values.block_id ? null : values.block_id,
-            content: values.content.trim() === '' ? null : values.content,
-            field_name: values.step_type === 'input' && values.field_name ? values.field_name : null,
-          },
-        }),
-      ),
-    onSuccess: (_saved, values) => {
-      // What was saved is the new starting point: leaving now asks nothing.
-      form.setInitialValues(values);
-      form.resetDirty(values);
-      onSaved();
-    },
-  });
-  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), canEdit);
+  const save = useUpdateStep(botId);
+  const saveValues = (values: typeof form.values) =>
+    save.mutateAsync(
+      {
+        stepId: step.id,
+        body: {
+          label: values.label.trim(),
+          step_type: values.step_type as StepType,
+          block_id: values.step_type === 'input' || !values.block_id ? null : values.block_id,
+          content: values.content.trim() === '' ? null : values.content,
+          field_name: values.step_type === 'input' && values.field_name ? values.field_name : null,
+        },
+      },
+      {
+        onSuccess: () => {
+          // What was saved is the new starting point: leaving now asks nothing.
+          form.setInitialValues(values);
+          form.resetDirty(values);
+        },
+      },
+    );
+  useFormUnsavedChanges(form, saveValues, canEdit);
   const type = form.values.step_type as StepType;
   return (
     <Card withBorder mt="md" data-testid="step-editor">
-      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+      <form onSubmit={form.onSubmit((values) => void saveValues(values).catch(() => undefined))} noValidate>
         <Stack gap="sm">
           <Title order={3} size="h5">
             {t('flow.stepEditor.title', { order: step.step_order, label: step.label })}

@@ -1,12 +1,10 @@
 import { ActionIcon, Badge, Button, Group, Table, Text } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Block } from '../../api/types';
 import { confirmAction } from '../../components/confirm';
 import { notify } from '../../components/notify';
 import { ErrorAlert } from '../../components/states';
-import { useFlowSteps } from './BlockEditor';
+import { useDeleteStep, useFlowSteps, useUpdateStep } from './queries';
 import { DataTable } from '../../components/DataTable';
 
 /** The flow's steps in order: move a step up or down, delete it (references to it are named). */
@@ -14,51 +12,40 @@ export function StepList({
   botId,
   blocks,
   canEdit,
-  onChanged,
   selected,
   onSelect,
 }: {
   botId: string;
   blocks: Block[];
   canEdit: boolean;
-  onChanged: () => void;
   /** The step being edited, and how a row selects its step. */
   selected: string | null;
   onSelect: (stepId: string) => void;
 }) {
   const { t } = useTranslation();
   const steps = useFlowSteps(botId);
-  const move = useMutation({
-    mutationFn: ({ stepId, order }: { stepId: string; order: number }) =>
-      call(
-        api.PATCH('/api/bots/{id}/flow-steps/{stepId}', {
-          params: { path: { id: botId, stepId } },
-          body: { step_order: order },
-        }),
-      ),
-    onSuccess: onChanged,
-  });
-  const remove = useMutation({
-    mutationFn: (stepId: string) =>
-      call(api.DELETE('/api/bots/{id}/flow-steps/{stepId}', { params: { path: { id: botId, stepId } } })),
-    onSuccess: (result) => {
-      onChanged();
-      if (result.dangling_references.length > 0)
-        notify(
-          t('flow.steps.dangling', {
-            blocks: [...new Set(result.dangling_references.map((r) => r.block_name))].join(', '),
-          }),
-          'red',
-        );
-    },
-  });
+  const update = useUpdateStep(botId);
+  const move = (stepId: string, order: number) => update.mutate({ stepId, body: { step_order: order } });
+  const remove = useDeleteStep(botId);
+  const removeStep = (stepId: string) =>
+    remove.mutate(stepId, {
+      onSuccess: (result) => {
+        if (result.dangling_references.length > 0)
+          notify(
+            t('flow.steps.dangling', {
+              blocks: [...new Set(result.dangling_references.map((r) => r.block_name))].join(', '),
+            }),
+            'red',
+          );
+      },
+    });
   const list = steps.data?.steps ?? [];
   if (list.length === 0) return null;
   const blockName = new Map(blocks.map((b) => [b.id, b.name]));
   return (
     <>
-      {(move.error || remove.error || steps.error) && (
-        <ErrorAlert error={move.error ?? remove.error ?? steps.error} />
+      {(update.error || remove.error || steps.error) && (
+        <ErrorAlert error={update.error ?? remove.error ?? steps.error} />
       )}
       <DataTable
         columns={[
@@ -105,7 +92,7 @@ export function StepList({
                     variant="subtle"
                     aria-label={t('flow.steps.up', { label: step.label })}
                     disabled={index === 0}
-                    onClick={() => move.mutate({ stepId: step.id, order: step.step_order - 1 })}
+                    onClick={() => move(step.id, step.step_order - 1)}
                   >
                     ↑
                   </ActionIcon>
@@ -113,7 +100,7 @@ export function StepList({
                     variant="subtle"
                     aria-label={t('flow.steps.down', { label: step.label })}
                     disabled={index === list.length - 1}
-                    onClick={() => move.mutate({ stepId: step.id, order: step.step_order + 1 })}
+                    onClick={() => move(step.id, step.step_order + 1)}
                   >
                     ↓
                   </ActionIcon>
@@ -127,7 +114,7 @@ export function StepList({
                         title: t('flow.steps.delete'),
                         text: t('flow.steps.deleteConfirm', { label: step.label }),
                         confirm: t('common.delete'),
-                        onConfirm: () => remove.mutate(step.id),
+                        onConfirm: () => removeStep(step.id),
                       })
                     }
                   >

@@ -13,32 +13,28 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
-import { botQueryKey, useBotId } from '../bots/BotPage';
+import { useBotId } from '../bots/BotPage';
 import { sideBySide } from './side-by-side';
+import {
+  useDeletePromptVersion,
+  usePromptDiff,
+  usePromptVersions,
+  useRestorePrompt,
+  useSavePrompt,
+} from './queries';
 import { notify } from '../../components/notify';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 
 function DiffView({ botId, from, to }: { botId: string; from: string; to: string }) {
   const { t } = useTranslation();
-  const diff = useQuery({
-    queryKey: ['prompt-diff', botId, from, to],
-    queryFn: () =>
-      call(
-        api.GET('/api/bots/{id}/prompt-versions/{versionId}/diff', {
-          // The diff runs from `against` (the older version) to the version in the path.
-          params: { path: { id: botId, versionId: to }, query: { against: from } },
-        }),
-      ),
-  });
+  const diff = usePromptDiff(botId, from, to);
   if (diff.isPending) return <Loading />;
   if (diff.error) return <ErrorAlert error={diff.error} />;
   const rows = sideBySide(diff.data.changes);
@@ -90,66 +86,43 @@ export function PromptTab() {
   const { t, i18n } = useTranslation();
   const botId = useBotId();
   const canEdit = useCan('bot:edit');
-  const queryClient = useQueryClient();
   const [text, setText] = useState<string | null>(null);
   const [label, setLabel] = useState('');
   const [selected, setSelected] = useState<string[]>([]);
-  const versions = useQuery({
-    queryKey: ['prompt-versions', botId],
-    queryFn: () => call(api.GET('/api/bots/{id}/prompt-versions', { params: { path: { id: botId } } })),
-  });
+  const versions = usePromptVersions(botId);
   useEffect(() => {
     if (versions.data && text === null) setText(versions.data.current_prompt);
   }, [versions.data, text]);
-  const refresh = async () => {
-    await queryClient.invalidateQueries({ queryKey: ['prompt-versions', botId] });
-    void queryClient.invalidateQueries({ queryKey: botQueryKey(botId) });
-  };
-  const save = useMutation({
-    mutationFn: () =>
-      call(
-        api.POST('/api/bots/{id}/prompt-versions', {
-          params: { path: { id: botId } },
-          body: { prompt_text: text ?? '', version_name: label.trim() || null },
-        }),
-      ),
-    onSuccess: async (result) => {
-      setLabel('');
-      await refresh();
-      notify(t('prompt.saved', { number: result.version.version_number }));
-    },
-  });
-  const restore = useMutation({
-    mutationFn: (versionId: string) =>
-      call(
-        api.POST('/api/bots/{id}/prompt-versions/{versionId}/restore', {
-          params: { path: { id: botId, versionId } },
-        }),
-      ),
-    onSuccess: async () => {
-      await refresh();
-      // The editor shows the restored text (taken from the refreshed list).
-      setText(null);
-      notify(t('prompt.restored'));
-    },
-  });
-  const remove = useMutation({
-    mutationFn: (versionId: string) =>
-      call(
-        api.DELETE('/api/bots/{id}/prompt-versions/{versionId}', {
-          params: { path: { id: botId, versionId } },
-        }),
-      ),
-    onSuccess: async (_data, versionId) => {
-      setSelected((list) => list.filter((id) => id !== versionId));
-      await refresh();
-    },
-  });
+  const save = useSavePrompt(botId);
+  const saveText = () =>
+    save.mutateAsync(
+      { prompt_text: text ?? '', version_name: label.trim() || null },
+      {
+        onSuccess: (result) => {
+          setLabel('');
+          notify(t('prompt.saved', { number: result.version.version_number }));
+        },
+      },
+    );
+  const restore = useRestorePrompt(botId);
+  const restoreVersion = (versionId: string) =>
+    restore.mutate(versionId, {
+      onSuccess: () => {
+        // The editor shows the restored text (taken from the refreshed list).
+        setText(null);
+        notify(t('prompt.restored'));
+      },
+    });
+  const remove = useDeletePromptVersion(botId);
+  const removeVersion = (versionId: string) =>
+    remove.mutate(versionId, {
+      onSuccess: () => setSelected((list) => list.filter((id) => id !== versionId)),
+    });
 
   const changed = text !== null && versions.data !== undefined && text !== versions.data.current_prompt;
   useUnsavedChanges({
     dirty: changed,
-    save: text?.trim() ? async () => (await save.mutateAsync(), true) : undefined,
+    save: text?.trim() ? async () => (await saveText(), true) : undefined,
     discard: () => setText(null),
   });
 
@@ -195,7 +168,7 @@ export function PromptTab() {
                 maxLength={100}
               />
               <Button
-                onClick={() => save.mutate()}
+                onClick={() => void saveText().catch(() => undefined)}
                 loading={save.isPending}
                 disabled={!text?.trim() || !changed}
               >
@@ -253,7 +226,7 @@ export function PromptTab() {
                         <Button
                           size="compact-xs"
                           variant="light"
-                          onClick={() => restore.mutate(version.id)}
+                          onClick={() => restoreVersion(version.id)}
                           aria-label={t('prompt.restoreVersion', { number: version.version_number })}
                         >
                           {t('prompt.restore')}
@@ -268,7 +241,7 @@ export function PromptTab() {
                               title: t('prompt.deleteVersion', { number: version.version_number }),
                               text: t('prompt.deleteConfirm'),
                               confirm: t('common.delete'),
-                              onConfirm: () => remove.mutate(version.id),
+                              onConfirm: () => removeVersion(version.id),
                             })
                           }
                         >

@@ -1,4 +1,4 @@
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '@server/modules/auth/users-rules.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '@server/modules/auth/users/rules.js';
 import { ApiError } from '../../api/client';
 
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;

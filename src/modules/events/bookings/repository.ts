@@ -1,0 +1,249 @@
+import type { Queryable } from '../../../db/database.js';
+import { queryOne } from '../../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../../shared/pagination.js';
+import { isUuid } from '../../../shared/ids.js';
+import type { BookingChannel, BookingStatus, PaymentStatus } from './status.js';
+
+export interface BookingRow {
+  id: string;
+  tenant_id: string;
+  event_id: string;
+  contact_id: string;
+  status: BookingStatus;
+  waitlist_position: number | null;
+  payment_status: PaymentStatus;
+  payment_amount: number | null;
+  provider_payment_intent_id: string | null;
+  booking_channel: BookingChannel;
+  booked_at: Date | null;
+  cancelled_at: Date | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface BookingWithContact extends BookingRow {
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+}
+
+export async function insertBooking(
+  db: Queryable,
+  tenantId: string,
+  input: {
+    eventId: string;
+    contactId: string;
+    status: 'confirmed' | 'waitlist';
+    waitlistPosition: number | null;
+    paymentStatus: PaymentStatus;
+    paymentAmount: number | null;
+    channel: BookingChannel;
+    metadata: Record<string, unknown>;
+  },
+): Promise<BookingRow> {
+  return (await queryOne<BookingRow>(
+    db,
+    `INSERT INTO event_bookings (tenant_id, event_id, contact_id, status, waitlist_position,
+       payment_status, payment_amount, booking_channel, metadata)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) RETURNING *`,
+    [
+      tenantId,
+      input.eventId,
+      input.contactId,
+      input.status,
+      input.waitlistPosition,
+      input.paymentStatus,
+      input.paymentAmount,
+      input.channel,
+      JSON.stringify(input.metadata),
+    ],
+  ))!;
+}
+
+export function lockBooking(
+  db: Queryable,
+  tenantId: string,
+  eventId: string,
+  bookingId: string,
+): Promise<BookingRow | undefined> {
+  if (!isUuid(eventId) || !isUuid(bookingId)) return Promise.resolve(undefined);
+  return queryOne<BookingRow>(
+    db,
+    'SELECT * FROM event_bookings WHERE tenant_id = $1 AND event_id = $2 AND id = $3 FOR UPDATE',
+    [tenantId, eventId, bookingId],
+  );
+}
+
+/** The contact's booking of the event that is not cancelled, if any. */
+export function findOpenBooking(
+  db: Queryable,
+  tenantId: string,
+  eventId: string,
+  contactId: string,
+): Promise<BookingRow | undefined> {
+  return queryOne<BookingRow>(
+    db,
+    `SELECT * FROM event_bookings
+     WHERE tenant_id = $1 AND event_id = $2 AND contact_id = $3 AND status <> 'cancelled'`,
+    [tenantId, eventId, contactId],
+  );
+}
+
+export function setBookingStatus(
+  db: Queryable,
+  tenantId: string,
+  bookingId: string,
+  status: 'attended' | 'no_show' | 'cancelled',
+): Promise<BookingRow> {
+  return queryOne<BookingRow>(
+    db,
+    `UPDATE event_bookings SET status = $3::varchar, waitlist_position = NULL, updated_at = now(),
+       cancelled_at = CASE WHEN $3::varchar = 'cancelled' THEN now() ELSE cancelled_at END
+     WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, bookingId, status],
+  ) as Promise<BookingRow>;
+}
+
+/** The first `count` waitlist bookings of the event by position, locked. */
+export function nextOnWaitlist(db: Queryable, tenantId: string, eventId: string, count: number) {
+  return db.query<BookingRow>(
+    `SELECT * FROM event_bookings WHERE tenant_id = $1 AND event_id = $2 AND status = 'waitlist'
+     ORDER BY waitlist_position LIMIT $3 FOR UPDATE`,
+    [tenantId, eventId, count],
+  );
+}
+
+export function promoteBooking(
+  db: Queryable,
+  tenantId: string,
+  bookingId: string,
+  payment: { payment_status: PaymentStatus; payment_amount: number | null },
+): Promise<BookingRow> {
+  return queryOne<BookingRow>(
+    db,
+    `UPDATE event_bookings SET status = 'confirmed', waitlist_position = NULL,
+       payment_status = $3, payment_amount = $4, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND status = 'waitlist' RETURNING *`,
+    [tenantId, bookingId, payment.payment_status, payment.payment_amount],
+  ) as Promise<BookingRow>;
+}
+
+/** Renumbers the waitlist 1..n in its present order (positions are unique only at commit). */
+export async function renumberWaitlist(db: Queryable, tenantId: string, eventId: string): Promise<void> {
+  await db.query(
+    `UPDATE event_bookings b SET waitlist_position = r.rn, updated_at = now()
+     FROM (SELECT id, row_number() OVER (ORDER BY waitlist_position, created_at, id)::int AS rn
+           FROM event_bookings WHERE tenant_id = $1 AND event_id = $2 AND status = 'waitlist') r
+     WHERE b.id = r.id AND b.waitlist_position <> r.rn`,
+    [tenantId, eventId],
+  );
+}
+
+/** Open bookings (confirmed or waitlist) of an event, locked, for cancelling them all. */
+export function openBookingsOfEvent(db: Queryable, tenantId: string, eventId: string) {
+  return db.query<BookingRow>(
+    `SELECT * FROM event_bookings WHERE tenant_id = $1 AND event_id = $2
+       AND status IN ('confirmed', 'waitlist') ORDER BY created_at, id FOR UPDATE`,
+    [tenantId, eventId],
+  );
+}
+
+export interface BookingListFilter {
+  status?: BookingStatus;
+  limit: number;
+  after?: TimeCursor;
+}
+
+/** Bookings of an event in booking order (first come first), with the contact's name and reachability. */
+export function listBookings(
+  db: Queryable,
+  tenantId: string,
+  eventId: string,
+  filter: BookingListFilter,
+): Promise<(BookingWithContact & { cursor_at: string })[]> {
+  const params: unknown[] = [tenantId, eventId];
+  const where = ['b.tenant_id = $1', 'b.event_id = $2'];
+  if (filter.status) {
+    params.push(filter.status);
+    where.push(`b.status = $${params.length}`);
+  }
+  if (filter.after) {
+    params.push(filter.after.at, filter.after.id);
+    where.push(`(b.created_at, b.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
+  params.push(filter.limit + 1);
+  return db.query(
+    `SELECT b.*, c.name AS contact_name, c.email AS contact_email, c.phone AS contact_phone,
+            ${cursorTimestampSql('b.created_at')} AS cursor_at
+     FROM event_bookings b JOIN contacts c ON c.id = b.contact_id
+     WHERE ${where.join(' AND ')} ORDER BY b.created_at, b.id LIMIT $${params.length}`,
+    params,
+  );
+}
+
+/*
+ * Provider callbacks arrive without a tenant: the signed payload names the booking (our id,
+ * sent as client_reference_id) or the provider's payment intent. These are the only lookups
+ * not scoped by a tenant; the tenant of the row found scopes everything after them.
+ */
+
+export function findBookingForProvider(db: Queryable, bookingId: string): Promise<BookingRow | undefined> {
+  return queryOne<BookingRow>(db, 'SELECT * FROM event_bookings WHERE id = $1', [bookingId]);
+}
+
+export function findBookingByPaymentIntent(
+  db: Queryable,
+  paymentIntentId: string,
+): Promise<BookingRow | undefined> {
+  return queryOne<BookingRow>(
+    db,
+    'SELECT * FROM event_bookings WHERE provider_payment_intent_id = $1 ORDER BY created_at DESC LIMIT 1',
+    [paymentIntentId],
+  );
+}
+
+/** Records a provider delivery once; false when it was recorded before (a repeated delivery). */
+export async function recordProviderEvent(
+  db: Queryable,
+  tenantId: string,
+  input: { provider: string; eventId: string; type: string; bookingId: string },
+): Promise<boolean> {
+  const rows = await db.query(
+    `INSERT INTO payment_provider_events (tenant_id, provider, provider_event_id, type, booking_id)
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (provider, provider_event_id) DO NOTHING RETURNING id`,
+    [tenantId, input.provider, input.eventId, input.type, input.bookingId],
+  );
+  return rows.length > 0;
+}
+
+/** pending → paid; undefined when the booking was not waiting for a payment. */
+export function markBookingPaid(
+  db: Queryable,
+  tenantId: string,
+  bookingId: string,
+  input: { paymentIntentId: string | null; amount: number | null },
+): Promise<BookingRow | undefined> {
+  return queryOne<BookingRow>(
+    db,
+    `UPDATE event_bookings SET payment_status = 'paid',
+       provider_payment_intent_id = coalesce($3, provider_payment_intent_id),
+       payment_amount = coalesce($4, payment_amount), updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND payment_status IN ('pending', 'not_required') RETURNING *`,
+    [tenantId, bookingId, input.paymentIntentId, input.amount],
+  );
+}
+
+/** paid → refunded; undefined when the booking was not paid. */
+export function markBookingRefunded(
+  db: Queryable,
+  tenantId: string,
+  bookingId: string,
+): Promise<BookingRow | undefined> {
+  return queryOne<BookingRow>(
+    db,
+    `UPDATE event_bookings SET payment_status = 'refunded', updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND payment_status = 'paid' RETURNING *`,
+    [tenantId, bookingId],
+  );
+}

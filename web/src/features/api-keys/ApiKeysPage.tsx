@@ -1,0 +1,114 @@
+import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { SecretOnce } from '../../components/SecretOnce';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+import { DataTable } from '../../components/DataTable';
+import { useApiKeys, useGenerateApiKey, useRevokeApiKey } from './queries';
+
+export function ApiKeysPage() {
+  const { t, i18n } = useTranslation();
+  const canManage = useCan('api_key:manage');
+  const [secret, setSecret] = useState<string | null>(null);
+  const keys = useApiKeys(canManage);
+  const generate = useGenerateApiKey();
+  const onGenerate = () => generate.mutate(undefined, { onSuccess: (result) => setSecret(result.key) });
+  const revoke = useRevokeApiKey();
+  if (!canManage) return <EmptyState title={t('settings.tabs.api')} text={t('errors.noPermission')} />;
+  if (keys.isPending) return <Loading />;
+  if (keys.error) return <ErrorAlert error={keys.error} />;
+  const active = keys.data.data.find((k) => k.is_active);
+
+  return (
+    <Stack>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('apiKeys.title')}
+        </Title>
+        <Text size="sm" mb="sm">
+          {t('apiKeys.intro')}
+        </Text>
+        {secret ? (
+          <SecretOnce label={t('apiKeys.newKey')} secret={secret} onDone={() => setSecret(null)} />
+        ) : (
+          <Button
+            loading={generate.isPending}
+            onClick={() =>
+              active
+                ? confirmAction({
+                    title: t('apiKeys.generate'),
+                    text: t('apiKeys.replaceConfirm'),
+                    confirm: t('apiKeys.generate'),
+                    onConfirm: onGenerate,
+                  })
+                : onGenerate()
+            }
+          >
+            {t('apiKeys.generate')}
+          </Button>
+        )}
+        {(generate.error || revoke.error) && <ErrorAlert error={generate.error ?? revoke.error} />}
+      </Card>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('apiKeys.list')}
+        </Title>
+        {keys.data.data.length === 0 ? (
+          <Text c="dimmed">{t('apiKeys.none')}</Text>
+        ) : (
+          <DataTable
+            columns={[
+              { label: t('apiKeys.prefix') },
+              { label: t('apiKeys.state') },
+              { label: t('common.created') },
+              { label: t('apiKeys.lastUsed') },
+              { label: t('apiKeys.expires') },
+              { label: t('common.actions') },
+            ]}
+            minWidth={600}
+          >
+            {keys.data.data.map((key) => (
+              <Table.Tr key={key.id}>
+                <Table.Td>
+                  <code>{key.key_prefix}…</code>
+                </Table.Td>
+                <Table.Td>
+                  <Badge color={key.is_active ? 'green' : 'gray'} variant="light">
+                    {key.is_active ? t('apiKeys.active') : t('apiKeys.inactive')}
+                  </Badge>
+                </Table.Td>
+                <Table.Td>{formatDateTime(key.created_at, i18n.language)}</Table.Td>
+                <Table.Td>{formatDateTime(key.last_used_at, i18n.language)}</Table.Td>
+                <Table.Td>
+                  {key.expires_at ? formatDateTime(key.expires_at, i18n.language) : t('apiKeys.never')}
+                </Table.Td>
+                <Table.Td>
+                  {key.is_active && (
+                    <Button
+                      size="compact-xs"
+                      color="red"
+                      variant="subtle"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('apiKeys.revoke'),
+                          text: t('apiKeys.revokeConfirm'),
+                          confirm: t('apiKeys.revoke'),
+                          onConfirm: () => revoke.mutate(key.id),
+                        })
+                      }
+                    >
+                      {t('apiKeys.revoke')}
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
+        )}
+      </Card>
+    </Stack>
+  );
+}

@@ -1,0 +1,162 @@
+import { Badge, Button, Card, Group, MultiSelect, Stack, Table, TextInput, Title, Text } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { WebhookBody } from '../../api/types';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { SecretOnce } from '../../components/SecretOnce';
+import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { WebhookDeadLetters } from './WebhookDeadLetters';
+import { WebhookDeliveries } from './WebhookDeliveries';
+import { useUnsavedChanges } from '../../components/unsaved-changes';
+import { DataTable } from '../../components/DataTable';
+import { eventTypeLabel } from './event-types';
+import { useCreateWebhook, useDeleteWebhook, useRotateWebhookSecret, useWebhooks } from './queries';
+
+export function WebhooksPage() {
+  const { t } = useTranslation();
+  const canManage = useCan('webhook:manage');
+  const [secret, setSecret] = useState<string | null>(null);
+  const [logOf, setLogOf] = useState<string | null>(null);
+  const hooks = useWebhooks(canManage);
+  const form = useForm({
+    initialValues: { url: '', event_types: [] as string[] },
+    validate: {
+      url: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? null : t('webhooks.urlInvalid')),
+      event_types: (v) => (v.length > 0 ? null : t('webhooks.typesRequired')),
+    },
+  });
+  const create = useCreateWebhook();
+  const submit = (values: typeof form.values) =>
+    create.mutate(
+      { url: values.url.trim(), event_types: values.event_types as WebhookBody['event_types'] },
+      {
+        onSuccess: (result) => {
+          setSecret(result.secret);
+          form.reset();
+        },
+      },
+    );
+  const rotate = useRotateWebhookSecret();
+  const onRotate = (id: string) => rotate.mutate(id, { onSuccess: (result) => setSecret(result.secret) });
+  const remove = useDeleteWebhook();
+  // No saving on the way out: the new webhook's secret is shown once, here.
+  useUnsavedChanges({ dirty: () => form.isDirty(), discard: () => form.reset() });
+  if (!canManage) return <EmptyState title={t('settings.tabs.webhooks')} text={t('errors.noPermission')} />;
+  if (hooks.isPending) return <Loading />;
+  if (hooks.error) return <ErrorAlert error={hooks.error} />;
+
+  return (
+    <Stack>
+      {secret && <SecretOnce label={t('webhooks.secret')} secret={secret} onDone={() => setSecret(null)} />}
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('webhooks.add')}
+        </Title>
+        <form onSubmit={form.onSubmit(submit)} noValidate>
+          <Stack>
+            {create.error && <ErrorAlert error={create.error} />}
+            <TextInput
+              label={t('webhooks.url')}
+              required
+              placeholder="https://"
+              {...form.getInputProps('url')}
+            />
+            <MultiSelect
+              label={t('webhooks.types')}
+              required
+              data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: eventTypeLabel(t, type) }))}
+              {...form.getInputProps('event_types')}
+            />
+            <Group>
+              <Button type="submit" loading={create.isPending}>
+                {t('webhooks.addSubmit')}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Card>
+      <Card withBorder>
+        <Title order={2} size="h4" mb="xs">
+          {t('webhooks.list')}
+        </Title>
+        {(rotate.error || remove.error) && <ErrorAlert error={rotate.error ?? remove.error} />}
+        {hooks.data.data.length === 0 ? (
+          <Text c="dimmed">{t('webhooks.none')}</Text>
+        ) : (
+          <DataTable
+            columns={[
+              { label: t('webhooks.url') },
+              { label: t('webhooks.types') },
+              { label: t('common.actions') },
+            ]}
+            minWidth={560}
+          >
+            {hooks.data.data.map((hook) => (
+              <Table.Tr key={hook.id}>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {hook.event_types.map((type) => (
+                      <Badge key={type} size="xs" variant="light" title={type}>
+                        {eventTypeLabel(t, type)}
+                      </Badge>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <Button
+                      size="compact-xs"
+                      variant={logOf === hook.id ? 'filled' : 'default'}
+                      aria-pressed={logOf === hook.id}
+                      onClick={() => setLogOf(logOf === hook.id ? null : hook.id)}
+                    >
+                      {t('deliveries.open')}
+                    </Button>
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('webhooks.rotate'),
+                          text: t('webhooks.rotateConfirm'),
+                          confirm: t('webhooks.rotate'),
+                          onConfirm: () => onRotate(hook.id),
+                        })
+                      }
+                    >
+                      {t('webhooks.rotate')}
+                    </Button>
+                    <Button
+                      size="compact-xs"
+                      color="red"
+                      variant="subtle"
+                      onClick={() =>
+                        confirmAction({
+                          title: t('webhooks.delete'),
+                          text: t('webhooks.deleteConfirm', { url: hook.url }),
+                          confirm: t('common.delete'),
+                          onConfirm: () => remove.mutate(hook.id),
+                        })
+                      }
+                    >
+                      {t('common.delete')}
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </DataTable>
+        )}
+      </Card>
+      {(() => {
+        const endpoint = hooks.data.data.find((h) => h.id === logOf);
+        return endpoint ? <WebhookDeliveries key={endpoint.id} endpoint={endpoint} /> : null;
+      })()}
+      <WebhookDeadLetters />
+    </Stack>
+  );
+}
