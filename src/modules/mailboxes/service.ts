@@ -5,7 +5,7 @@
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
-import { isUuid } from '../../http/uuid.js';
+import { isUuid } from '../../shared/ids.js';
 import { getBot } from '../bots/service.js';
 import {
   deleteMailbox,

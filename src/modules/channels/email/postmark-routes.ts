@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { AppError, unauthorized } from '../../../http/errors.js';
 import { errorResponses } from '../../../http/schemas.js';
-import { isUuid } from '../../../http/uuid.js';
+import { isUuid } from '../../../shared/ids.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import type { InboundMail } from './inbound.js';
