@@ -47,6 +47,8 @@ import { testChatRoutes } from './modules/chat/test-chat-routes.js';
 import { startScheduler } from './scheduler.js';
 import { widgetRoutes } from './modules/widget/routes.js';
 import { widgetSettingsRoutes } from './modules/widget/settings-routes.js';
+import { mailboxRoutes } from './modules/mailboxes/routes.js';
+import { postmarkInboundRoutes } from './modules/channels/email/postmark-routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -145,6 +147,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(widgetSettingsRoutes, { ctx });
   await app.register(inboxRoutes, { ctx });
   await app.register(unansweredRoutes, { ctx });
+  await app.register(mailboxRoutes, { ctx });
+  await app.register(postmarkInboundRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

@@ -218,6 +218,21 @@ export function loadConfig(env: Env = process.env) {
       secretsKey: optional(env, 'WEBHOOK_SECRETS_KEY'),
     },
 
+    email: {
+      /** Key for tenant secrets at rest (mailbox passwords, client secrets); a key file in the data directory when unset. */
+      /** Microsoft identity platform and Graph base URLs (tests point them at local servers). */
+      graphLoginUrl: str(env, 'EMAIL_GRAPH_LOGIN_URL', 'https://login.microsoftonline.com'),
+      graphApiUrl: str(env, 'EMAIL_GRAPH_API_URL', 'https://graph.microsoft.com/v1.0'),
+      /** Longest pause between two checks of a mailbox when IDLE (or Graph) reports nothing. */
+      pollIntervalMs: int(env, 'EMAIL_POLL_INTERVAL_MS', 60_000, 100, 60_000),
+      /** How long an instance holds a mailbox's connection without renewing its lease. */
+      leaseSeconds: int(env, 'EMAIL_LEASE_SECONDS', 90, 5, 3600),
+      /** Minutes without a successful sync after which a mailbox counts as stale. */
+      staleMinutes: int(env, 'EMAIL_STALE_MINUTES', 30, 1, 10_080),
+      /** Mailbox connections run on this instance (off in tests unless asked). */
+      syncEnabled: bool(env, 'EMAIL_SYNC', true),
+    },
+
     chat: {
       rateLimitMax: int(env, 'CHAT_RATE_LIMIT_MAX', 60, 1, 10_000_000),
     },
@@ -297,6 +312,7 @@ export function testConfig(overrides: Env = {}): Config {
     PARLEY_SECRET_KEY: 'test:' + Buffer.alloc(32, 7).toString('base64'),
     // Most tests continue conversations after an unanswered question; the inbox's tests turn it on.
     HANDOVER_ON_NO_ANSWER: 'false',
+    EMAIL_SYNC: 'false',
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,

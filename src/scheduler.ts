@@ -10,6 +10,9 @@ import { backfillPass } from './modules/knowledge/vectors.js';
 import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
 import { createWebhookSender } from './modules/webhooks/sender.js';
 import { widgetPushSender } from './modules/widget/events.js';
+import { createEmailSender } from './modules/channels/email/sender.js';
+import { MailboxConnections } from './modules/channels/email/sync.js';
+import { warnExpiringSecrets } from './modules/channels/email/health.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -73,7 +76,7 @@ export class Scheduler {
 
 /** The registry of outbox senders by kind: every way a message leaves the service. */
 export function outboxSenders(ctx: AppContext): OutboxSender[] {
-  return [createWebhookSender(ctx), widgetPushSender(ctx)];
+  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx)];
 }
 
 /**
@@ -82,7 +85,11 @@ export function outboxSenders(ctx: AppContext): OutboxSender[] {
  * vectors of knowledge entries stored while the embeddings endpoint failed, and on PGlite the
  * table maintenance that PostgreSQL's autovacuum does elsewhere.
  */
-export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'error' | 'warn'>): Job[] {
+export function backgroundJobs(
+  ctx: AppContext,
+  log?: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+  mailboxes?: MailboxConnections,
+): Job[] {
   const worker = new OutboxWorker({ db: ctx.db, senders: outboxSenders(ctx), log });
   const pollIntervalMs = ctx.config.webhooks.pollIntervalMs;
   const importer = new ImportWorker(importDeps(ctx));
@@ -120,6 +127,27 @@ export function backgroundJobs(ctx: AppContext, log?: Pick<FastifyBaseLogger, 'e
         return false;
       },
     },
+    {
+      name: 'mailbox-secret-expiry',
+      intervalMs: 15 * 60_000,
+      run: async () => {
+        await warnExpiringSecrets(ctx);
+        return false;
+      },
+    },
+    ...(mailboxes
+      ? [
+          {
+            name: 'mailbox-connections',
+            // Renewed three times per lease, so a slow pass never lets a held lease run out.
+            intervalMs: Math.floor((ctx.config.email.leaseSeconds * 1000) / 3),
+            run: async () => {
+              await mailboxes.pass();
+              return false;
+            },
+          },
+        ]
+      : []),
     ...(ctx.db.kind === 'pglite'
       ? [
           {
@@ -143,8 +171,16 @@ const TABLE_MAINTENANCE_INTERVAL_MS = 30_000;
 
 /** Starts the background jobs when the app is ready and stops them when it closes. */
 export function startScheduler(app: FastifyInstance, ctx: AppContext): Scheduler {
-  const scheduler = new Scheduler(backgroundJobs(ctx, app.log), app.log, () => ctx.health.schemaReady);
+  const mailboxes = ctx.config.email.syncEnabled ? new MailboxConnections(ctx, app.log) : undefined;
+  const scheduler = new Scheduler(
+    backgroundJobs(ctx, app.log, mailboxes),
+    app.log,
+    () => ctx.health.schemaReady,
+  );
   app.addHook('onReady', async () => scheduler.start());
-  app.addHook('onClose', async () => scheduler.stop());
+  app.addHook('onClose', async () => {
+    await scheduler.stop();
+    await mailboxes?.stop();
+  });
   return scheduler;
 }

@@ -174,6 +174,7 @@ export const RESOURCES = {
   'Webhook endpoint': 'webhook_endpoint',
   'Webhook delivery': 'webhook_delivery',
   'Outbox message': 'outbox_message',
+  Mailbox: 'mailbox',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
 } as const;

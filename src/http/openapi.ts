@@ -36,6 +36,11 @@ export const OPENAPI_TAGS = [
   { name: 'dashboard: notifications', description: 'Notifications of events, bookings and payments' },
   { name: 'webhooks', description: 'Outbound webhook endpoints, delivery log; the Stripe callback' },
   { name: 'internal (archived)', description: 'Archived trial-reminder endpoints (internal key)' },
+  {
+    name: 'dashboard: mailboxes',
+    description: "A bot's mailboxes (e-mail channel): connections, secrets, health",
+  },
+  { name: 'e-mail', description: "Mail providers' inbound webhooks (HTTP basic auth per mailbox)" },
   { name: 'system', description: 'Liveness, readiness, metrics' },
   {
     name: 'widget',
@@ -229,6 +234,12 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
           internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when configured' },
           widgetVisitor: { type: 'http', scheme: 'bearer', description: 'Widget visitor token (wvt1.…)' },
+          inboundBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              "A mailbox's inbound webhook user and password (entered in the provider's webhook URL)",
+          },
         },
       },
     },

@@ -333,3 +333,55 @@ export function metricsAccessAllowed(token: string | undefined, authorization: s
   const b = Buffer.from(token);
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** Minutes without a successful sync after which a mailbox counts as stale (set from configuration). */
+let mailboxStaleMinutes = 30;
+export function setMailboxStaleMinutes(minutes: number): void {
+  mailboxStaleMinutes = minutes;
+}
+
+new Gauge({
+  name: 'parley_mailboxes_stale',
+  help: 'Active IMAP and Graph mailboxes without a successful sync for longer than EMAIL_STALE_MINUTES',
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const rows = await watched
+      ?.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM mailboxes WHERE is_active AND kind IN ('imap', 'graph')
+           AND coalesce(last_sync_at, created_at) < now() - make_interval(mins => $1)`,
+        [mailboxStaleMinutes],
+      )
+      .catch(() => undefined);
+    if (rows?.[0]) this.set(rows[0].n);
+  },
+});
+
+new Gauge({
+  name: 'parley_mailbox_secrets_expiring',
+  help: 'Active mailboxes whose secret expires within the given days (30, 7, 1; 0: expired)',
+  labelNames: ['within_days'],
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const rows = await watched
+      ?.query<{ d30: number; d7: number; d1: number; d0: number }>(
+        `SELECT count(*) FILTER (WHERE secret_expires_at < now() + interval '30 days')::int AS d30,
+                count(*) FILTER (WHERE secret_expires_at < now() + interval '7 days')::int AS d7,
+                count(*) FILTER (WHERE secret_expires_at < now() + interval '1 day')::int AS d1,
+                count(*) FILTER (WHERE secret_expires_at < now())::int AS d0
+         FROM mailboxes WHERE is_active AND secret_expires_at IS NOT NULL`,
+      )
+      .catch(() => undefined);
+    const row = rows?.[0];
+    if (!row) return;
+    for (const [days, n] of [
+      ['30', row.d30],
+      ['7', row.d7],
+      ['1', row.d1],
+      ['0', row.d0],
+    ] as const) {
+      this.set({ within_days: days }, n);
+    }
+  },
+});

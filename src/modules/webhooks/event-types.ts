@@ -11,6 +11,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.succeeded',
   // A person's reply in the inbox to an API-channel conversation.
   'conversation.message',
+  'mailbox.secret_expiring',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -1925,6 +1925,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/mailboxes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's mailboxes with their health (secrets only by name) */
+        get: operations["listMailboxes"];
+        put?: never;
+        /** Connect a mailbox (imap, graph or postmark); secrets are stored encrypted and never shown again */
+        post: operations["createMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One mailbox with its health */
+        get: operations["getMailbox"];
+        put?: never;
+        post?: never;
+        /** Disconnect a mailbox (its stored mails go with it; conversations stay) */
+        delete: operations["deleteMailbox"];
+        options?: never;
+        head?: never;
+        /** Change a mailbox; a secret given replaces the stored one, an absent one is kept */
+        patch: operations["updateMailbox"];
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the connection (log in to IMAP and SMTP, or get a Graph token and read the mailbox) */
+        post: operations["testMailbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/email/inbound/postmark/{mailboxId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Postmark's inbound webhook for a mailbox of kind postmark (HTTP basic auth with the mailbox's inbound credentials) */
+        post: operations["receivePostmarkInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1967,6 +2038,57 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** Mailbox */
+        Mailbox: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bot_id: string;
+            kind: string;
+            name: string;
+            address: string;
+            aliases: string[];
+            is_active: boolean;
+            settings: {
+                imap_host?: string;
+                imap_port?: number;
+                /** @description Implicit TLS (port 993); false: STARTTLS when offered */
+                imap_tls?: boolean;
+                /** @description Default INBOX */
+                imap_folder?: string;
+                smtp_host?: string;
+                smtp_port?: number;
+                /** @description Implicit TLS (port 465); false: STARTTLS */
+                smtp_tls?: boolean;
+                /** @description IMAP/SMTP login */
+                username?: string;
+                /** @description Entra tenant id */
+                tenant_id?: string;
+                /** @description App registration id */
+                client_id?: string;
+                /** @description Basic-auth user of the inbound webhook URL */
+                inbound_username?: string;
+            };
+            /** @description Names of the secrets that are set (never their values) */
+            secrets_set: string[];
+            secret_expires_at: string | null;
+            /** @description postmark: the URL to enter as the inbound webhook (with the basic-auth user and password) */
+            inbound_url: string | null;
+            health: {
+                last_sync_at: string | null;
+                last_error: string | null;
+                last_error_at: string | null;
+                token_expires_at: string | null;
+                /** @description No successful sync for longer than the configured minutes */
+                stale: boolean;
+                secret_expires_in_days: number | null;
+                warning: "secret_expiring" | "secret_expired" | null;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** Error */
         ErrorBody: {
             /** @description Stable error class, e.g. validation_error, not_found, conflict */
@@ -1988,7 +2110,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "route" | "widget_visitor";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "route" | "widget_visitor";
             } & {
                 [key: string]: unknown;
             };
@@ -8537,7 +8659,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message")[];
+                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
                     description?: string | null;
                     /** @default true */
                     is_active?: boolean;
@@ -8712,7 +8834,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url?: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message")[];
+                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
                     description?: string | null;
                     /** @description Switching on again also clears an automatic disable (410 Gone) */
                     is_active?: boolean;
@@ -12620,6 +12742,500 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMailboxes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Mailbox"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description imap: IMAP in, SMTP out; graph: Microsoft 365 through Microsoft Graph; postmark: Postmark inbound webhook in, SMTP out */
+                    kind: "imap" | "graph" | "postmark";
+                    name: string;
+                    /** Format: email */
+                    address: string;
+                    aliases?: string[];
+                    /** @default true */
+                    is_active?: boolean;
+                    settings: {
+                        imap_host?: string;
+                        imap_port?: number;
+                        /** @description Implicit TLS (port 993); false: STARTTLS when offered */
+                        imap_tls?: boolean;
+                        /** @description Default INBOX */
+                        imap_folder?: string;
+                        smtp_host?: string;
+                        smtp_port?: number;
+                        /** @description Implicit TLS (port 465); false: STARTTLS */
+                        smtp_tls?: boolean;
+                        /** @description IMAP/SMTP login */
+                        username?: string;
+                        /** @description Entra tenant id */
+                        tenant_id?: string;
+                        /** @description App registration id */
+                        client_id?: string;
+                        /** @description Basic-auth user of the inbound webhook URL */
+                        inbound_username?: string;
+                    };
+                    secrets: {
+                        /** @description IMAP/SMTP password */
+                        password?: string;
+                        /** @description Client secret of the app registration */
+                        client_secret?: string;
+                        /** @description Basic-auth password of the inbound webhook URL */
+                        inbound_password?: string;
+                    };
+                    /** @description When the client secret expires */
+                    secret_expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /** Format: email */
+                    address?: string;
+                    aliases?: string[];
+                    is_active?: boolean;
+                    settings?: {
+                        imap_host?: string;
+                        imap_port?: number;
+                        /** @description Implicit TLS (port 993); false: STARTTLS when offered */
+                        imap_tls?: boolean;
+                        /** @description Default INBOX */
+                        imap_folder?: string;
+                        smtp_host?: string;
+                        smtp_port?: number;
+                        /** @description Implicit TLS (port 465); false: STARTTLS */
+                        smtp_tls?: boolean;
+                        /** @description IMAP/SMTP login */
+                        username?: string;
+                        /** @description Entra tenant id */
+                        tenant_id?: string;
+                        /** @description App registration id */
+                        client_id?: string;
+                        /** @description Basic-auth user of the inbound webhook URL */
+                        inbound_username?: string;
+                    };
+                    secrets?: {
+                        /** @description IMAP/SMTP password */
+                        password?: string;
+                        /** @description Client secret of the app registration */
+                        client_secret?: string;
+                        /** @description Basic-auth password of the inbound webhook URL */
+                        inbound_password?: string;
+                    };
+                    secret_expires_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Mailbox"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    testMailbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        /** @description What was checked (imap, smtp, token, mailbox) */
+                        checked: string[];
+                        /** @description What failed, in words */
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receivePostmarkInbound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    From?: string;
+                    FromFull?: {
+                        Email?: string;
+                    };
+                    Subject?: string;
+                    MessageID?: string;
+                    TextBody?: string;
+                    HtmlBody?: string;
+                    Headers?: {
+                        Name: string;
+                        Value: string;
+                    }[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description answered, skipped, failed or duplicate */
+                        status: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,136 @@
+/**
+ * Postmark's inbound webhook: Postmark POSTs each arrived mail as JSON to the URL set on its
+ * inbound stream, with the HTTP basic-auth credentials written into that URL (Postmark's
+ * documented way of securing it). Each mailbox has its own user and password; they are
+ * compared in constant time. Postmark retries a delivery that is not answered with 200, and
+ * a retried mail is recognised by its Message-ID, so it is answered once.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../shared/context.js';
+import { AppError, unauthorized } from '../../../http/errors.js';
+import { errorResponses } from '../../../http/schemas.js';
+import { isUuid } from '../../../shared/ids.js';
+import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
+import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import type { InboundMail } from './inbound.js';
+import { receiveMail } from './inbound.js';
+
+/** Postmark's inbound JSON, the fields used (https://postmarkapp.com/developer/webhooks/inbound-webhook). */
+const PostmarkInbound = Type.Object(
+  {
+    From: Type.Optional(Type.String()),
+    FromFull: Type.Optional(Type.Object({ Email: Type.Optional(Type.String()) })),
+    Subject: Type.Optional(Type.String()),
+    MessageID: Type.Optional(Type.String()),
+    TextBody: Type.Optional(Type.String()),
+    HtmlBody: Type.Optional(Type.String()),
+    Headers: Type.Optional(Type.Array(Type.Object({ Name: Type.String(), Value: Type.String() }))),
+  },
+  { additionalProperties: true },
+);
+type PostmarkInbound = {
+  From?: string;
+  FromFull?: { Email?: string };
+  Subject?: string;
+  MessageID?: string;
+  TextBody?: string;
+  HtmlBody?: string;
+  Headers?: Array<{ Name: string; Value: string }>;
+};
+
+/** Equal in constant time (over hashes, so the lengths leak nothing either). */
+function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+}
+
+function basicCredentials(header: string | undefined): { user: string; password: string } | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!match) return null;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+export function authorized(
+  ctx: AppContext,
+  mailbox: MailboxRow | undefined,
+  header: string | undefined,
+): boolean {
+  const given = basicCredentials(header);
+  // The comparison runs even without a mailbox, so a wrong id costs the same as a wrong password.
+  const user = mailbox?.settings.inbound_username ?? '';
+  const stored = mailbox?.secrets.inbound_password;
+  const password = stored ? secretStoreFor(ctx.config).decryptSecret(stored) : '';
+  const userOk = sameSecret(given?.user ?? '', user);
+  const passwordOk = sameSecret(given?.password ?? '', password);
+  return Boolean(mailbox && mailbox.is_active && given && stored && userOk && passwordOk);
+}
+
+export function postmarkMail(body: PostmarkInbound): InboundMail {
+  const headers = new Map<string, string>();
+  for (const h of body.Headers ?? []) {
+    const name = h.Name.toLowerCase();
+    if (!headers.has(name)) headers.set(name, h.Value);
+  }
+  const ids = (value: string | undefined) => value?.match(/<[^<>\s]+>/g) ?? [];
+  return {
+    messageId:
+      ids(headers.get('message-id'))[0] ?? `<${body.MessageID ?? 'unknown'}@inbound.postmarkapp.com>`,
+    from: (body.FromFull?.Email ?? body.From ?? '').toLowerCase() || null,
+    subject: body.Subject ?? null,
+    inReplyTo: ids(headers.get('in-reply-to'))[0] ?? null,
+    references: ids(headers.get('references')),
+    text: body.TextBody ?? (body.HtmlBody ?? '').replace(/<[^>]+>/g, ' '),
+    headers,
+    contentType: (headers.get('content-type') ?? 'text/plain').split(';')[0]!.trim(),
+  };
+}
+
+export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  app.post(
+    '/v1/email/inbound/postmark/:mailboxId',
+    {
+      bodyLimit: 12 * 1024 * 1024,
+      schema: {
+        tags: ['e-mail'],
+        operationId: 'receivePostmarkInbound',
+        security: [{ inboundBasic: [] }],
+        summary:
+          "Postmark's inbound webhook for a mailbox of kind postmark (HTTP basic auth with the mailbox's inbound credentials)",
+        params: Type.Object({ mailboxId: Type.String() }),
+        body: PostmarkInbound,
+        response: {
+          200: Type.Object({
+            status: Type.String({ description: 'answered, skipped, failed or duplicate' }),
+          }),
+          ...errorResponses(400, 401, 429, 503),
+        },
+      },
+    },
+    async (request) => {
+      const id = request.params.mailboxId;
+      const mailbox = isUuid(id) ? await findMailboxById(ctx.db, id) : undefined;
+      if (
+        !authorized(ctx, mailbox?.kind === 'postmark' ? mailbox : undefined, request.headers.authorization)
+      ) {
+        throw unauthorized('Inbound webhook credentials missing or wrong');
+      }
+      try {
+        const outcome = await receiveMail(ctx, mailbox!, postmarkMail(request.body as PostmarkInbound));
+        await recordSyncSuccess(ctx.db, mailbox!.id);
+        return { status: outcome.status };
+      } catch (error) {
+        // Postmark delivers again later: the model or the database is away for now.
+        if (error instanceof AppError && error.statusCode < 500 && error.statusCode !== 409) throw error;
+        throw new AppError(
+          503,
+          'service_unavailable',
+          'The mail could not be answered now; deliver it again later',
+        );
+      }
+    },
+  );
+};

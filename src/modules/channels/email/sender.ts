@@ -1,0 +1,189 @@
+/**
+ * The outbox sender of kind `email.reply`: a bot's reply (payload `{outbound_id}`, written with
+ * the exchange) or a person's reply from the inbox (payload `{conversation_id, message_id}`),
+ * sent from the conversation's mailbox by SMTP or Graph. The mail's Message-ID is fixed before
+ * the first attempt, so every attempt sends the same mail; the outbox's send-once key and claim
+ * make sure only one instance attempts it at a time and none after it was sent.
+ */
+import type { AppContext } from '../../../shared/context.js';
+import { queryOne, type Queryable } from '../../../db/database.js';
+import { findMailboxById, type MailboxRow } from '../../mailboxes/repository.js';
+import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import type { OutboxMessage, OutboxSender, SendResult } from '../../outbox/service.js';
+import { graphClient, replyByGraph } from './graph.js';
+import { EMAIL_REPLY_KIND } from './inbound.js';
+import { ownMessageId, replyHeaders, replySubject } from './mail-core.js';
+import { sendBySmtp, type OutgoingMail } from './smtp.js';
+
+interface OutboundRow {
+  id: string;
+  tenant_id: string;
+  mailbox_id: string;
+  inbound_id: string | null;
+  message_id: string;
+  to_address: string;
+  subject: string;
+  in_reply_to: string | null;
+  references_ids: string[];
+  body_text: string;
+  automated: boolean;
+  sent_at: Date | null;
+  parent_provider_id: string | null;
+}
+
+const OUTBOUND_SELECT = `SELECT o.*, i.provider_id AS parent_provider_id
+  FROM email_outbound o LEFT JOIN email_inbound i ON i.id = o.inbound_id`;
+
+/** Attempts in one round before a reply is dead (about a day with the outbox's backoff). */
+const MAX_ATTEMPTS = 8;
+const ATTEMPT_TIMEOUT_MS = 30_000;
+
+/**
+ * A person's reply (from the inbox) as an outbound mail: to the conversation's customer, in the
+ * thread of their latest mail, with a Message-ID derived from the message's id (so a retried
+ * attempt finds the same row), without the robot marks.
+ */
+async function personReply(
+  ctx: AppContext,
+  db: Queryable,
+  tenantId: string,
+  payload: { conversation_id: string; message_id: string },
+): Promise<OutboundRow | undefined> {
+  const parent = await queryOne<{
+    id: string;
+    mailbox_id: string;
+    message_id: string;
+    subject: string | null;
+    references_ids: string[];
+    from_address: string;
+    address: string;
+  }>(
+    db,
+    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.from_address, m.address
+     FROM email_inbound i JOIN mailboxes m ON m.id = i.mailbox_id
+     WHERE i.tenant_id = $1 AND i.conversation_id = $2 AND i.from_address IS NOT NULL
+     ORDER BY i.received_at DESC LIMIT 1`,
+    [tenantId, payload.conversation_id],
+  );
+  const message = await queryOne<{ content: string }>(
+    db,
+    `SELECT content FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND id = $3`,
+    [tenantId, payload.conversation_id, payload.message_id],
+  );
+  if (!parent || !message) return undefined;
+  const domain = parent.address.slice(parent.address.lastIndexOf('@') + 1);
+  const key = secretStoreFor(ctx.config).hmacKey('email-message-id');
+  const messageId = ownMessageId(domain, key, payload.message_id.replaceAll('-', ''));
+  const threading = replyHeaders({ messageId: parent.message_id, references: parent.references_ids });
+  await db.query(
+    `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
+       in_reply_to, references_ids, body_text, automated)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)
+     ON CONFLICT (mailbox_id, message_id) DO NOTHING`,
+    [
+      tenantId,
+      parent.mailbox_id,
+      payload.conversation_id,
+      parent.id,
+      messageId,
+      parent.from_address,
+      replySubject(parent.subject),
+      threading.inReplyTo,
+      threading.references,
+      message.content,
+    ],
+  );
+  return queryOne<OutboundRow>(db, `${OUTBOUND_SELECT} WHERE o.mailbox_id = $1 AND o.message_id = $2`, [
+    parent.mailbox_id,
+    messageId,
+  ]);
+}
+
+function outgoing(row: OutboundRow, mailbox: MailboxRow): OutgoingMail {
+  return {
+    messageId: row.message_id,
+    from: mailbox.name ? `"${mailbox.name.replace(/["\\]/g, '')}" <${mailbox.address}>` : mailbox.address,
+    to: row.to_address,
+    subject: row.subject,
+    inReplyTo: row.in_reply_to,
+    references: row.references_ids,
+    text: row.body_text,
+    automated: row.automated,
+  };
+}
+
+export function createEmailSender(ctx: AppContext): OutboxSender {
+  const secrets = secretStoreFor(ctx.config);
+  return {
+    kind: EMAIL_REPLY_KIND,
+    maxAttempts: MAX_ATTEMPTS,
+    attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+    async send(message: OutboxMessage): Promise<SendResult> {
+      const started = Date.now();
+      const payload = message.payload as {
+        outbound_id?: string;
+        conversation_id?: string;
+        message_id?: string;
+      };
+      const row = payload.outbound_id
+        ? await queryOne<OutboundRow>(ctx.db, `${OUTBOUND_SELECT} WHERE o.tenant_id = $1 AND o.id = $2`, [
+            message.tenant_id,
+            payload.outbound_id,
+          ])
+        : payload.conversation_id && payload.message_id
+          ? await personReply(ctx, ctx.db, message.tenant_id, {
+              conversation_id: payload.conversation_id,
+              message_id: payload.message_id,
+            })
+          : undefined;
+      if (!row)
+        return {
+          verdict: { kind: 'permanent', reason: 'Nothing to send: the mail or its thread is gone' },
+          durationMs: 0,
+        };
+      if (row.sent_at) return { verdict: { kind: 'sent' }, durationMs: 0 };
+      const mailbox = await findMailboxById(ctx.db, row.mailbox_id);
+      if (!mailbox)
+        return { verdict: { kind: 'permanent', reason: 'The mailbox was removed' }, durationMs: 0 };
+      if (!mailbox.is_active) return { verdict: { kind: 'held', delayMs: 10 * 60_000 }, durationMs: 0 };
+      const mail = outgoing(row, mailbox);
+      let result: Omit<SendResult, 'durationMs'>;
+      try {
+        if (mailbox.kind === 'graph') {
+          result = row.parent_provider_id
+            ? await replyByGraph(
+                graphClient(mailbox, secrets, ctx.config.email),
+                mailbox,
+                row.parent_provider_id,
+                mail,
+              )
+            : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
+        } else {
+          result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS);
+        }
+      } catch (error) {
+        result = { verdict: { kind: 'failed' }, error: (error as Error).message };
+      }
+      return { ...result, durationMs: Date.now() - started };
+    },
+    async afterAttempt(tx, message, next) {
+      if (next.kind !== 'sent') return;
+      const payload = message.payload as {
+        outbound_id?: string;
+        conversation_id?: string;
+        message_id?: string;
+      };
+      if (payload.outbound_id) {
+        await tx.query('UPDATE email_outbound SET sent_at = now() WHERE id = $1 AND sent_at IS NULL', [
+          payload.outbound_id,
+        ]);
+      } else if (payload.conversation_id) {
+        await tx.query(
+          `UPDATE email_outbound SET sent_at = now() WHERE tenant_id = $1 AND conversation_id = $2 AND automated = false
+             AND sent_at IS NULL`,
+          [message.tenant_id, payload.conversation_id],
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * The mailbox connections of an instance. Each pass takes or renews the lease of every active
+ * IMAP and Graph mailbox: a mailbox whose lease this instance holds gets a runner (an IMAP
+ * connection with IDLE, or Graph delta rounds); one whose lease another instance holds gets
+ * none, and a runner whose lease was lost stops. An instance that stops gives its leases back;
+ * one that dies loses them when they run out, and another instance takes over.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ImapFlow } from 'imapflow';
+import type { AppContext } from '../../../shared/context.js';
+import {
+  acquireLease,
+  activeSyncedMailboxes,
+  findMailboxById,
+  recordSyncError,
+  recordTokenExpiry,
+  releaseLease,
+  saveCursor,
+  type MailboxRow,
+} from '../../mailboxes/repository.js';
+import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import { deltaRound, graphClient, graphMail, markRead } from './graph.js';
+import { imapClient, syncRound } from './imap.js';
+import { receiveMail } from './inbound.js';
+
+type Log = Pick<FastifyBaseLogger, 'warn' | 'error'>;
+
+/** Backoff between reconnects: doubling from 1 s up to 5 min. */
+export function reconnectDelay(failures: number): number {
+  return Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
+}
+
+function words(error: unknown): string {
+  const e = error as { responseText?: string; message?: string; code?: string };
+  return (e.responseText ?? e.message ?? String(error)).slice(0, 1000);
+}
+
+interface Runner {
+  stop(): Promise<void>;
+}
+
+/** An IMAP mailbox held by this instance: connect, round, IDLE until mail or the poll timer, again. */
+class ImapRunner implements Runner {
+  private stopped = false;
+  private client: ImapFlow | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private wake: (() => void) | undefined;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly mailboxId: string,
+    private readonly holder: string,
+    private readonly log?: Log,
+  ) {
+    this.done = this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      const mailbox = await findMailboxById(this.ctx.db, this.mailboxId).catch(() => undefined);
+      if (!mailbox) return;
+      const client = imapClient(mailbox, secretStoreFor(this.ctx.config));
+      this.client = client;
+      let poll: NodeJS.Timeout | undefined;
+      try {
+        client.on('error', () => undefined);
+        await client.connect();
+        failures = 0;
+        const closed = new Promise<void>((resolve) => {
+          client.on('close', () => resolve());
+          this.wake = resolve;
+        });
+        client.on('exists', () => this.kick(mailbox));
+        this.kick(mailbox);
+        poll = setInterval(() => this.kick(mailbox), this.ctx.config.email.pollIntervalMs);
+        poll.unref();
+        await closed;
+        await this.chain;
+      } catch (error) {
+        failures += 1;
+        await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
+      } finally {
+        if (poll) clearInterval(poll);
+        this.client = undefined;
+        client.close();
+      }
+      if (this.stopped) break;
+      await new Promise((resolve) => setTimeout(resolve, reconnectDelay(Math.max(1, failures))).unref());
+    }
+  }
+
+  /** One more round after those queued; rounds never overlap on a connection. */
+  private kick(mailbox: MailboxRow): void {
+    this.chain = this.chain.then(async () => {
+      const client = this.client;
+      if (!client || this.stopped || !client.usable) return;
+      try {
+        while (!this.stopped && (await syncRound(this.ctx, client, mailbox, this.holder)).more) {
+          // A full batch: the next follows at once.
+        }
+      } catch (error) {
+        await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
+        this.log?.warn({ mailbox: this.mailboxId, err: words(error) }, 'mailbox round failed');
+        client.close();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    this.client?.close();
+    await this.done;
+  }
+}
+
+/** A Graph mailbox held by this instance: a delta round every poll interval. */
+class GraphRunner implements Runner {
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly mailboxId: string,
+    private readonly holder: string,
+  ) {
+    this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.current = graphRound(this.ctx, this.mailboxId, this.holder)
+        .then(() => undefined)
+        .finally(() => {
+          if (!this.stopped) this.schedule(this.ctx.config.email.pollIntervalMs);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.current;
+  }
+}
+
+/**
+ * One Graph round: the token (its expiry recorded), the delta pages, each unread mail settled
+ * and marked read, then the new delta link stored. A failed round leaves the old delta link:
+ * the next round sees the same mails again, and the settled ones are duplicates.
+ */
+export async function graphRound(ctx: AppContext, mailboxId: string, holder: string | null): Promise<number> {
+  const mailbox = await findMailboxById(ctx.db, mailboxId);
+  if (!mailbox) return 0;
+  try {
+    const client = graphClient(mailbox, secretStoreFor(ctx.config), ctx.config.email);
+    const { expiresAt } = await client.token();
+    await recordTokenExpiry(ctx.db, mailbox.id, expiresAt);
+    const { messages, deltaLink } = await deltaRound(client, mailbox);
+    for (const message of messages) {
+      const outcome = await receiveMail(ctx, mailbox, graphMail(message));
+      if (outcome.status !== 'failed') await markRead(client, mailbox, message.id);
+    }
+    if (!(await saveCursor(ctx.db, mailbox.id, holder, { ...mailbox.cursor, delta_link: deltaLink }))) {
+      throw new Error('the mailbox lease was lost during the round');
+    }
+    return messages.length;
+  } catch (error) {
+    await recordSyncError(ctx.db, mailbox.id, words(error));
+    return 0;
+  }
+}
+
+export class MailboxConnections {
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly runners = new Map<string, Runner>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly log?: Log,
+  ) {}
+
+  /** Takes or renews leases and starts or stops runners to match. */
+  async pass(): Promise<number> {
+    const seconds = this.ctx.config.email.leaseSeconds;
+    const mailboxes = await activeSyncedMailboxes(this.ctx.db);
+    const wanted = new Set<string>();
+    for (const mailbox of mailboxes) {
+      if (!(await acquireLease(this.ctx.db, mailbox.id, this.holder, seconds))) continue;
+      wanted.add(mailbox.id);
+      if (!this.runners.has(mailbox.id)) {
+        this.runners.set(
+          mailbox.id,
+          mailbox.kind === 'graph'
+            ? new GraphRunner(this.ctx, mailbox.id, this.holder)
+            : new ImapRunner(this.ctx, mailbox.id, this.holder, this.log),
+        );
+      }
+    }
+    for (const [id, runner] of this.runners) {
+      if (wanted.has(id)) continue;
+      this.runners.delete(id);
+      await runner.stop();
+    }
+    return this.runners.size;
+  }
+
+  get held(): string[] {
+    return [...this.runners.keys()];
+  }
+
+  /** Stops every runner and gives the leases back, so another instance can take over at once. */
+  async stop(): Promise<void> {
+    const all = [...this.runners.entries()];
+    this.runners.clear();
+    await Promise.all(all.map(([, runner]) => runner.stop()));
+    await Promise.all(all.map(([id]) => releaseLease(this.ctx.db, id, this.holder).catch(() => undefined)));
+  }
+}

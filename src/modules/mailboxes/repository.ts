@@ -1,0 +1,185 @@
+import { queryOne, type Queryable } from '../../db/database.js';
+import type { MailboxKind, MailboxSettings } from './schema.js';
+
+export interface MailboxRow {
+  id: string;
+  tenant_id: string;
+  bot_id: string;
+  kind: MailboxKind;
+  name: string;
+  address: string;
+  aliases: string[];
+  is_active: boolean;
+  settings: MailboxSettings;
+  /** Encrypted values by name. */
+  secrets: Record<string, string>;
+  secret_expires_at: Date | null;
+  cursor: Record<string, unknown>;
+  last_sync_at: Date | null;
+  last_error: string | null;
+  last_error_at: Date | null;
+  token_expires_at: Date | null;
+  expiry_warned_days: number | null;
+  lease_holder: string | null;
+  lease_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface MailboxFields {
+  kind: MailboxKind;
+  name: string;
+  address: string;
+  aliases: string[];
+  isActive: boolean;
+  settings: MailboxSettings;
+  secrets: Record<string, string>;
+  secretExpiresAt: Date | null;
+}
+
+export function insertMailbox(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  f: MailboxFields,
+): Promise<MailboxRow | undefined> {
+  return queryOne<MailboxRow>(
+    db,
+    `INSERT INTO mailboxes (tenant_id, bot_id, kind, name, address, aliases, is_active, settings, secrets, secret_expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [
+      tenantId,
+      botId,
+      f.kind,
+      f.name,
+      f.address,
+      f.aliases,
+      f.isActive,
+      f.settings,
+      f.secrets,
+      f.secretExpiresAt,
+    ],
+  );
+}
+
+export function listMailboxes(db: Queryable, tenantId: string, botId: string): Promise<MailboxRow[]> {
+  return db.query<MailboxRow>(
+    'SELECT * FROM mailboxes WHERE tenant_id = $1 AND bot_id = $2 ORDER BY created_at, id',
+    [tenantId, botId],
+  );
+}
+
+export function findMailbox(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<MailboxRow | undefined> {
+  return queryOne<MailboxRow>(
+    db,
+    `SELECT * FROM mailboxes WHERE tenant_id = $1 AND bot_id = $2 AND id = $3${options.lock ? ' FOR UPDATE' : ''}`,
+    [tenantId, botId, id],
+  );
+}
+
+/** A mailbox by id alone: for the inbound webhook and the connectors, which know no tenant yet. */
+export function findMailboxById(db: Queryable, id: string): Promise<MailboxRow | undefined> {
+  return queryOne<MailboxRow>(db, 'SELECT * FROM mailboxes WHERE id = $1', [id]);
+}
+
+export function updateMailbox(
+  db: Queryable,
+  tenantId: string,
+  id: string,
+  f: MailboxFields,
+): Promise<MailboxRow | undefined> {
+  return queryOne<MailboxRow>(
+    db,
+    `UPDATE mailboxes SET name = $3, address = $4, aliases = $5, is_active = $6, settings = $7, secrets = $8,
+       secret_expires_at = $9, expiry_warned_days = CASE WHEN secret_expires_at IS DISTINCT FROM $9 THEN NULL
+       ELSE expiry_warned_days END, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [tenantId, id, f.name, f.address, f.aliases, f.isActive, f.settings, f.secrets, f.secretExpiresAt],
+  );
+}
+
+export async function deleteMailbox(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  id: string,
+): Promise<boolean> {
+  const rows = await db.query(
+    'DELETE FROM mailboxes WHERE tenant_id = $1 AND bot_id = $2 AND id = $3 RETURNING id',
+    [tenantId, botId, id],
+  );
+  return rows.length > 0;
+}
+
+/** Active mailboxes of the kinds an instance connects to (IMAP, Graph), for the sync job. */
+export function activeSyncedMailboxes(db: Queryable): Promise<MailboxRow[]> {
+  return db.query<MailboxRow>(
+    `SELECT * FROM mailboxes WHERE is_active AND kind IN ('imap', 'graph') ORDER BY id`,
+  );
+}
+
+/**
+ * Takes or renews the lease of a mailbox's connection: granted when free, expired or already
+ * ours. The database settles a race between instances (one conditional UPDATE).
+ */
+export async function acquireLease(
+  db: Queryable,
+  id: string,
+  holder: string,
+  seconds: number,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE mailboxes SET lease_holder = $2, lease_expires_at = now() + make_interval(secs => $3)
+     WHERE id = $1 AND is_active
+       AND (lease_holder IS NULL OR lease_holder = $2 OR lease_expires_at < now())
+     RETURNING id`,
+    [id, holder, seconds],
+  );
+  return rows.length > 0;
+}
+
+export async function releaseLease(db: Queryable, id: string, holder: string): Promise<void> {
+  await db.query(
+    'UPDATE mailboxes SET lease_holder = NULL, lease_expires_at = NULL WHERE id = $1 AND lease_holder = $2',
+    [id, holder],
+  );
+}
+
+/** Moves the cursor and records a successful sync (only while the lease is held). */
+export async function saveCursor(
+  db: Queryable,
+  id: string,
+  holder: string | null,
+  cursor: Record<string, unknown>,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE mailboxes SET cursor = $3, last_sync_at = now(), last_error = NULL, last_error_at = NULL
+     WHERE id = $1 AND ($2::text IS NULL OR lease_holder = $2) RETURNING id`,
+    [id, holder, cursor],
+  );
+  return rows.length > 0;
+}
+
+export async function recordSyncSuccess(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    'UPDATE mailboxes SET last_sync_at = now(), last_error = NULL, last_error_at = NULL WHERE id = $1',
+    [id],
+  );
+}
+
+export async function recordSyncError(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query('UPDATE mailboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
+    id,
+    error.slice(0, 1000),
+  ]);
+}
+
+export async function recordTokenExpiry(db: Queryable, id: string, expiresAt: Date): Promise<void> {
+  await db.query('UPDATE mailboxes SET token_expires_at = $2 WHERE id = $1', [id, expiresAt]);
+}

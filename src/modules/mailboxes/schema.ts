@@ -1,0 +1,158 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+
+export const MAILBOX_KINDS = ['imap', 'graph', 'postmark'] as const;
+export type MailboxKind = (typeof MAILBOX_KINDS)[number];
+
+const Kind = Type.Union(
+  MAILBOX_KINDS.map((k) => Type.Literal(k)),
+  {
+    description:
+      'imap: IMAP in, SMTP out; graph: Microsoft 365 through Microsoft Graph; postmark: Postmark inbound webhook in, SMTP out',
+  },
+);
+
+const Address = Type.String({ minLength: 3, maxLength: 320, format: 'email' });
+const Host = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' });
+const Port = Type.Integer({ minimum: 1, maximum: 65535 });
+
+/** Connection settings without secrets; which fields a kind needs is checked by the service. */
+export const MailboxSettings = Type.Object(
+  {
+    imap_host: Type.Optional(Host),
+    imap_port: Type.Optional(Port),
+    imap_tls: Type.Optional(
+      Type.Boolean({ description: 'Implicit TLS (port 993); false: STARTTLS when offered' }),
+    ),
+    imap_folder: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Default INBOX' })),
+    smtp_host: Type.Optional(Host),
+    smtp_port: Type.Optional(Port),
+    smtp_tls: Type.Optional(Type.Boolean({ description: 'Implicit TLS (port 465); false: STARTTLS' })),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: 'IMAP/SMTP login' })),
+    tenant_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[A-Za-z0-9.-]+$',
+        description: 'Entra tenant id',
+      }),
+    ),
+    client_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'App registration id' }),
+    ),
+    inbound_username: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'Basic-auth user of the inbound webhook URL',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MailboxSettings = Static<typeof MailboxSettings>;
+
+export const SECRET_NAMES = ['password', 'client_secret', 'inbound_password'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+/** Write-only secrets: stored encrypted, never returned. */
+export const MailboxSecrets = Type.Object(
+  {
+    password: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'IMAP/SMTP password' }),
+    ),
+    client_secret: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1000, description: 'Client secret of the app registration' }),
+    ),
+    inbound_password: Type.Optional(
+      Type.String({
+        minLength: 12,
+        maxLength: 200,
+        description: 'Basic-auth password of the inbound webhook URL',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MailboxSecrets = Static<typeof MailboxSecrets>;
+
+const Aliases = Type.Array(Address, { maxItems: 20, uniqueItems: true });
+
+export const CreateMailboxBody = Type.Object(
+  {
+    kind: Kind,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    address: Address,
+    aliases: Type.Optional(Aliases),
+    is_active: Type.Optional(Type.Boolean({ default: true })),
+    settings: MailboxSettings,
+    secrets: MailboxSecrets,
+    secret_expires_at: Type.Optional(
+      Type.Union([DateTime, Type.Null()], { description: 'When the client secret expires' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateMailboxBody = Static<typeof CreateMailboxBody>;
+
+export const UpdateMailboxBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    address: Type.Optional(Address),
+    aliases: Type.Optional(Aliases),
+    is_active: Type.Optional(Type.Boolean()),
+    settings: Type.Optional(MailboxSettings),
+    secrets: Type.Optional(MailboxSecrets),
+    secret_expires_at: Type.Optional(Type.Union([DateTime, Type.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateMailboxBody = Static<typeof UpdateMailboxBody>;
+
+export const MailboxSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    bot_id: Type.String({ format: 'uuid' }),
+    kind: Type.String(),
+    name: Type.String(),
+    address: Type.String(),
+    aliases: Type.Array(Type.String()),
+    is_active: Type.Boolean(),
+    settings: MailboxSettings,
+    secrets_set: Type.Array(Type.String(), {
+      description: 'Names of the secrets that are set (never their values)',
+    }),
+    secret_expires_at: NullableDateTime,
+    inbound_url: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'postmark: the URL to enter as the inbound webhook (with the basic-auth user and password)',
+    }),
+    health: Type.Object({
+      last_sync_at: NullableDateTime,
+      last_error: Type.Union([Type.String(), Type.Null()]),
+      last_error_at: NullableDateTime,
+      token_expires_at: NullableDateTime,
+      stale: Type.Boolean({ description: 'No successful sync for longer than the configured minutes' }),
+      secret_expires_in_days: Type.Union([Type.Integer(), Type.Null()]),
+      warning: Type.Union([Type.Literal('secret_expiring'), Type.Literal('secret_expired'), Type.Null()]),
+    }),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { $id: 'Mailbox', title: 'Mailbox' },
+);
+
+export const MailboxList = Type.Object({ data: Type.Array(MailboxSchema) });
+
+export const MailboxParams = Type.Object({
+  id: Type.String({ description: 'Bot id (UUID)' }),
+  mailboxId: Type.String({ description: 'Mailbox id (UUID)' }),
+});
+
+export const MailboxTestResult = Type.Object({
+  ok: Type.Boolean(),
+  checked: Type.Array(Type.String(), { description: 'What was checked (imap, smtp, token, mailbox)' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'What failed, in words' }),
+});

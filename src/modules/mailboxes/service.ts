@@ -1,0 +1,210 @@
+/**
+ * Mailbox connections of a bot: the rules of creating and changing them (which settings and
+ * secrets a kind needs), the write-only secrets, and how a mailbox is shown (health included).
+ */
+import type { Config } from '../../config.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { AppError, ErrorCode, notFound } from '../../http/errors.js';
+import { isUuid } from '../../shared/ids.js';
+import { getBot } from '../bots/service.js';
+import {
+  deleteMailbox,
+  findMailbox,
+  insertMailbox,
+  listMailboxes,
+  updateMailbox,
+  type MailboxFields,
+  type MailboxRow,
+} from './repository.js';
+import type {
+  CreateMailboxBody,
+  MailboxKind,
+  MailboxSecrets,
+  MailboxSettings,
+  UpdateMailboxBody,
+} from './schema.js';
+import type { SecretStore } from './secret-store.js';
+
+/** What each kind cannot work without. */
+const REQUIRED: Record<
+  MailboxKind,
+  { settings: (keyof MailboxSettings)[]; secrets: (keyof MailboxSecrets)[] }
+> = {
+  imap: { settings: ['imap_host', 'smtp_host', 'username'], secrets: ['password'] },
+  graph: { settings: ['tenant_id', 'client_id'], secrets: ['client_secret'] },
+  postmark: {
+    settings: ['inbound_username', 'smtp_host', 'username'],
+    secrets: ['inbound_password', 'password'],
+  },
+};
+
+/** Days before a secret's expiry at which a warning is given. */
+export const EXPIRY_WARNING_DAYS = [30, 7, 1] as const;
+
+function required(field: string): AppError {
+  return new AppError(400, ErrorCode.validation, `${field} is required for this kind of mailbox`, {
+    details: { code: 'field_required', field },
+  });
+}
+
+function checkComplete(kind: MailboxKind, settings: MailboxSettings, secrets: Record<string, string>): void {
+  for (const name of REQUIRED[kind].settings)
+    if (settings[name] === undefined) throw required(`settings.${name}`);
+  for (const name of REQUIRED[kind].secrets) if (!secrets[name]) throw required(`secrets.${name}`);
+}
+
+function sealAll(store: SecretStore, secrets: MailboxSecrets | undefined): Record<string, string> {
+  const sealed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(secrets ?? {})) {
+    if (typeof value === 'string') sealed[name] = store.encryptSecret(value);
+  }
+  return sealed;
+}
+
+export interface MailboxDeps {
+  db: Database;
+  secrets: SecretStore;
+  config: Config;
+}
+
+async function ownBot(db: Queryable, tenantId: string, botId: string): Promise<void> {
+  if (!isUuid(botId)) throw notFound('Bot');
+  await getBot(db, tenantId, botId);
+}
+
+export async function getMailbox(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  id: string,
+): Promise<MailboxRow> {
+  await ownBot(db, tenantId, botId);
+  const row = isUuid(id) ? await findMailbox(db, tenantId, botId, id) : undefined;
+  if (!row) throw notFound('Mailbox');
+  return row;
+}
+
+export async function listBotMailboxes(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+): Promise<MailboxRow[]> {
+  await ownBot(db, tenantId, botId);
+  return listMailboxes(db, tenantId, botId);
+}
+
+export async function createMailbox(
+  deps: MailboxDeps,
+  tenantId: string,
+  botId: string,
+  body: CreateMailboxBody,
+): Promise<MailboxRow> {
+  await ownBot(deps.db, tenantId, botId);
+  const secrets = sealAll(deps.secrets, body.secrets);
+  checkComplete(body.kind, body.settings, secrets);
+  const fields: MailboxFields = {
+    kind: body.kind,
+    name: body.name.trim(),
+    address: body.address.toLowerCase(),
+    aliases: (body.aliases ?? []).map((a) => a.toLowerCase()),
+    isActive: body.is_active ?? true,
+    settings: body.settings,
+    secrets,
+    secretExpiresAt: body.secret_expires_at ? new Date(body.secret_expires_at) : null,
+  };
+  const row = await insertMailbox(deps.db, tenantId, botId, fields);
+  if (!row) throw new Error('mailbox insert returned nothing');
+  return row;
+}
+
+export async function editMailbox(
+  deps: MailboxDeps,
+  tenantId: string,
+  botId: string,
+  id: string,
+  body: UpdateMailboxBody,
+): Promise<MailboxRow> {
+  return deps.db.transaction(async (tx) => {
+    await ownBot(tx, tenantId, botId);
+    const current = isUuid(id) ? await findMailbox(tx, tenantId, botId, id, { lock: true }) : undefined;
+    if (!current) throw notFound('Mailbox');
+    const settings = body.settings ? { ...current.settings, ...body.settings } : current.settings;
+    const secrets = { ...current.secrets, ...sealAll(deps.secrets, body.secrets) };
+    checkComplete(current.kind, settings, secrets);
+    const fields: MailboxFields = {
+      kind: current.kind,
+      name: body.name?.trim() ?? current.name,
+      address: body.address?.toLowerCase() ?? current.address,
+      aliases: body.aliases?.map((a) => a.toLowerCase()) ?? current.aliases,
+      isActive: body.is_active ?? current.is_active,
+      settings,
+      secrets,
+      secretExpiresAt:
+        body.secret_expires_at === undefined
+          ? current.secret_expires_at
+          : body.secret_expires_at === null
+            ? null
+            : new Date(body.secret_expires_at),
+    };
+    const row = await updateMailbox(tx, tenantId, id, fields);
+    if (!row) throw notFound('Mailbox');
+    return row;
+  });
+}
+
+export async function removeMailbox(
+  db: Database,
+  tenantId: string,
+  botId: string,
+  id: string,
+): Promise<void> {
+  await ownBot(db, tenantId, botId);
+  if (!isUuid(id) || !(await deleteMailbox(db, tenantId, botId, id))) throw notFound('Mailbox');
+}
+
+/** Whole days until the secret expires (negative when past); null without an expiry. */
+export function daysUntil(expiresAt: Date | null, now: Date): number | null {
+  if (!expiresAt) return null;
+  return Math.floor((expiresAt.getTime() - now.getTime()) / 86_400_000);
+}
+
+/** The warning a mailbox's secret deserves now: within 30 days expiring, past it expired. */
+export function secretWarning(days: number | null): 'secret_expiring' | 'secret_expired' | null {
+  if (days === null) return null;
+  if (days < 0) return 'secret_expired';
+  return days <= EXPIRY_WARNING_DAYS[0] ? 'secret_expiring' : null;
+}
+
+/** A mailbox as the API shows it: secrets only by name, health in words. */
+export function serializeMailbox(row: MailboxRow, config: Config, now = new Date()) {
+  const days = daysUntil(row.secret_expires_at, now);
+  const staleBefore = now.getTime() - config.email.staleMinutes * 60_000;
+  const syncs = row.kind !== 'postmark';
+  return {
+    id: row.id,
+    bot_id: row.bot_id,
+    kind: row.kind,
+    name: row.name,
+    address: row.address,
+    aliases: row.aliases,
+    is_active: row.is_active,
+    settings: row.settings,
+    secrets_set: Object.keys(row.secrets).sort(),
+    secret_expires_at: row.secret_expires_at?.toISOString() ?? null,
+    inbound_url:
+      row.kind === 'postmark'
+        ? `${config.publicBaseUrl.replace(/\/+$/, '')}/v1/email/inbound/postmark/${row.id}`
+        : null,
+    health: {
+      last_sync_at: row.last_sync_at?.toISOString() ?? null,
+      last_error: row.last_error,
+      last_error_at: row.last_error_at?.toISOString() ?? null,
+      token_expires_at: row.token_expires_at?.toISOString() ?? null,
+      stale: syncs && row.is_active && (row.last_sync_at ?? row.created_at).getTime() < staleBefore,
+      secret_expires_in_days: days,
+      warning: secretWarning(days),
+    },
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
