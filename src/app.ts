@@ -48,7 +48,7 @@ import { startScheduler } from './scheduler.js';
 import { widgetRoutes } from './modules/widget/routes.js';
 import { widgetSettingsRoutes } from './modules/widget/settings-routes.js';
 import { mailboxRoutes } from './modules/mailboxes/routes.js';
-import { postmarkInboundRoutes } from './modules/channels/email/postmark-routes.js';
+import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [

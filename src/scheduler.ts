@@ -10,9 +10,9 @@ import { backfillPass } from './modules/knowledge/vectors.js';
 import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
 import { createWebhookSender } from './modules/webhooks/sender.js';
 import { widgetPushSender } from './modules/widget/events.js';
-import { createEmailSender } from './modules/channels/email/sender.js';
-import { MailboxConnections } from './modules/channels/email/sync.js';
-import { warnExpiringSecrets } from './modules/channels/email/health.js';
+import { createEmailSender } from './modules/mailboxes/connectors/sender.js';
+import { MailboxConnections } from './modules/mailboxes/connectors/sync.js';
+import { warnExpiringSecrets } from './modules/mailboxes/connectors/health.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { clearGraphTokens } from '../../src/modules/channels/email/graph.js';
-import { createEmailSender } from '../../src/modules/channels/email/sender.js';
-import { graphRound } from '../../src/modules/channels/email/sync.js';
+import { clearGraphTokens } from '../../src/modules/mailboxes/connectors/graph.js';
+import { createEmailSender } from '../../src/modules/mailboxes/connectors/sender.js';
+import { graphRound } from '../../src/modules/mailboxes/connectors/sync.js';
 import { OutboxWorker } from '../../src/modules/outbox/worker.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';

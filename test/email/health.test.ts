@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dueWarning, warnExpiringSecrets } from '../../src/modules/channels/email/health.js';
+import { dueWarning, warnExpiringSecrets } from '../../src/modules/mailboxes/connectors/health.js';
 import { secretWarning } from '../../src/modules/mailboxes/service.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { AppContext } from '../../src/shared/context.js';
-import { createEmailSender } from '../../src/modules/channels/email/sender.js';
-import { MailboxConnections } from '../../src/modules/channels/email/sync.js';
+import { createEmailSender } from '../../src/modules/mailboxes/connectors/sender.js';
+import { MailboxConnections } from '../../src/modules/mailboxes/connectors/sync.js';
 import { OutboxWorker } from '../../src/modules/outbox/worker.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';

@@ -42,7 +42,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
       'SELECT secrets FROM mailboxes WHERE id = $1',
       [body.id],
     );
-    expect(row!.secrets.password).toMatch(/^v1:[0-9a-f]{8}:/);
+    expect(row!.secrets.password).toMatch(/^s1:/);
     expect(JSON.stringify(row)).not.toContain('imap-password-not-shown');
 
     const list = await get().app.inject({ method: 'GET', url: url(bot.id), headers: tenant.owner.headers });

@@ -31,6 +31,10 @@ import {
 import { serializeEvent, serializeStatistics } from './serialize.js';
 import { signalEventStatus } from './signals.js';
 
+/** For the contacts' merge and erasure, which move and cancel bookings of a person. */
+export { findEvent, lockEventsForUpdate, recomputeEventCounts } from './repository.js';
+export { setBookingStatus } from './bookings/repository.js';
+
 export interface EventDeps {
   db: Database;
   payments: PaymentProvider | null;

@@ -4,7 +4,7 @@ import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { setMailboxStaleMinutes } from '../../observability/metrics.js';
-import { checkMailbox } from '../channels/email/check.js';
+import { checkMailbox } from './connectors/check.js';
 import {
   CreateMailboxBody,
   MailboxList,

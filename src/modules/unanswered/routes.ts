@@ -22,7 +22,7 @@ const UnansweredGroupSchema = Type.Object(
 
 /** Questions a bot could not answer from knowledge, grouped, and marking a group handled. */
 export const unansweredRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const tags = ['dashboard: knowledge'];
+  const tags = ['knowledge'];
   const security = SESSION_SECURITY;
 
   app.get(

@@ -76,15 +76,23 @@ class ImapRunner implements Runner {
         });
         client.on('exists', () => this.kick(mailbox));
         this.kick(mailbox);
-        poll = setInterval(() => this.kick(mailbox), this.ctx.config.email.pollIntervalMs);
-        poll.unref();
+        // The connection's own poll (IDLE may miss mail on some servers): re-armed while it is held.
+        const every = this.ctx.config.email.pollIntervalMs;
+        const rearm = () => {
+          poll = setTimeout(() => {
+            this.kick(mailbox);
+            rearm();
+          }, every);
+          poll.unref();
+        };
+        rearm();
         await closed;
         await this.chain;
       } catch (error) {
         failures += 1;
         await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
       } finally {
-        if (poll) clearInterval(poll);
+        if (poll) clearTimeout(poll);
         this.client = undefined;
         client.close();
       }
