@@ -27,6 +27,7 @@ CREATE INDEX widget_settings_tenant_idx ON widget_settings (tenant_id);
 
 -- Widget messages per bot and day (UTC), counted against the daily budget.
 CREATE TABLE widget_daily_usage (
+  tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
   bot_id uuid NOT NULL REFERENCES bots(id) ON DELETE CASCADE,
   day date NOT NULL,
   messages integer NOT NULL DEFAULT 0,

@@ -135,7 +135,8 @@ export async function countDailyMessage(db: Queryable, botId: string, budget: nu
   if (budget <= 0) return false;
   const row = await queryOne<{ messages: number }>(
     db,
-    `INSERT INTO widget_daily_usage AS u (bot_id, day, messages) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, 1)
+    `INSERT INTO widget_daily_usage AS u (tenant_id, bot_id, day, messages)
+     SELECT b.tenant_id, b.id, (now() AT TIME ZONE 'UTC')::date, 1 FROM bots b WHERE b.id = $1
      ON CONFLICT (bot_id, day) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $2
      RETURNING messages`,
     [botId, budget],
