@@ -32,9 +32,38 @@ export const RESYNC_CHANNEL = 'coordination-resync';
 
 const PREFIX = 'parley:';
 
+/** This process's subscribers, by channel. */
+export class LocalHandlers {
+  private readonly byChannel = new Map<string, Set<(message: string) => void>>();
+
+  deliver(channel: string, message: string): void {
+    for (const handler of this.byChannel.get(channel) ?? []) handler(message);
+  }
+
+  /** Adds the handler; returns how many the channel has now. */
+  add(channel: string, handler: (message: string) => void): number {
+    const set = this.byChannel.get(channel) ?? new Set();
+    set.add(handler);
+    this.byChannel.set(channel, set);
+    return set.size;
+  }
+
+  /** Removes the handler; true when it was the channel's last one. */
+  remove(channel: string, handler: (message: string) => void): boolean {
+    const set = this.byChannel.get(channel);
+    if (!set?.delete(handler) || set.size > 0) return false;
+    this.byChannel.delete(channel);
+    return true;
+  }
+
+  clear(): void {
+    this.byChannel.clear();
+  }
+}
+
 export function memoryCoordination(): Coordination {
   const counters = new Map<string, { count: number; resetAt: number }>();
-  const handlers = new Map<string, Set<(message: string) => void>>();
+  const handlers = new LocalHandlers();
   return {
     async increment(key, windowSeconds) {
       const now = Date.now();
@@ -57,17 +86,13 @@ export function memoryCoordination(): Coordination {
       counters.delete(key);
     },
     async publish(channel, message) {
-      for (const handler of handlers.get(channel) ?? []) handler(message);
+      handlers.deliver(channel, message);
     },
     async subscribe(channel, handler) {
-      const set = handlers.get(channel) ?? new Set();
-      set.add(handler);
-      handlers.set(channel, set);
+      handlers.add(channel, handler);
     },
     async unsubscribe(channel, handler) {
-      const set = handlers.get(channel);
-      set?.delete(handler);
-      if (set?.size === 0) handlers.delete(channel);
+      handlers.remove(channel, handler);
     },
     async close() {
       counters.clear();
@@ -112,10 +137,8 @@ export async function redisCoordination(
   });
   // The subscriber queues its SUBSCRIBE until connected and renews it after a reconnect.
   const subscriber = new Redis(url, settings);
-  const handlers = new Map<string, Set<(message: string) => void>>();
-  const deliver = (channel: string, message: string) => {
-    for (const handler of handlers.get(PREFIX + channel) ?? []) handler(message);
-  };
+  const handlers = new LocalHandlers();
+  const deliver = (channel: string, message: string) => handlers.deliver(PREFIX + channel, message);
   let closing = false;
   redis.on('error', (error: Error) => availability?.markDown(error));
   redis.on('close', () => closing || availability?.markDown(new Error('connection closed')));
@@ -194,16 +217,11 @@ export async function redisCoordination(
       ),
     async subscribe(channel, handler) {
       const full = PREFIX + channel;
-      const set = handlers.get(full) ?? new Set();
-      set.add(handler);
-      handlers.set(full, set);
-      if (set.size === 1) subscriber.subscribe(full).catch(() => undefined);
+      if (handlers.add(full, handler) === 1) subscriber.subscribe(full).catch(() => undefined);
     },
     async unsubscribe(channel, handler) {
       const full = PREFIX + channel;
-      const set = handlers.get(full);
-      if (!set?.delete(handler) || set.size > 0) return;
-      handlers.delete(full);
+      if (!handlers.remove(full, handler)) return;
       subscriber.unsubscribe(full).catch(() => undefined);
     },
     broadcastsArrive: () => subscribed,

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { RESYNC_CHANNEL, memoryCoordination, type Coordination } from './index.js';
+import { LocalHandlers, RESYNC_CHANNEL, memoryCoordination, type Coordination } from './index.js';
 
 /** The one PostgreSQL channel every broadcast travels on; the payload names its own channel. */
 const PG_CHANNEL = 'parley_broadcast';
@@ -25,16 +25,14 @@ export function postgresCoordination(
   options: PostgresCoordinationOptions,
 ): Coordination {
   const local = memoryCoordination();
-  const handlers = new Map<string, Set<(message: string) => void>>();
+  const handlers = new LocalHandlers();
   let listener: pg.Client | undefined;
   let listening = false;
   let everListened = false;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const deliver = (channel: string, message: string) => {
-    for (const handler of handlers.get(channel) ?? []) handler(message);
-  };
+  const deliver = (channel: string, message: string) => handlers.deliver(channel, message);
 
   const reconnectLater = () => {
     listening = false;
@@ -93,14 +91,10 @@ export function postgresCoordination(
       }
     },
     async subscribe(channel, handler) {
-      const set = handlers.get(channel) ?? new Set();
-      set.add(handler);
-      handlers.set(channel, set);
+      handlers.add(channel, handler);
     },
     async unsubscribe(channel, handler) {
-      const set = handlers.get(channel);
-      set?.delete(handler);
-      if (set?.size === 0) handlers.delete(channel);
+      handlers.remove(channel, handler);
     },
     broadcastsArrive: () => listening,
     async close() {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import { queryOne, type Queryable } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import type { Role } from './permissions.js';
 
@@ -120,6 +120,18 @@ export const USER_PUBLIC_COLUMNS =
   'id, tenant_id, email, role, first_name, last_name, phone, company, is_active, last_login_at, created_at';
 
 /** Login looks a user up by e-mail before the tenant is known. */
+export function findPublicUser(
+  db: Queryable,
+  tenantId: string,
+  userId: string,
+): Promise<PublicUser | undefined> {
+  return queryOne<PublicUser>(
+    db,
+    `SELECT ${USER_PUBLIC_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, userId],
+  );
+}
+
 export async function findUserByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
   const rows = await db.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
   return rows[0];

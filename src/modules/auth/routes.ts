@@ -9,8 +9,7 @@ import { findTenant, findTenantPlan } from '../tenants/service.js';
 import { isUuid } from '../../shared/ids.js';
 import { ROLE_PERMISSIONS } from './permissions.js';
 import { listApiKeysPage } from './api-keys.js';
-import { USER_PUBLIC_COLUMNS, type PublicUser } from './repository.js';
-import { queryOne } from '../../db/database.js';
+import { findPublicUser, type ApiKeyMetadata, type PublicUser } from './repository.js';
 import {
   ApiKeyMetadataSchema,
   CreateApiKeyBody,
@@ -89,11 +88,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     async (request) => {
       const user = currentUser(request);
       const [row, tenant, plan] = await Promise.all([
-        queryOne<PublicUser>(
-          ctx.db,
-          `SELECT ${USER_PUBLIC_COLUMNS} FROM users WHERE tenant_id = $1 AND id = $2`,
-          [user.tenantId, user.id],
-        ),
+        findPublicUser(ctx.db, user.tenantId, user.id),
         findTenant(ctx.db, user.tenantId),
         findTenantPlan(ctx.db, user.tenantId),
       ]);
@@ -198,17 +193,7 @@ function serializeUser(user: PublicUser) {
   return { ...user, created_at: user.created_at.toISOString() };
 }
 
-function serializeKey(key: {
-  id: string;
-  name: string | null;
-  key_prefix: string;
-  is_active: boolean;
-  expires_at: Date | null;
-  created_by: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}) {
+function serializeKey(key: ApiKeyMetadata) {
   return {
     id: key.id,
     name: key.name,

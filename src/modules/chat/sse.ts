@@ -1,35 +1,9 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { noteChatStreamError } from '../../observability/metrics.js';
+import { openEventStream, sseEvent } from '../../shared/sse.js';
 import type { ChatResponse, StreamSink } from './pipeline/types.js';
 
-/** Whether the client asked for server-sent events. */
-export function wantsEventStream(accept: string | undefined): boolean {
-  return typeof accept === 'string' && accept.toLowerCase().includes('text/event-stream');
-}
-
-export function sseEvent(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
-function openStream(reply: FastifyReply): (chunk: string) => void {
-  reply.hijack();
-  // Headers set so far (request id, RateLimit-*) go out with the stream.
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(reply.getHeaders()))
-    if (value !== undefined) headers[name] = value;
-  reply.raw.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    // Reverse proxies (nginx) would otherwise buffer the stream.
-    'x-accel-buffering': 'no',
-  });
-  return (chunk) => {
-    if (!reply.raw.writableEnded) reply.raw.write(chunk);
-  };
-}
+export { wantsEventStream } from '../../shared/sse.js';
 
 /**
  * The chat as server-sent events, an output port of the conversation engine: `delta` events
@@ -40,7 +14,7 @@ function openStream(reply: FastifyReply): (chunk: string) => void {
  */
 export function eventStream(reply: FastifyReply): StreamSink {
   let write: ((chunk: string) => void) | undefined;
-  const open = () => (write ??= openStream(reply));
+  const open = () => (write ??= openEventStream(reply));
   return {
     replay(response: ChatResponse) {
       reply.header('idempotent-replayed', 'true');

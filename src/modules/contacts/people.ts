@@ -3,17 +3,15 @@
  * across channels, and a data-protection request's export and erasure.
  */
 import type { Database, Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { settleCapacity } from '../events/capacity.js';
 import { findEvent, lockEventsForUpdate, recomputeEventCounts, setBookingStatus } from '../events/service.js';
 import { signalBooking } from '../events/signals.js';
-import { eventsOfContact, findContact, lockContact, type ContactRow } from './repository.js';
+import { deleteConversationsOfPerson, moveConversationsOfPerson } from '../conversations/service.js';
+import * as repo from './repository.js';
+import type { ContactRow } from './repository.js';
 import { serializeContact } from './service.js';
-
-/** Conversations of the person: linked by a lead or a merge, or of the contact's chat sender. */
-const PERSON_CONVERSATIONS = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL AND sender_id = $3))`;
 
 async function lockPair(
   tx: Queryable,
@@ -22,7 +20,7 @@ async function lockPair(
 ): Promise<[ContactRow, ContactRow]> {
   const rows: ContactRow[] = [];
   for (const id of [...ids].sort()) {
-    const row = await lockContact(tx, tenantId, id);
+    const row = await repo.lockContact(tx, tenantId, id);
     if (!row) throw notFound('Contact');
     rows.push(row);
   }
@@ -57,8 +55,8 @@ export async function mergeContacts(
     });
   }
   return db.transaction(async (tx) => {
-    if (!(await findContact(tx, tenantId, targetId))) throw notFound('Contact');
-    if (!(await findContact(tx, tenantId, sourceId))) {
+    if (!(await repo.findContact(tx, tenantId, targetId))) throw notFound('Contact');
+    if (!(await repo.findContact(tx, tenantId, sourceId))) {
       throw badRequest("Field 'contact_id' does not name a contact of this tenant", {
         code: 'reference_unknown',
         field: 'contact_id',
@@ -67,66 +65,30 @@ export async function mergeContacts(
     // Events before contacts, as a booking takes them.
     const eventIds = [
       ...new Set([
-        ...(await eventsOfContact(tx, tenantId, targetId)),
-        ...(await eventsOfContact(tx, tenantId, sourceId)),
+        ...(await repo.eventsOfContact(tx, tenantId, targetId)),
+        ...(await repo.eventsOfContact(tx, tenantId, sourceId)),
       ]),
     ];
     await lockEventsForUpdate(tx, tenantId, eventIds);
     const [, source] = await lockPair(tx, tenantId, [targetId, sourceId]);
-    const clashes = await tx.query<{ event_id: string; title: string }>(
-      `SELECT e.id AS event_id, e.title FROM event_bookings a
-       JOIN event_bookings b ON b.event_id = a.event_id AND b.contact_id = $3 AND b.status <> 'cancelled'
-       JOIN events e ON e.id = a.event_id
-       WHERE a.tenant_id = $1 AND a.contact_id = $2 AND a.status <> 'cancelled'
-       ORDER BY e.title`,
-      [tenantId, targetId, sourceId],
-    );
+    const clashes = await repo.findBookingClashes(tx, tenantId, targetId, sourceId);
     if (clashes.length > 0) {
       throw conflict(
         `Both contacts have a booking for ${clashes.map((c) => `'${c.title}'`).join(', ')}; cancel one of them before merging`,
         { code: 'merge_booking_conflict', event_ids: clashes.map((c) => c.event_id) },
       );
     }
-    await tx.query(
-      'UPDATE event_bookings SET contact_id = $3, updated_at = now() WHERE tenant_id = $1 AND contact_id = $2',
-      [tenantId, sourceId, targetId],
-    );
-    await tx.query(
-      `UPDATE conversations SET contact_id = $4, updated_at = now() WHERE ${PERSON_CONVERSATIONS}`,
-      [tenantId, sourceId, source.sender_id, targetId],
-    );
-    await tx.query('DELETE FROM contacts WHERE tenant_id = $1 AND id = $2', [tenantId, sourceId]);
-    const merged = await queryOne<ContactRow>(
+    await repo.moveBookings(tx, tenantId, sourceId, targetId);
+    await moveConversationsOfPerson(
       tx,
-      `UPDATE contacts SET name = coalesce(name, $3), email = coalesce(email, $4), phone = coalesce(phone, $5),
-         sender_id = coalesce(sender_id, $6), channel = coalesce(channel, $7),
-         metadata = $8::jsonb || metadata, updated_at = now()
-       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-      [
-        tenantId,
-        targetId,
-        source.name,
-        source.email,
-        source.phone,
-        source.sender_id,
-        source.channel,
-        JSON.stringify(source.metadata ?? {}),
-      ],
+      tenantId,
+      { contactId: sourceId, senderId: source.sender_id },
+      targetId,
     );
+    await repo.deleteContactRow(tx, tenantId, sourceId);
+    const merged = await repo.mergeContactFields(tx, tenantId, targetId, source);
     return merged!;
   });
-}
-
-export interface PersonConversationRow {
-  id: string;
-  bot_id: string;
-  bot_name: string;
-  channel: string;
-  sender_id: string | null;
-  status: string;
-  message_count: number;
-  last_message_at: Date | null;
-  created_at: Date;
 }
 
 /** The person's conversations on every channel, newest first (at most `limit`). */
@@ -136,16 +98,9 @@ export async function listPersonConversations(
   contactId: string,
   limit: number,
 ) {
-  const contact = await findContact(db, tenantId, contactId);
+  const contact = await repo.findContact(db, tenantId, contactId);
   if (!contact) throw notFound('Contact');
-  const rows = await db.query<PersonConversationRow>(
-    `SELECT c.id, c.bot_id, b.name AS bot_name, c.channel, c.sender_id, c.status, c.message_count,
-            c.last_message_at, c.created_at
-     FROM conversations c JOIN bots b ON b.id = c.bot_id
-     WHERE c.tenant_id = $1 AND (c.contact_id = $2 OR (c.sender_id IS NOT NULL AND c.sender_id = $3))
-     ORDER BY c.created_at DESC, c.id DESC LIMIT $4`,
-    [tenantId, contactId, contact.sender_id, limit],
-  );
+  const rows = await repo.listConversationsOfPerson(db, tenantId, contact, limit);
   return {
     data: rows.map((r) => ({
       ...r,
@@ -164,31 +119,15 @@ const isoRow = <T extends Record<string, unknown>>(row: T) =>
  * title and date), its conversations with every message, and the staff notes on them.
  */
 export async function exportPerson(db: Database, tenantId: string, contactId: string) {
-  const contact = await findContact(db, tenantId, contactId);
+  const contact = await repo.findContact(db, tenantId, contactId);
   if (!contact) throw notFound('Contact');
-  const bookings = await db.query<Record<string, unknown>>(
-    `SELECT b.id, b.event_id, e.title AS event_title, e.event_date, b.status, b.waitlist_position,
-            b.payment_status, b.payment_amount, b.booking_channel, b.booked_at, b.cancelled_at,
-            b.metadata, b.created_at, b.updated_at
-     FROM event_bookings b JOIN events e ON e.id = b.event_id
-     WHERE b.tenant_id = $1 AND b.contact_id = $2 ORDER BY b.created_at, b.id`,
-    [tenantId, contactId],
+  const bookings = await repo.exportBookingsOfContact(db, tenantId, contactId);
+  const conversations = await repo.exportConversationsOfPerson(db, tenantId, contact);
+  const messages = await repo.exportMessagesOf(
+    db,
+    tenantId,
+    conversations.map((c) => c.id),
   );
-  const conversations = await db.query<Record<string, unknown> & { id: string }>(
-    `SELECT id, bot_id, channel, sender_id, status, metadata, rating, rating_comment, rated_at,
-            created_at, last_message_at
-     FROM conversations WHERE ${PERSON_CONVERSATIONS} ORDER BY created_at, id`,
-    [tenantId, contactId, contact.sender_id],
-  );
-  const ids = conversations.map((c) => c.id);
-  const messages =
-    ids.length === 0
-      ? []
-      : await db.query<Record<string, unknown> & { conversation_id: string }>(
-          `SELECT conversation_id, id, role, content, channel, created_at FROM messages
-           WHERE tenant_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, seq`,
-          [tenantId, ids],
-        );
   return {
     exported_at: new Date().toISOString(),
     contact: serializeContact(contact),
@@ -210,16 +149,12 @@ export async function exportPerson(db: Database, tenantId: string, contactId: st
  */
 export async function erasePerson(db: Database, tenantId: string, contactId: string) {
   return db.transaction(async (tx) => {
-    if (!(await findContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const eventIds = await eventsOfContact(tx, tenantId, contactId);
+    if (!(await repo.findContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const eventIds = await repo.eventsOfContact(tx, tenantId, contactId);
     await lockEventsForUpdate(tx, tenantId, eventIds);
-    const contact = await lockContact(tx, tenantId, contactId);
+    const contact = await repo.lockContact(tx, tenantId, contactId);
     if (!contact) throw notFound('Contact');
-    const open = await tx.query<{ id: string; event_id: string; status: string }>(
-      `SELECT id, event_id, status FROM event_bookings
-       WHERE tenant_id = $1 AND contact_id = $2 AND status IN ('confirmed', 'waitlist') ORDER BY created_at`,
-      [tenantId, contactId],
-    );
+    const open = await repo.openBookingsOfContact(tx, tenantId, contactId);
     for (const booking of open) {
       const event = (await findEvent(tx, tenantId, booking.event_id))!;
       const cancelled = await setBookingStatus(tx, tenantId, booking.id, 'cancelled');
@@ -228,27 +163,22 @@ export async function erasePerson(db: Database, tenantId: string, contactId: str
         reason: 'contact_erased',
       });
     }
-    const conversations = await tx.query<{ n: number }>(
-      `WITH gone AS (DELETE FROM conversations WHERE ${PERSON_CONVERSATIONS} RETURNING message_count)
-       SELECT count(*)::int AS n, coalesce(sum(message_count), 0)::int AS messages FROM gone`,
-      [tenantId, contactId, contact.sender_id],
-    );
-    const bookings = await tx.query<{ n: number }>(
-      'WITH gone AS (DELETE FROM event_bookings WHERE tenant_id = $1 AND contact_id = $2 RETURNING 1) SELECT count(*)::int AS n FROM gone',
-      [tenantId, contactId],
-    );
-    await tx.query('DELETE FROM contacts WHERE tenant_id = $1 AND id = $2', [tenantId, contactId]);
+    const conversations = await deleteConversationsOfPerson(tx, tenantId, {
+      contactId,
+      senderId: contact.sender_id,
+    });
+    const bookings = await repo.deleteBookingsOfContact(tx, tenantId, contactId);
+    await repo.deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) {
       const freed = open.some((b) => b.event_id === eventId && b.status === 'confirmed');
       if (freed) await settleCapacity(tx, tenantId, eventId, { placesFreed: true });
       else await recomputeEventCounts(tx, tenantId, eventId);
     }
-    const c = conversations[0] as unknown as { n: number; messages: number };
     return {
       contact_id: contactId,
-      conversations: c.n,
-      messages: c.messages,
-      bookings: bookings[0]!.n,
+      conversations: conversations.conversations,
+      messages: conversations.messages,
+      bookings,
       cancelled_bookings: open.length,
     };
   });

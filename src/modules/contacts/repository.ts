@@ -264,8 +264,9 @@ export function listBookingsOfContact(
   );
 }
 
-export interface ContactLeadRow {
-  conversation_id: string;
+/** A conversation of a person, with its bot's name. */
+export interface PersonConversationRow {
+  id: string;
   bot_id: string;
   bot_name: string;
   channel: string;
@@ -274,8 +275,12 @@ export interface ContactLeadRow {
   message_count: number;
   last_message_at: Date | null;
   created_at: Date;
-  cursor_at: string;
 }
+
+export type ContactLeadRow = Omit<PersonConversationRow, 'id'> & {
+  conversation_id: string;
+  cursor_at: string;
+};
 
 /**
  * Conversations linked to the contact: a lead recorded for a conversation links it
@@ -302,4 +307,147 @@ export function listLeadsOfContact(
      ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
     params,
   );
+}
+
+/** Conversations of the person: linked by a lead or a merge, or of the contact's chat sender. */
+const PERSON_CONVERSATIONS = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL AND sender_id = $3))`;
+
+type Person = Pick<ContactRow, 'id' | 'sender_id'>;
+
+/** The person's conversations on every channel, newest first (at most `limit`). */
+export function listConversationsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: Person,
+  limit: number,
+): Promise<PersonConversationRow[]> {
+  return db.query<PersonConversationRow>(
+    `SELECT c.id, c.bot_id, b.name AS bot_name, c.channel, c.sender_id, c.status, c.message_count,
+            c.last_message_at, c.created_at
+     FROM conversations c JOIN bots b ON b.id = c.bot_id
+     WHERE c.tenant_id = $1 AND (c.contact_id = $2 OR (c.sender_id IS NOT NULL AND c.sender_id = $3))
+     ORDER BY c.created_at DESC, c.id DESC LIMIT $4`,
+    [tenantId, person.id, person.sender_id, limit],
+  );
+}
+
+/** Events where both contacts hold an open booking (a merge would double-book them). */
+export function findBookingClashes(
+  db: Queryable,
+  tenantId: string,
+  targetId: string,
+  sourceId: string,
+): Promise<{ event_id: string; title: string }[]> {
+  return db.query<{ event_id: string; title: string }>(
+    `SELECT e.id AS event_id, e.title FROM event_bookings a
+     JOIN event_bookings b ON b.event_id = a.event_id AND b.contact_id = $3 AND b.status <> 'cancelled'
+     JOIN events e ON e.id = a.event_id
+     WHERE a.tenant_id = $1 AND a.contact_id = $2 AND a.status <> 'cancelled'
+     ORDER BY e.title`,
+    [tenantId, targetId, sourceId],
+  );
+}
+
+export async function moveBookings(
+  db: Queryable,
+  tenantId: string,
+  fromId: string,
+  toId: string,
+): Promise<void> {
+  await db.query(
+    'UPDATE event_bookings SET contact_id = $3, updated_at = now() WHERE tenant_id = $1 AND contact_id = $2',
+    [tenantId, fromId, toId],
+  );
+}
+
+/** The target keeps its fields and takes the source's where its own are empty; its metadata wins. */
+export async function mergeContactFields(
+  db: Queryable,
+  tenantId: string,
+  targetId: string,
+  source: ContactRow,
+): Promise<ContactRow> {
+  return (await queryOne<ContactRow>(
+    db,
+    `UPDATE contacts SET name = coalesce(name, $3), email = coalesce(email, $4), phone = coalesce(phone, $5),
+       sender_id = coalesce(sender_id, $6), channel = coalesce(channel, $7),
+       metadata = $8::jsonb || metadata, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+    [
+      tenantId,
+      targetId,
+      source.name,
+      source.email,
+      source.phone,
+      source.sender_id,
+      source.channel,
+      JSON.stringify(source.metadata ?? {}),
+    ],
+  ))!;
+}
+
+export function exportBookingsOfContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+): Promise<Record<string, unknown>[]> {
+  return db.query<Record<string, unknown>>(
+    `SELECT b.id, b.event_id, e.title AS event_title, e.event_date, b.status, b.waitlist_position,
+            b.payment_status, b.payment_amount, b.booking_channel, b.booked_at, b.cancelled_at,
+            b.metadata, b.created_at, b.updated_at
+     FROM event_bookings b JOIN events e ON e.id = b.event_id
+     WHERE b.tenant_id = $1 AND b.contact_id = $2 ORDER BY b.created_at, b.id`,
+    [tenantId, contactId],
+  );
+}
+
+export function exportConversationsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: Person,
+): Promise<(Record<string, unknown> & { id: string })[]> {
+  return db.query<Record<string, unknown> & { id: string }>(
+    `SELECT id, bot_id, channel, sender_id, status, metadata, rating, rating_comment, rated_at,
+            created_at, last_message_at
+     FROM conversations WHERE ${PERSON_CONVERSATIONS} ORDER BY created_at, id`,
+    [tenantId, person.id, person.sender_id],
+  );
+}
+
+export async function exportMessagesOf(
+  db: Queryable,
+  tenantId: string,
+  conversationIds: string[],
+): Promise<(Record<string, unknown> & { conversation_id: string })[]> {
+  if (conversationIds.length === 0) return [];
+  return db.query<Record<string, unknown> & { conversation_id: string }>(
+    `SELECT conversation_id, id, role, content, channel, created_at FROM messages
+     WHERE tenant_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, seq`,
+    [tenantId, conversationIds],
+  );
+}
+
+export function openBookingsOfContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+): Promise<{ id: string; event_id: string; status: string }[]> {
+  return db.query<{ id: string; event_id: string; status: string }>(
+    `SELECT id, event_id, status FROM event_bookings
+     WHERE tenant_id = $1 AND contact_id = $2 AND status IN ('confirmed', 'waitlist') ORDER BY created_at`,
+    [tenantId, contactId],
+  );
+}
+
+/** Deletes the contact's bookings; returns how many. */
+export async function deleteBookingsOfContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    'WITH gone AS (DELETE FROM event_bookings WHERE tenant_id = $1 AND contact_id = $2 RETURNING 1) SELECT count(*)::int AS n FROM gone',
+    [tenantId, contactId],
+  );
+  return rows[0]!.n;
 }

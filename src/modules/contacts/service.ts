@@ -197,73 +197,60 @@ type SubPageQuery = { limit?: number; cursor?: string };
  * One page of a list that hangs off a contact (bookings, leads), newest first by `cursor_at`;
  * another tenant's contact is 404.
  */
-async function contactSubPage<Row extends { cursor_at: string }>(
+async function contactSubPage<Row extends { cursor_at: string }, Out>(
   db: Database,
   tenantId: string,
   contactId: string,
   query: SubPageQuery,
-  cursorKind: Parameters<typeof decodeTimeCursor>[0],
-  rows: (limit: number, after: ReturnType<typeof decodeTimeCursor>) => Promise<Row[]>,
-  idOf: (row: Row) => string,
-): Promise<{ rows: Omit<Row, 'cursor_at'>[]; next_cursor: string | null }> {
+  source: {
+    cursorKind: Parameters<typeof decodeTimeCursor>[0];
+    rows: (limit: number, after: ReturnType<typeof decodeTimeCursor>) => Promise<Row[]>;
+    idOf: (row: Row) => string;
+    serialize: (row: Omit<Row, 'cursor_at'>) => Out;
+  },
+): Promise<{ data: Out[]; next_cursor: string | null }> {
   await getContact(db, tenantId, contactId);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const found = await rows(limit, decodeTimeCursor(cursorKind, query.cursor));
+  const found = await source.rows(limit, decodeTimeCursor(source.cursorKind, query.cursor));
   const page = splitPage(found, limit, (last) =>
-    encodeTimeCursor(cursorKind, { at: last.cursor_at, id: idOf(last) }),
+    encodeTimeCursor(source.cursorKind, { at: last.cursor_at, id: source.idOf(last) }),
   );
-  return { rows: page.data.map(({ cursor_at: _cursor, ...row }) => row), next_cursor: page.next_cursor };
+  return {
+    data: page.data.map(({ cursor_at: _cursor, ...row }) => source.serialize(row)),
+    next_cursor: page.next_cursor,
+  };
 }
 
 /** The contact's bookings with their events, newest first; another tenant's contact is 404. */
-export async function listContactBookingsPage(
+export function listContactBookingsPage(
   db: Database,
   tenantId: string,
   contactId: string,
   query: SubPageQuery,
 ) {
-  const page = await contactSubPage(
-    db,
-    tenantId,
-    contactId,
-    query,
-    CONTACT_BOOKINGS,
-    (limit, after) => listBookingsOfContact(db, tenantId, contactId, { limit, after }),
-    (row) => row.id,
-  );
-  return {
-    data: page.rows.map((row) => ({
+  return contactSubPage(db, tenantId, contactId, query, {
+    cursorKind: CONTACT_BOOKINGS,
+    rows: (limit, after) => listBookingsOfContact(db, tenantId, contactId, { limit, after }),
+    idOf: (row) => row.id,
+    serialize: (row) => ({
       ...row,
       booked_at: row.booked_at?.toISOString() ?? null,
       cancelled_at: row.cancelled_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
-    })),
-    next_cursor: page.next_cursor,
-  };
+    }),
+  });
 }
 
 /** Conversations linked to the contact by a recorded lead, newest first. */
-export async function listContactLeadsPage(
-  db: Database,
-  tenantId: string,
-  contactId: string,
-  query: SubPageQuery,
-) {
-  const page = await contactSubPage(
-    db,
-    tenantId,
-    contactId,
-    query,
-    CONTACT_LEADS,
-    (limit, after) => listLeadsOfContact(db, tenantId, contactId, { limit, after }),
-    (row) => row.conversation_id,
-  );
-  return {
-    data: page.rows.map((row) => ({
+export function listContactLeadsPage(db: Database, tenantId: string, contactId: string, query: SubPageQuery) {
+  return contactSubPage(db, tenantId, contactId, query, {
+    cursorKind: CONTACT_LEADS,
+    rows: (limit, after) => listLeadsOfContact(db, tenantId, contactId, { limit, after }),
+    idOf: (row) => row.conversation_id,
+    serialize: (row) => ({
       ...row,
       last_message_at: row.last_message_at?.toISOString() ?? null,
       created_at: row.created_at.toISOString(),
-    })),
-    next_cursor: page.next_cursor,
-  };
+    }),
+  });
 }

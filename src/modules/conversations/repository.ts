@@ -116,3 +116,52 @@ export function listMessages(
     [tenantId, conversationId, options.afterSeq ?? 0, options.limit],
   );
 }
+
+/** A person's conversations: linked to the contact (lead, merge) or of the contact's chat sender. */
+export interface PersonRef {
+  contactId: string;
+  senderId: string | null;
+}
+
+const OF_PERSON = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL AND sender_id = $3))`;
+
+export async function relinkConversationsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: PersonRef,
+  toContactId: string,
+): Promise<void> {
+  await db.query(`UPDATE conversations SET contact_id = $4, updated_at = now() WHERE ${OF_PERSON}`, [
+    tenantId,
+    person.contactId,
+    person.senderId,
+    toContactId,
+  ]);
+}
+
+/** Deletes the person's conversations (messages and notes go with them). */
+export async function deleteConversationsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: PersonRef,
+): Promise<{ conversations: number; messages: number }> {
+  const rows = await db.query<{ conversations: number; messages: number }>(
+    `WITH gone AS (DELETE FROM conversations WHERE ${OF_PERSON} RETURNING message_count)
+     SELECT count(*)::int AS conversations, coalesce(sum(message_count), 0)::int AS messages FROM gone`,
+    [tenantId, person.contactId, person.senderId],
+  );
+  return rows[0]!;
+}
+
+/** Links the conversation to the contact (a recorded lead). */
+export async function linkConversationToContact(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  contactId: string,
+): Promise<void> {
+  await db.query(
+    'UPDATE conversations SET contact_id = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2',
+    [tenantId, conversationId, contactId],
+  );
+}

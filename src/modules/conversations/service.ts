@@ -23,7 +23,12 @@ import {
   type MessageResponse,
 } from './schema.js';
 
-export type { ConversationRow } from './repository.js';
+export type { ConversationRow, PersonRef } from './repository.js';
+export {
+  deleteConversationsOfPerson,
+  linkConversationToContact,
+  relinkConversationsOfPerson as moveConversationsOfPerson,
+} from './repository.js';
 
 const CONVERSATION_LIST = 'conversations';
 const MESSAGE_LIST = 'messages';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
+import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { fanoutOf, tenantTopic } from '../../coordination/fanout.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
@@ -86,18 +87,9 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     },
     async (request, reply) => {
       const user = currentUser(request);
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      const write = (chunk: string) => {
-        if (!reply.raw.writableEnded) reply.raw.write(chunk);
-      };
+      const write = openEventStream(reply);
       const stop = await fanoutOf(ctx.coordination).subscribe(tenantTopic(user.tenantId), (event) => {
-        write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        write(sseEvent(event.type, event));
       });
       write(`event: ready\ndata: {}\n\n`);
       // A keep-alive comment now and then, for this connection only (a timer chain, no background job).

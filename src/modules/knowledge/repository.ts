@@ -57,6 +57,17 @@ export type EntryScope = { botId: string | null };
 
 const SCOPE = 'bot_id IS NOT DISTINCT FROM';
 
+/** The written fields in the order both statements take them. */
+const entryFields = (entry: EntryWrite) => [
+  entry.title,
+  entry.content,
+  entry.sourceUrl,
+  entry.tags,
+  entry.language,
+  entry.languageDetected,
+  entry.vectorsMissing,
+];
+
 export async function insertEntry(
   tx: Queryable,
   tenantId: string,
@@ -66,26 +77,31 @@ export async function insertEntry(
   return (await queryOne<EntryRow>(
     tx,
     `INSERT INTO knowledge_entries
-       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, created_by, vectors_missing,
+       (tenant_id, bot_id, title, content, source_url, tags, language, language_detected, vectors_missing, created_by,
         source_key, source_hash, source_name, source_page)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *`,
     [
       tenantId,
       scope.botId,
-      entry.title,
-      entry.content,
-      entry.sourceUrl,
-      entry.tags,
-      entry.language,
-      entry.languageDetected,
+      ...entryFields(entry),
       entry.createdBy,
-      entry.vectorsMissing,
       entry.source?.key ?? null,
       entry.source?.hash ?? null,
       entry.source?.name ?? null,
       entry.source?.page ?? null,
     ],
   ))!;
+}
+
+/** One statement on one entry ($1 tenant, $2 bot scope, $3 entry id); undefined for a foreign id. */
+function entryStatement(
+  db: Queryable,
+  sql: string,
+  at: { tenantId: string; scope: EntryScope; entryId: string },
+  params: unknown[] = [],
+): Promise<EntryRow | undefined> {
+  if (!isUuid(at.entryId)) return Promise.resolve(undefined);
+  return queryOne<EntryRow>(db, sql, [at.tenantId, at.scope.botId, at.entryId, ...params]);
 }
 
 /** Replaces the entry's fields; undefined when the entry is not in this tenant and scope. */
@@ -96,39 +112,26 @@ export function updateEntry(
   entryId: string,
   entry: EntryWrite,
 ): Promise<EntryRow | undefined> {
-  if (!isUuid(entryId)) return Promise.resolve(undefined);
-  return queryOne<EntryRow>(
+  return entryStatement(
     tx,
     `UPDATE knowledge_entries
      SET title = $4, content = $5, source_url = $6, tags = $7, language = $8, language_detected = $9,
          vectors_missing = $10, updated_at = now()
      WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3 RETURNING *`,
-    [
-      tenantId,
-      scope.botId,
-      entryId,
-      entry.title,
-      entry.content,
-      entry.sourceUrl,
-      entry.tags,
-      entry.language,
-      entry.languageDetected,
-      entry.vectorsMissing,
-    ],
+    { tenantId, scope, entryId },
+    entryFields(entry),
   );
 }
 
-export function findEntry(
-  db: Queryable,
-  tenantId: string,
-  scope: EntryScope,
-  entryId: string,
-): Promise<EntryRow | undefined> {
-  if (!isUuid(entryId)) return Promise.resolve(undefined);
-  return queryOne<EntryRow>(
+export function findEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {
+  return entryStatement(
     db,
     `SELECT * FROM knowledge_entries WHERE tenant_id = $1 AND ${SCOPE} $2 AND id = $3`,
-    [tenantId, scope.botId, entryId],
+    {
+      tenantId,
+      scope,
+      entryId,
+    },
   );
 }
 

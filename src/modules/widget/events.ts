@@ -12,7 +12,7 @@ import { conversationTopic, fanoutOf, type FanoutEvent } from '../../coordinatio
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import type { OutboxSender } from '../outbox/service.js';
-import { sseEvent } from '../chat/sse.js';
+import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { visitorOf } from './access.js';
 import * as repo from './repository.js';
 import { serializeMessage } from './service.js';
@@ -78,21 +78,8 @@ export async function streamEvents(
   const lastHeader = request.headers['last-event-id'];
   let lastId = typeof lastHeader === 'string' && isUuid(lastHeader) ? lastHeader : undefined;
 
-  reply.hijack();
-  const headers: Record<string, string | number | string[]> = {};
-  for (const [name, value] of Object.entries(reply.getHeaders()))
-    if (value !== undefined) headers[name] = value;
-  reply.raw.writeHead(200, {
-    ...headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
-  const write = (chunk: string) => {
-    if (!reply.raw.writableEnded) reply.raw.write(chunk);
-  };
-  const withId = (id: string, name: string, data: unknown) => `id: ${id}\n${sseEvent(name, data)}`;
+  const write = openEventStream(reply);
+  const withId = (id: string, name: string, data: unknown) => sseEvent(name, data, id);
   write('retry: 3000\n\n');
 
   // Events are handled one after another, so messages go out in order and once.

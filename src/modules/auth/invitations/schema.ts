@@ -1,9 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_PAGE_SIZE, PageQuery } from '../../../shared/pagination.js';
 import { nameSchemas } from '../../../http/schemas.js';
 import { ROLES } from '../permissions.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_LENGTH } from '../users/rules.js';
-import { TEAM_PAGE_SIZE } from '../users/schema.js';
+import { TeamPageQuery } from '../users/schema.js';
 
 const RoleSchema = Type.Union(
   ROLES.map((r) => Type.Literal(r)),
@@ -39,20 +38,7 @@ export const IssuedInvitationSchema = Type.Composite([
   }),
 ]);
 
-export const InvitationListQuery = Type.Object(
-  {
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE_SIZE,
-        default: TEAM_PAGE_SIZE,
-        description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${TEAM_PAGE_SIZE})`,
-      }),
-    ),
-    cursor: PageQuery.cursor,
-  },
-  { additionalProperties: false },
-);
+export const InvitationListQuery = Type.Object(TeamPageQuery, { additionalProperties: false });
 
 export const CreateInvitationBody = Type.Object(
   {

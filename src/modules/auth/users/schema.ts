@@ -30,7 +30,8 @@ export const TeamUserSchema = Type.Object({
   }),
 });
 
-export const TeamListQuery = Type.Object({
+/** Paging of the team lists (users, invitations). */
+export const TeamPageQuery = {
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -40,7 +41,9 @@ export const TeamListQuery = Type.Object({
     }),
   ),
   cursor: PageQuery.cursor,
-});
+};
+
+export const TeamListQuery = Type.Object(TeamPageQuery);
 
 export const UpdateUserBody = Type.Object(
   {
