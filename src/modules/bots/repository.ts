@@ -106,6 +106,21 @@ export async function updateBot(
   );
 }
 
+/** Stores the prompt text the pre-flight injects (null clears it); undefined when the bot is not the tenant's. */
+export function setGeneratedPrompt(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  prompt: string | null,
+): Promise<{ id: string; updated_at: Date } | undefined> {
+  return queryOne<{ id: string; updated_at: Date }>(
+    db,
+    `UPDATE bots SET system_prompt_generated = $3, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING id, updated_at`,
+    [tenantId, botId, prompt],
+  );
+}
+
 /** A bot of the tenant; another tenant's bot is indistinguishable from a missing one. */
 export function findBot(db: Queryable, tenantId: string, botId: string): Promise<BotRow | undefined> {
   if (!isUuid(botId)) return Promise.resolve(undefined);

@@ -2,7 +2,12 @@ import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
 import type { BotRow } from '../bots/service.js';
-import type { ConversationRow } from '../conversations/service.js';
+import {
+  EXCHANGE_CONTINUED_CONVERSATION,
+  EXCHANGE_NEW_CONVERSATION,
+  MARK_TEST_CONVERSATION,
+  type ConversationRow,
+} from '../conversations/service.js';
 import type { ModelMessage } from '../models/provider.js';
 import type { ChatChannel } from './request.js';
 
@@ -234,19 +239,6 @@ export interface Exchange {
   reservation: { id: string; period: string } | null;
 }
 
-const NEW_CONVERSATION = `INSERT INTO conversations
-    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $16, $17, $18, 2, now())
-  RETURNING id`;
-
-// An ended conversation that gets a new message is active again; one a human took over is
-// not touched, so nothing below is written either.
-const CONTINUED_CONVERSATION = `UPDATE conversations
-  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(), status = 'active',
-      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END
-  WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
-  RETURNING id`;
-
 /** The exchange statement around the conversation's part (new or continued). */
 function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
@@ -279,8 +271,8 @@ function exchangeSql(conversation: string): string {
      )
      SELECT count(*)::int AS stored FROM conversation`;
 }
-const STORE_NEW = genericPlan(exchangeSql(NEW_CONVERSATION));
-const STORE_CONTINUED = genericPlan(exchangeSql(CONTINUED_CONVERSATION));
+const STORE_NEW = genericPlan(exchangeSql(EXCHANGE_NEW_CONVERSATION));
+const STORE_CONTINUED = genericPlan(exchangeSql(EXCHANGE_CONTINUED_CONVERSATION));
 
 /**
  * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
@@ -325,9 +317,7 @@ export async function settleTestTurn(
   options: { isNew: boolean; period: string },
 ): Promise<void> {
   await db.query(
-    `WITH marked AS (
-       UPDATE conversations SET is_test = true WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test
-     )
+    `WITH marked AS (${MARK_TEST_CONVERSATION})
      UPDATE usage_counters SET messages_used = greatest(messages_used - 1, 0)
      WHERE tenant_id = $1 AND period = $3::date`,
     [tenantId, conversationId, options.period, options.isNew],

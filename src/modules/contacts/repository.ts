@@ -451,3 +451,88 @@ export async function deleteBookingsOfContact(
   );
   return rows[0]!.n;
 }
+
+export interface LeadContact {
+  id: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  sender_id: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const LEAD_COLUMNS = 'id, name, email, phone, sender_id, metadata, created_at, updated_at';
+
+/** Serialises leads with the same address (two must not create two contacts). */
+export async function lockLeadAddress(db: Queryable, tenantId: string, email: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+    `contact:${tenantId}:${email.toLowerCase()}`,
+  ]);
+}
+
+/** The oldest contact matching one column, locked. */
+export function lockContactWhere(
+  db: Queryable,
+  tenantId: string,
+  column: 'id' | 'sender_id' | 'email' | 'phone',
+  value: string,
+): Promise<{ id: string } | undefined> {
+  const condition = {
+    id: 'id = $2',
+    sender_id: 'sender_id = $2',
+    email: 'lower(email) = lower($2)',
+    phone: 'phone_key = $2',
+  }[column];
+  return queryOne<{ id: string }>(
+    db,
+    `SELECT id FROM contacts WHERE tenant_id = $1 AND ${condition} ORDER BY created_at LIMIT 1 FOR UPDATE`,
+    [tenantId, value],
+  );
+}
+
+type LeadFields = [name: string | null, email: string | null, phone: string | null, metadata: string];
+
+/**
+ * Given fields replace stored ones (an address or number another contact holds is not taken),
+ * missing fields keep theirs, metadata is merged.
+ */
+export async function updateLeadContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+  fields: LeadFields,
+): Promise<LeadContact> {
+  return (await queryOne<LeadContact>(
+    db,
+    `UPDATE contacts SET name = coalesce($3, name),
+       email = coalesce((SELECT $4::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
+         WHERE o.tenant_id = $1 AND o.id <> $2 AND o.email_key = lower(btrim($4::text)))), email),
+       phone = coalesce((SELECT $5::text WHERE NOT EXISTS (SELECT 1 FROM contacts o
+         WHERE o.tenant_id = $1 AND o.id <> $2 AND o.phone_key = regexp_replace($5::text, '[[:space:]()./-]', '', 'g'))), phone),
+       metadata = metadata || $6::jsonb, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING ${LEAD_COLUMNS}`,
+    [tenantId, contactId, ...fields],
+  ))!;
+}
+
+/** A new contact of the lead; the sender may have become one concurrently: merged into it. */
+export async function insertLeadContact(
+  db: Queryable,
+  tenantId: string,
+  fields: LeadFields,
+  origin: { senderId: string | null; channel: string },
+): Promise<LeadContact & { created: boolean }> {
+  return (await queryOne<LeadContact & { created: boolean }>(
+    db,
+    `INSERT INTO contacts (tenant_id, name, email, phone, metadata, sender_id, channel)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)
+     ON CONFLICT (tenant_id, sender_id) WHERE sender_id IS NOT NULL DO UPDATE SET
+       name = coalesce(EXCLUDED.name, contacts.name), email = coalesce(EXCLUDED.email, contacts.email),
+       phone = coalesce(EXCLUDED.phone, contacts.phone), metadata = contacts.metadata || EXCLUDED.metadata,
+       updated_at = now()
+     RETURNING ${LEAD_COLUMNS}, (xmax = 0) AS created`,
+    [tenantId, ...fields, origin.senderId, origin.channel],
+  ))!;
+}

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { normalizePhone } from './identity.js';
@@ -18,9 +18,11 @@ import {
   type ContactFields,
   type ContactRow,
 } from './repository.js';
+import * as repo from './repository.js';
 
 /** Used by events (bookings and the chat extension) to find or create the contact of a booking. */
 export { findContact, findOrCreateContactBySender } from './repository.js';
+export type { LeadContact } from './repository.js';
 
 const CONTACT_LIST = 'contacts';
 const CONTACT_BOOKINGS = 'contact-bookings';
@@ -253,4 +255,49 @@ export function listContactLeadsPage(db: Database, tenantId: string, contactId: 
       created_at: row.created_at.toISOString(),
     }),
   });
+}
+
+export interface LeadInput {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * The contact of a conversation's lead, found in this order by the conversation's linked
+ * contact, by its sender_id, by e-mail address (case-insensitive), then by phone number;
+ * otherwise created. Runs in the caller's transaction.
+ */
+export async function recordLeadContact(
+  tx: Queryable,
+  tenantId: string,
+  conversation: { sender_id: string | null; channel: string; contact_id: string | null },
+  input: LeadInput,
+): Promise<{ contact: repo.LeadContact; created: boolean }> {
+  const email = input.email ? input.email.trim() : null;
+  // The number is stored as given; it finds a contact by its E.164 form (one contact per number).
+  const phone = input.phone ? (normalizePhone(input.phone) ?? input.phone) : null;
+  if (email) await repo.lockLeadAddress(tx, tenantId, email);
+  const existing =
+    (conversation.contact_id && (await repo.lockContactWhere(tx, tenantId, 'id', conversation.contact_id))) ||
+    (conversation.sender_id &&
+      (await repo.lockContactWhere(tx, tenantId, 'sender_id', conversation.sender_id))) ||
+    (email && (await repo.lockContactWhere(tx, tenantId, 'email', email))) ||
+    (phone && (await repo.lockContactWhere(tx, tenantId, 'phone', phone))) ||
+    undefined;
+  const fields = [
+    input.name ?? null,
+    email,
+    input.phone ?? null,
+    JSON.stringify(input.metadata ?? {}),
+  ] as const;
+  if (existing) {
+    return { contact: await repo.updateLeadContact(tx, tenantId, existing.id, [...fields]), created: false };
+  }
+  const { created, ...contact } = await repo.insertLeadContact(tx, tenantId, [...fields], {
+    senderId: conversation.sender_id,
+    channel: conversation.channel,
+  });
+  return { contact, created };
 }

@@ -1,11 +1,12 @@
 import type { AppContext } from '../../shared/context.js';
 import type { Database, Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { isUuid } from '../../shared/ids.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import type { HandoverReason } from './handover.js';
-import type { ConversationRow } from './repository.js';
+import * as repo from './repository.js';
+import type { ConversationRow, LifecycleConversation } from './repository.js';
+
+export type { LifecycleConversation } from './repository.js';
 
 /**
  * Conversation lifecycle: end, hand over to a human (escalation), reopen, rate, record the
@@ -17,57 +18,16 @@ import type { ConversationRow } from './repository.js';
  */
 export type ConversationStatus = ConversationRow['status'];
 
-/** The conversation columns the lifecycle reads and returns (COLUMNS below). */
-export type LifecycleConversation = Pick<
-  ConversationRow,
-  | 'id'
-  | 'tenant_id'
-  | 'bot_id'
-  | 'sender_id'
-  | 'channel'
-  | 'status'
-  | 'message_count'
-  | 'ended_at'
-  | 'end_reason'
-  | 'escalated_at'
-  | 'escalation_reason'
-  | 'rating'
-  | 'rating_comment'
-  | 'rated_at'
-  | 'contact_id'
-  | 'updated_at'
-> & { reopened_at: Date | null };
-
-const COLUMNS = `id, tenant_id, bot_id, sender_id, channel, status, message_count, ended_at, end_reason,
-  escalated_at, escalation_reason, rating, rating_comment, rated_at, contact_id, reopened_at, updated_at`;
-
 export interface TransitionResult {
   conversation: LifecycleConversation;
   /** False when the conversation already was in the requested state (nothing written, no event). */
   changed: boolean;
 }
 
-function lockConversation(tx: Queryable, tenantId: string, id: string) {
-  if (!isUuid(id)) return Promise.resolve(undefined);
-  return queryOne<LifecycleConversation>(
-    tx,
-    `SELECT ${COLUMNS} FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
-    [tenantId, id],
-  );
-}
-
 async function lockedOrNotFound(tx: Queryable, tenantId: string, id: string) {
-  const conversation = await lockConversation(tx, tenantId, id);
+  const conversation = await repo.lockLifecycleConversation(tx, tenantId, id);
   if (!conversation) throw notFound('Conversation');
   return conversation;
-}
-
-function update(tx: Queryable, tenantId: string, id: string, sets: string, params: unknown[]) {
-  return queryOne<LifecycleConversation>(
-    tx,
-    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
-    [tenantId, id, ...params],
-  ) as Promise<LifecycleConversation>;
 }
 
 /** Ends an active or handed-over conversation; ending an ended one changes nothing. */
@@ -80,13 +40,7 @@ export function endConversation(
   return db.transaction(async (tx) => {
     const current = await lockedOrNotFound(tx, tenantId, id);
     if (current.status === 'ended') return { conversation: current, changed: false };
-    const conversation = await update(
-      tx,
-      tenantId,
-      id,
-      `status = 'ended', ended_at = now(), end_reason = $3`,
-      [input.reason ?? null],
-    );
+    const conversation = await repo.markEnded(tx, tenantId, id, input.reason ?? null);
     await enqueueEvent(tx, tenantId, 'conversation.ended', endedEventData(conversation, 'api'));
     return { conversation, changed: true };
   });
@@ -118,14 +72,11 @@ export function escalateConversation(
         code: 'conversation_ended',
       });
     }
-    const conversation = await update(
-      tx,
-      tenantId,
-      id,
-      `status = 'handed_over', escalated_at = now(), escalation_reason = $3, assigned_user_id = NULL,
-       handover_reason = $4, handover_at = now(), handover_question = $5, inbox_read_at = NULL`,
-      [input.reason ?? null, input.handover?.reason ?? 'api', input.handover?.question ?? null],
-    );
+    const conversation = await repo.markHandedOver(tx, tenantId, id, {
+      reason: input.reason ?? null,
+      handoverReason: input.handover?.reason ?? 'api',
+      question: input.handover?.question ?? null,
+    });
     await enqueueEvent(tx, tenantId, 'escalation.triggered', {
       conversation_id: conversation.id,
       bot_id: conversation.bot_id,
@@ -141,13 +92,7 @@ export function reopenConversation(db: Database, tenantId: string, id: string): 
   return db.transaction(async (tx) => {
     const current = await lockedOrNotFound(tx, tenantId, id);
     if (current.status === 'active') return { conversation: current, changed: false };
-    const conversation = await update(
-      tx,
-      tenantId,
-      id,
-      `status = 'active', ended_at = NULL, end_reason = NULL, reopened_at = now(), assigned_user_id = NULL`,
-      [],
-    );
+    const conversation = await repo.markReopened(tx, tenantId, id);
     return { conversation, changed: true };
   });
 }
@@ -161,13 +106,7 @@ export function rateConversation(
 ): Promise<TransitionResult> {
   return db.transaction(async (tx) => {
     await lockedOrNotFound(tx, tenantId, id);
-    const conversation = await update(
-      tx,
-      tenantId,
-      id,
-      'rating = $3, rating_comment = $4, rated_at = now()',
-      [input.rating, input.comment ?? null],
-    );
+    const conversation = await repo.storeRating(tx, tenantId, id, input.rating, input.comment ?? null);
     await enqueueEvent(tx, tenantId, 'satisfaction.rated', {
       conversation_id: conversation.id,
       bot_id: conversation.bot_id,
@@ -201,23 +140,7 @@ export function endInactiveConversations(
   options: { before: Date; limit: number },
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    const ended = await tx.query<LifecycleConversation>(
-      `WITH due AS (
-         SELECT id FROM conversations
-         WHERE status = 'active'
-           AND greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at)) < $1
-         ORDER BY greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at))
-         LIMIT $2
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE conversations c
-       SET status = 'ended', ended_at = now(), end_reason = 'inactivity', updated_at = now()
-       FROM due WHERE c.id = due.id
-       RETURNING ${COLUMNS.split(',')
-         .map((c) => `c.${c.trim()}`)
-         .join(', ')}`,
-      [options.before, options.limit],
-    );
+    const ended = await repo.endQuietConversations(tx, options.before, options.limit);
     for (const conversation of ended) {
       await enqueueEvent(
         tx,

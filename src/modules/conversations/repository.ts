@@ -4,6 +4,7 @@ import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js'
 import { isUuid } from '../../shared/ids.js';
 import type { CONVERSATION_CHANNELS, CONVERSATION_STATUSES, MESSAGE_ROLES } from './schema.js';
 import type { CreatedRange } from './date-range.js';
+import type { HandoverState } from './handover.js';
 
 export interface ConversationRow {
   id: string;
@@ -165,3 +166,254 @@ export async function linkConversationToContact(
     [tenantId, conversationId, contactId],
   );
 }
+
+/** The conversation's lead-relevant fields, locked for the transaction; undefined for another tenant's. */
+export function lockConversationForLead(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+): Promise<
+  | { id: string; bot_id: string; sender_id: string | null; channel: string; contact_id: string | null }
+  | undefined
+> {
+  if (!isUuid(conversationId)) return Promise.resolve(undefined);
+  return queryOne(
+    db,
+    `SELECT id, bot_id, sender_id, channel, contact_id FROM conversations
+     WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+    [tenantId, conversationId],
+  );
+}
+
+/** The conversation columns the lifecycle reads and returns (LIFECYCLE_COLUMNS). */
+export type LifecycleConversation = Pick<
+  ConversationRow,
+  | 'id'
+  | 'tenant_id'
+  | 'bot_id'
+  | 'sender_id'
+  | 'channel'
+  | 'status'
+  | 'message_count'
+  | 'ended_at'
+  | 'end_reason'
+  | 'escalated_at'
+  | 'escalation_reason'
+  | 'rating'
+  | 'rating_comment'
+  | 'rated_at'
+  | 'contact_id'
+  | 'updated_at'
+> & { reopened_at: Date | null };
+
+const LIFECYCLE_COLUMNS = `id, tenant_id, bot_id, sender_id, channel, status, message_count, ended_at, end_reason,
+  escalated_at, escalation_reason, rating, rating_comment, rated_at, contact_id, reopened_at, updated_at`;
+
+export function lockLifecycleConversation(tx: Queryable, tenantId: string, id: string) {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return queryOne<LifecycleConversation>(
+    tx,
+    `SELECT ${LIFECYCLE_COLUMNS} FROM conversations WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+    [tenantId, id],
+  );
+}
+
+function updateLifecycle(tx: Queryable, tenantId: string, id: string, sets: string, params: unknown[]) {
+  return queryOne<LifecycleConversation>(
+    tx,
+    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING ${LIFECYCLE_COLUMNS}`,
+    [tenantId, id, ...params],
+  ) as Promise<LifecycleConversation>;
+}
+
+export function markEnded(tx: Queryable, tenantId: string, id: string, reason: string | null) {
+  return updateLifecycle(tx, tenantId, id, `status = 'ended', ended_at = now(), end_reason = $3`, [reason]);
+}
+
+export function markHandedOver(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  input: { reason: string | null; handoverReason: string; question: string | null },
+) {
+  return updateLifecycle(
+    tx,
+    tenantId,
+    id,
+    `status = 'handed_over', escalated_at = now(), escalation_reason = $3, assigned_user_id = NULL,
+     handover_reason = $4, handover_at = now(), handover_question = $5, inbox_read_at = NULL`,
+    [input.reason, input.handoverReason, input.question],
+  );
+}
+
+export function markReopened(tx: Queryable, tenantId: string, id: string) {
+  return updateLifecycle(
+    tx,
+    tenantId,
+    id,
+    `status = 'active', ended_at = NULL, end_reason = NULL, reopened_at = now(), assigned_user_id = NULL`,
+    [],
+  );
+}
+
+export function storeRating(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  rating: number,
+  comment: string | null,
+) {
+  return updateLifecycle(tx, tenantId, id, 'rating = $3, rating_comment = $4, rated_at = now()', [
+    rating,
+    comment,
+  ]);
+}
+
+/**
+ * Ends (at most `limit`) active conversations whose last activity (last message, creation or
+ * reopening) lies before `before`. SKIP LOCKED keeps several instances from sweeping the same rows.
+ */
+export function endQuietConversations(tx: Queryable, before: Date, limit: number) {
+  return tx.query<LifecycleConversation>(
+    `WITH due AS (
+       SELECT id FROM conversations
+       WHERE status = 'active'
+         AND greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at)) < $1
+       ORDER BY greatest(coalesce(last_message_at, created_at), coalesce(reopened_at, created_at))
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED
+     )
+     UPDATE conversations c
+     SET status = 'ended', ended_at = now(), end_reason = 'inactivity', updated_at = now()
+     FROM due WHERE c.id = due.id
+     RETURNING ${LIFECYCLE_COLUMNS.split(',')
+       .map((c) => `c.${c.trim()}`)
+       .join(', ')}`,
+    [before, limit],
+  );
+}
+
+/**
+ * Writes the conversation's new inbox state (bot, waiting, with a person, closed): status,
+ * assignee and, when people take it from the bot, the handover fields.
+ */
+export async function writeHandoverState(
+  tx: Queryable,
+  tenantId: string,
+  id: string,
+  change: { from: HandoverState; to: HandoverState; assignee: string | null },
+): Promise<{ id: string; bot_id: string; message_count: number; ended_at: Date | null } | undefined> {
+  const { from, to, assignee } = change;
+  let sets: string;
+  switch (to) {
+    case 'bot':
+      // Give back: the bot answers again (with the people's messages in its history); the
+      // inactivity clock restarts.
+      sets = `status = 'active', assigned_user_id = NULL, reopened_at = now()`;
+      break;
+    case 'closed':
+      sets = `status = 'ended', ended_at = now(), end_reason = 'closed_in_inbox'`;
+      break;
+    case 'waiting':
+    case 'with_person':
+      sets =
+        from === 'bot'
+          ? `status = 'handed_over', assigned_user_id = $3, handover_reason = 'staff', handover_at = now(),
+             escalated_at = now(), escalation_reason = 'staff', handover_question = NULL`
+          : `status = 'handed_over', assigned_user_id = $3`;
+      break;
+  }
+  const params: unknown[] = [tenantId, id];
+  if (sets.includes('$3')) params.push(assignee);
+  const updated = await tx.query<{
+    id: string;
+    bot_id: string;
+    message_count: number;
+    ended_at: Date | null;
+  }>(
+    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2
+     RETURNING id, bot_id, message_count, ended_at`,
+    params,
+  );
+  return updated[0];
+}
+
+/** The inbox has seen the conversation up to now; false when it is not the tenant's. */
+export async function markInboxRead(db: Queryable, tenantId: string, id: string): Promise<boolean> {
+  if (!isUuid(id)) return false;
+  const rows = await db.query(
+    `UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+    [tenantId, id],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Stores a message in a conversation without the bot: a person's reply (role assistant with
+ * its author) or a customer's message while people hold the conversation (role user).
+ */
+export async function insertStaffMessage(
+  tx: Queryable,
+  tenantId: string,
+  conversation: { id: string; bot_id: string; channel: string },
+  message: { role: 'user' | 'assistant'; content: string; authorUserId: string | null },
+): Promise<{ id: string; created_at: Date }> {
+  const row = await queryOne<{ id: string; created_at: Date }>(
+    tx,
+    `WITH inserted AS (
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, $7) RETURNING id, created_at
+     ), touched AS (
+       UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
+       WHERE tenant_id = $1 AND id = $2
+     )
+     SELECT id, created_at FROM inserted`,
+    [
+      tenantId,
+      conversation.id,
+      conversation.bot_id,
+      conversation.channel,
+      message.role,
+      message.content,
+      message.authorUserId,
+    ],
+  );
+  return row!;
+}
+
+/** Deletes the tenant's conversations by id (messages and notes go with them); returns how many. */
+export async function deleteConversationsByIds(
+  db: Queryable,
+  tenantId: string,
+  ids: string[],
+): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await db.query<{ id: string }>(
+    'DELETE FROM conversations WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id',
+    [tenantId, ids],
+  );
+  return rows.length;
+}
+
+/*
+ * The conversation's part of the chat's one-statement exchange (chat/repository storeExchange
+ * composes it with the messages, the idempotency record and the quota in a single statement,
+ * saving round trips on the hot path). Parameters: $1 tenant, $2 conversation id, $3 bot,
+ * $16 channel, $17 sender, $18 metadata. Each returns the conversation's id when written.
+ */
+export const EXCHANGE_NEW_CONVERSATION = `INSERT INTO conversations
+    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
+  VALUES ($2, $1, $3, $16, $17, $18, 2, now())
+  RETURNING id`;
+
+// An ended conversation that gets a new message is active again; one a human took over is
+// not touched, so nothing below is written either.
+export const EXCHANGE_CONTINUED_CONVERSATION = `UPDATE conversations
+  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(), status = 'active',
+      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END
+  WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
+  RETURNING id`;
+
+/** Marks a new conversation as a test-chat one ($1 tenant, $2 conversation, $4 whether it is new). */
+export const MARK_TEST_CONVERSATION = `UPDATE conversations SET is_test = true
+  WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test`;

@@ -25,8 +25,16 @@ import {
 
 export type { ConversationRow, PersonRef } from './repository.js';
 export {
+  deleteConversationsByIds,
+  EXCHANGE_CONTINUED_CONVERSATION,
+  EXCHANGE_NEW_CONVERSATION,
+  MARK_TEST_CONVERSATION,
   deleteConversationsOfPerson,
+  insertStaffMessage,
   linkConversationToContact,
+  markInboxRead,
+  writeHandoverState,
+  lockConversationForLead,
   relinkConversationsOfPerson as moveConversationsOfPerson,
 } from './repository.js';
 

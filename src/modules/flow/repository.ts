@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
+import type { FlowState } from './engine.js';
 import type { BlockItem, FlowBlock, FlowStep, OptionAction, StepConfig } from './model.js';
 
 export const BLOCK_TYPES = ['buttons', 'list'] as const;
@@ -280,4 +281,59 @@ export function toFlowStep(row: StepRow): FlowStep {
     content: row.content,
     fieldName: row.field_name,
   };
+}
+
+/** Moves the steps at `from` and after one place down (to make room at `from`). */
+export async function shiftStepsDown(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  from: number,
+): Promise<void> {
+  await db.query(
+    'UPDATE flow_steps SET step_order = step_order + 1 WHERE tenant_id = $1 AND bot_id = $2 AND step_order >= $3',
+    [tenantId, botId, from],
+  );
+}
+
+/** Moves the steps after `after` one place up (to close the gap of a deleted step). */
+export async function shiftStepsUp(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  after: number,
+): Promise<void> {
+  await db.query(
+    'UPDATE flow_steps SET step_order = step_order - 1 WHERE tenant_id = $1 AND bot_id = $2 AND step_order > $3',
+    [tenantId, botId, after],
+  );
+}
+
+/** Stores the conversation's flow state (the conversation must exist). */
+export async function saveFlowState(
+  db: Queryable,
+  ref: { tenantId: string; botId: string; conversationId: string },
+  state: FlowState,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO conversation_flow_states
+       (conversation_id, tenant_id, bot_id, step_id, block_id, awaiting, answers, started, ended)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+     ON CONFLICT (conversation_id) DO UPDATE SET
+       step_id = EXCLUDED.step_id, block_id = EXCLUDED.block_id, awaiting = EXCLUDED.awaiting,
+       answers = EXCLUDED.answers, started = EXCLUDED.started, ended = EXCLUDED.ended,
+       updated_at = now()
+     WHERE conversation_flow_states.tenant_id = EXCLUDED.tenant_id`,
+    [
+      ref.conversationId,
+      ref.tenantId,
+      ref.botId,
+      state.stepId,
+      state.blockId,
+      state.awaiting,
+      JSON.stringify(state.answers),
+      state.started,
+      state.ended,
+    ],
+  );
 }

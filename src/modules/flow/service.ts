@@ -14,6 +14,8 @@ import {
   listSteps,
   nextStepOrder,
   renumberSteps,
+  shiftStepsDown,
+  shiftStepsUp,
   updateBlock,
   updateStep,
   type BlockFields,
@@ -211,10 +213,7 @@ export function createStep(db: Database, ref: BotRef, input: CreateStepInput): P
     const position = Math.min(input.step_order ?? end, end);
     if (position < end) {
       // One statement: the deferrable unique key is checked at its end, not row by row.
-      await tx.query(
-        'UPDATE flow_steps SET step_order = step_order + 1 WHERE tenant_id = $1 AND bot_id = $2 AND step_order >= $3',
-        [ref.tenantId, ref.botId, position],
-      );
+      await shiftStepsDown(tx, ref.tenantId, ref.botId, position);
     }
     return insertStep(tx, ref.tenantId, ref.botId, {
       step_order: position,
@@ -292,10 +291,7 @@ export function removeStep(db: Database, ref: BotRef, stepId: string): Promise<D
     await requireLockedBot(tx, ref);
     const step = await findStep(tx, ref.tenantId, ref.botId, stepId);
     if (!step || !(await deleteStep(tx, ref.tenantId, ref.botId, stepId))) throw notFound('Flow step');
-    await tx.query(
-      'UPDATE flow_steps SET step_order = step_order - 1 WHERE tenant_id = $1 AND bot_id = $2 AND step_order > $3',
-      [ref.tenantId, ref.botId, step.step_order],
-    );
+    await shiftStepsUp(tx, ref.tenantId, ref.botId, step.step_order);
     const dangling: DanglingReference[] = [];
     for (const block of await listBlocks(tx, ref.tenantId, ref.botId)) {
       for (const [key, target] of Object.entries(block.exits)) {

@@ -9,8 +9,8 @@ import type { ModelProvider, ModelReply } from '../models/provider.js';
 import { escalateConversation } from '../conversations/lifecycle.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
 import type { FlowBlock } from './model.js';
-import { toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';
-import { saveFlowState, toFlowState, type StateRow } from './state.js';
+import { saveFlowState, toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';
+import { toFlowState, type StateRow } from './state.js';
 
 /** An interactive block as the chat response carries it. */
 export interface ChatBlock {

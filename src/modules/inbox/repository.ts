@@ -162,39 +162,6 @@ export async function insertNote(
   return row!;
 }
 
-/**
- * Stores a message in a conversation without the bot: a person's reply (role assistant with
- * its author) or a customer's message while people hold the conversation (role user).
- */
-export async function insertMessage(
-  tx: Queryable,
-  tenantId: string,
-  conversation: { id: string; bot_id: string; channel: string },
-  message: { role: 'user' | 'assistant'; content: string; authorUserId: string | null },
-): Promise<{ id: string; created_at: Date }> {
-  const row = await queryOne<{ id: string; created_at: Date }>(
-    tx,
-    `WITH inserted AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $7) RETURNING id, created_at
-     ), touched AS (
-       UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
-       WHERE tenant_id = $1 AND id = $2
-     )
-     SELECT id, created_at FROM inserted`,
-    [
-      tenantId,
-      conversation.id,
-      conversation.bot_id,
-      conversation.channel,
-      message.role,
-      message.content,
-      message.authorUserId,
-    ],
-  );
-  return row!;
-}
-
 /** The tenant's active user with an inbox role (an assignee), or undefined. */
 export function findAssignee(db: Queryable, tenantId: string, userId: string) {
   if (!isUuid(userId)) return Promise.resolve(undefined);

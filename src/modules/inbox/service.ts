@@ -9,10 +9,10 @@ import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import type { AppError } from '../../http/errors.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import { isUuid } from '../../shared/ids.js';
 import type { AuthenticatedUser } from '../auth/sessions.js';
 import { mailerFor } from '../auth/mailer.js';
 import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';
+import { insertStaffMessage, markInboxRead, writeHandoverState } from '../conversations/service.js';
 import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { publishInboxChange, publishMessage } from './events.js';
@@ -177,38 +177,7 @@ async function writeState(
   to: HandoverState,
   assignee: string | null,
 ): Promise<void> {
-  let sets: string;
-  switch (to) {
-    case 'bot':
-      // Give back: the bot answers again (with the people's messages in its history); the
-      // inactivity clock restarts.
-      sets = `status = 'active', assigned_user_id = NULL, reopened_at = now()`;
-      break;
-    case 'closed':
-      sets = `status = 'ended', ended_at = now(), end_reason = 'closed_in_inbox'`;
-      break;
-    case 'waiting':
-    case 'with_person':
-      sets =
-        from === 'bot'
-          ? `status = 'handed_over', assigned_user_id = $3, handover_reason = 'staff', handover_at = now(),
-             escalated_at = now(), escalation_reason = 'staff', handover_question = NULL`
-          : `status = 'handed_over', assigned_user_id = $3`;
-      break;
-  }
-  const params: unknown[] = [tenantId, id];
-  if (sets.includes('$3')) params.push(assignee);
-  const updated = await tx.query<{
-    id: string;
-    bot_id: string;
-    message_count: number;
-    ended_at: Date | null;
-  }>(
-    `UPDATE conversations SET ${sets}, updated_at = now() WHERE tenant_id = $1 AND id = $2
-     RETURNING id, bot_id, message_count, ended_at`,
-    params,
-  );
-  const row = updated[0];
+  const row = await writeHandoverState(tx, tenantId, id, { from, to, assignee });
   if (to === 'closed' && row) {
     await enqueueEvent(tx, tenantId, 'conversation.ended', {
       conversation_id: row.id,
@@ -287,17 +256,14 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
   const content = text(body.text, 'text');
   const result = await act(ctx, user, id, 'reply', {
     work: async (tx, row) => {
-      const message = await repo.insertMessage(tx, user.tenantId, row, {
+      const message = await insertStaffMessage(tx, user.tenantId, row, {
         role: 'assistant',
         content,
         authorUserId: user.id,
       });
       await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
       // The one who answers has read what came before.
-      await tx.query(`UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2`, [
-        user.tenantId,
-        id,
-      ]);
+      await markInboxRead(tx, user.tenantId, id);
       return message;
     },
   });
@@ -351,11 +317,7 @@ export async function addNote(ctx: Ctx, user: AuthenticatedUser, id: string, bod
 }
 
 export async function markRead(db: Queryable, user: AuthenticatedUser, id: string) {
-  const rows = await db.query(
-    `UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2::uuid RETURNING id`,
-    [user.tenantId, isUuid(id) ? id : null],
-  );
-  if (rows.length === 0) throw notFound('Conversation');
+  if (!(await markInboxRead(db, user.tenantId, id))) throw notFound('Conversation');
   return { ok: true };
 }
 
@@ -369,7 +331,7 @@ export async function recordCustomerMessage(
   const stored = await ctx.db.transaction(async (tx) => {
     const row = await repo.lockForInbox(tx, tenantId, conversationId);
     if (!row || row.status !== 'handed_over') return undefined;
-    return repo.insertMessage(tx, tenantId, row, { role: 'user', content, authorUserId: null });
+    return insertStaffMessage(tx, tenantId, row, { role: 'user', content, authorUserId: null });
   });
   if (stored) await publishMessage(ctx, tenantId, conversationId, stored.id);
 }

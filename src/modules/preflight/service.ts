@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { findBot } from '../bots/repository.js';
+import { findBot, setGeneratedPrompt } from '../bots/repository.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/service.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';
@@ -61,12 +61,7 @@ export async function injectPrompt(
     );
   }
   const value = injectedPrompt.trim() === '' ? null : injectedPrompt;
-  const rows = await db.query<{ id: string; updated_at: Date }>(
-    `UPDATE bots SET system_prompt_generated = $3, updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 RETURNING id, updated_at`,
-    [tenantId, botId, value],
-  );
-  const row = rows[0];
+  const row = await setGeneratedPrompt(db, tenantId, botId, value);
   if (!row) throw notFound('Bot');
   return { botId: row.id, stored: value !== null, length: value?.length ?? 0, updatedAt: row.updated_at };
 }

@@ -16,7 +16,7 @@ export interface PromptVersionRow {
 }
 
 /**
- * Stores a new current version and makes it the bot's system_prompt. The caller runs this
+ * Stores a new current version (the service copies it into the bot's system_prompt). The caller runs this
  * inside a transaction that has locked the bot row (lockBot), which serialises numbering.
  */
 export async function insertCurrentVersion(
@@ -50,11 +50,6 @@ export async function insertCurrentVersion(
       input.createdBy ?? null,
     ],
   ))!;
-  await tx.query('UPDATE bots SET system_prompt = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    input.botId,
-    input.promptText,
-  ]);
   return version;
 }
 
@@ -94,7 +89,7 @@ export function findCurrentVersion(
 }
 
 /**
- * Moves the current flag to the version and copies its text into the bot's system_prompt.
+ * Moves the current flag to the version (the service copies its text into the bot's system_prompt).
  * Runs inside a transaction that has locked the bot row.
  */
 export async function makeVersionCurrent(
@@ -115,11 +110,6 @@ export async function makeVersionCurrent(
      WHERE tenant_id = $1 AND bot_id = $2 AND id = $3 RETURNING *`,
     [tenantId, botId, versionId],
   ))!;
-  await tx.query('UPDATE bots SET system_prompt = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2', [
-    tenantId,
-    botId,
-    version.prompt_text,
-  ]);
   return version;
 }
 

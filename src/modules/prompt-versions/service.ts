@@ -1,19 +1,30 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { findBot, lockBot } from '../bots/repository.js';
+import { findBot, lockBot, updateBot } from '../bots/repository.js';
 import { diffPrompts, type PromptDiff } from './diff.js';
 import {
   deleteNonCurrentVersion,
   findCurrentVersion,
   findVersion,
-  insertCurrentVersion,
+  insertCurrentVersion as insertVersionRow,
   listVersions,
   makeVersionCurrent,
   type PromptVersionRow,
 } from './repository.js';
 
-/** Used by bots when a bot is created or its prompt changes: the prompt becomes the current version. */
-export { insertCurrentVersion } from './repository.js';
+/**
+ * Used by bots when a bot is created or its prompt changes: the prompt becomes the current
+ * version and the bot's system_prompt. Runs inside a transaction that has locked the bot row.
+ */
+export async function insertCurrentVersion(
+  tx: Queryable,
+  tenantId: string,
+  input: Parameters<typeof insertVersionRow>[2],
+): Promise<PromptVersionRow> {
+  const version = await insertVersionRow(tx, tenantId, input);
+  await updateBot(tx, tenantId, input.botId, { system_prompt: input.promptText });
+  return version;
+}
 
 export interface SavePromptVersionInput {
   tenantId: string;
@@ -68,6 +79,7 @@ export function restorePromptVersion(db: Database, ref: VersionRef): Promise<Pro
     if (!(await lockBot(tx, ref.tenantId, ref.botId))) throw notFound('Bot');
     const version = await makeVersionCurrent(tx, ref.tenantId, ref.botId, ref.versionId);
     if (!version) throw notFound('Prompt version');
+    await updateBot(tx, ref.tenantId, ref.botId, { system_prompt: version.prompt_text });
     return version;
   });
 }

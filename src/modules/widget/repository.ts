@@ -235,11 +235,11 @@ export function visitorConversations(
   );
 }
 
-export async function deleteConversations(db: Queryable, tenantId: string, ids: string[]): Promise<number> {
-  if (ids.length === 0) return 0;
-  const rows = await db.query<{ id: string }>(
-    'DELETE FROM conversations WHERE tenant_id = $1 AND id = ANY($2::uuid[]) RETURNING id',
-    [tenantId, ids],
+/** Whether an enabled widget lists the origin (CORS preflight). */
+export async function anyWidgetAllows(db: Queryable, origin: string): Promise<boolean> {
+  const rows = await db.query(
+    'SELECT 1 FROM widget_settings WHERE enabled AND $1 = ANY(allowed_origins) LIMIT 1',
+    [origin],
   );
-  return rows.length;
+  return rows.length > 0;
 }

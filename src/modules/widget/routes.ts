@@ -23,6 +23,8 @@ import {
 } from './access.js';
 import { streamEvents } from './events.js';
 import * as repo from './repository.js';
+import { findBot } from '../bots/service.js';
+import { deleteConversationsByIds } from '../conversations/service.js';
 import { SessionBody, SessionSchema, TranscriptSchema, WidgetMessageBody } from './schema.js';
 import { identitySecretContext, serializeMessage } from './service.js';
 import {
@@ -175,11 +177,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       },
       async (request, reply) => {
         const origin = requireOrigin(request);
-        const rows = await ctx.db.query(
-          'SELECT 1 FROM widget_settings WHERE enabled AND $1 = ANY(allowed_origins) LIMIT 1',
-          [origin],
-        );
-        if (rows.length === 0) throw forbiddenOrigin(false);
+        if (!(await repo.anyWidgetAllows(ctx.db, origin))) throw forbiddenOrigin(false);
         preflightHeaders(reply, origin);
         return reply.code(204).send();
       },
@@ -317,9 +315,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         claims.bot_id,
         claims.visitor_id,
       );
-      const [bot] = await ctx.db.query<{ name: string }>('SELECT name FROM bots WHERE id = $1', [
-        claims.bot_id,
-      ]);
+      const bot = await findBot(ctx.db, claims.tenant_id, claims.bot_id);
       reply.code(201);
       return {
         token: issueVisitorToken(keyringOf(ctx), renewed),
@@ -444,7 +440,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           claims.bot_id,
           claims.visitor_id,
         );
-        await repo.deleteConversations(
+        await deleteConversationsByIds(
           tx,
           claims.tenant_id,
           conversations.map((c) => c.id),

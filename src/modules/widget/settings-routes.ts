@@ -4,6 +4,7 @@ import { currentUser, requireUser } from '../auth/guard.js';
 import { notFound } from '../../http/errors.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
+import { deleteConversationsByIds } from '../conversations/service.js';
 import {
   DeletedSchema,
   IdentitySecretSchema,
@@ -175,7 +176,7 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         await settingsOf(tx, tenantId, botId);
         const conversations = await repo.visitorConversations(tx, tenantId, botId, visitorId);
         if (conversations.length === 0) throw notFound('Widget visitor');
-        return repo.deleteConversations(
+        return deleteConversationsByIds(
           tx,
           tenantId,
           conversations.map((c) => c.id),
