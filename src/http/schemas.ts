@@ -70,3 +70,14 @@ export const SESSION_SECURITY: Security = [{ session: [] }, { sessionBearer: [] 
 export const API_KEY_SECURITY: Security = [{ apiKey: [] }, { apiKeyHeader: [] }];
 export const BEARER_KEY_SECURITY: Security = [{ apiKey: [] }];
 export const INTERNAL_SECURITY: Security = [{ internalKey: [] }];
+
+/**
+ * The 200 response of a route that answers with server-sent events only: the OpenAPI document
+ * names `text/event-stream` as its content type.
+ */
+export function eventStreamResponse(description: string) {
+  return {
+    description: 'Server-sent events',
+    content: { 'text/event-stream': { schema: { type: 'string' as const, description } } },
+  };
+}

@@ -207,10 +207,11 @@ function queryValue(document: Document, schema: Schema | undefined): fc.Arbitrar
   );
 }
 
-/** An operation whose success is a server-sent event stream (it says so in its 200 response). */
+/** An operation whose success is only a server-sent event stream (its 200 response's one content type). */
 function isEventStream(operation: { responses?: Record<string, unknown> }): boolean {
-  const ok = operation.responses?.['200'] as { description?: string } | undefined;
-  return ok?.description?.startsWith('text/event-stream') ?? false;
+  const ok = operation.responses?.['200'] as { content?: Record<string, unknown> } | undefined;
+  const types = Object.keys(ok?.content ?? {});
+  return types.length === 1 && types[0] === 'text/event-stream';
 }
 
 interface World {

@@ -1,4 +1,6 @@
+import type { Static } from '@sinclair/typebox';
 import type { Database, Queryable } from '../../db/database.js';
+import type { LeadBody } from '../webhooks/schema.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { normalizePhone } from './identity.js';
@@ -257,12 +259,8 @@ export function listContactLeadsPage(db: Database, tenantId: string, contactId: 
   });
 }
 
-export interface LeadInput {
-  name?: string | null;
-  email?: string | null;
-  phone?: string | null;
-  metadata?: Record<string, unknown>;
-}
+/** The lead's fields as the lead endpoint takes them. */
+export type LeadInput = Omit<Static<typeof LeadBody>, 'conversation_id'>;
 
 /**
  * The contact of a conversation's lead, found in this order by the conversation's linked

@@ -4,7 +4,9 @@
  * `after` turns the model's block tags into block data; `save` stores the flow state once the
  * exchange is stored. The decisions are engine.ts's; this file only loads and stores.
  */
+import type { Static } from '@sinclair/typebox';
 import type { Database, Queryable } from '../../db/database.js';
+import type { ChatBlockSchema } from '../chat/schema.js';
 import type { ModelProvider, ModelReply } from '../models/provider.js';
 import { escalateConversation } from '../conversations/lifecycle.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
@@ -13,12 +15,7 @@ import { saveFlowState, toFlowBlock, toFlowStep, type BlockRow, type StepRow } f
 import { toFlowState, type StateRow } from './state.js';
 
 /** An interactive block as the chat response carries it. */
-export interface ChatBlock {
-  id: string;
-  type: 'buttons' | 'list';
-  name: string;
-  items: Array<{ id: string; title: string; description: string | null }>;
-}
+export type ChatBlock = Static<typeof ChatBlockSchema>;
 
 /** A structured choice from the chat request: the block and item the user picked. */
 export interface FlowChoice {

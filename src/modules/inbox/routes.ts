@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { fanoutOf, tenantTopic } from '../../coordination/fanout.js';
 import { currentUser, requireUser } from '../auth/guard.js';
-import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import { IdParams, SESSION_SECURITY, errorResponses, eventStreamResponse } from '../../http/schemas.js';
 import {
   AssignBody,
   InboxConversation,
@@ -78,9 +77,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
           'Live inbox updates as server-sent events: `inbox` {conversation_id, status} and `message` {conversation_id, message_id}; `resync` means reload',
         security,
         response: {
-          200: Type.String({
-            description: 'text/event-stream: `event: <type>` and `data: <JSON>` per event',
-          }),
+          200: eventStreamResponse('`event: <type>` and `data: <JSON>` per event'),
           ...errorResponses(401, 403),
         },
       },

@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { CountedPage, PageQuery } from '../../shared/pagination.js';
-import { MAX_IMPORT_ENTRIES } from './service.js';
 import { LANGUAGES } from './text.js';
 import { ONBOARDING_STEP_KEYS } from './onboarding.js';
 import { nameSchemas } from '../../http/schemas.js';
@@ -12,6 +11,8 @@ const Language = Type.Union(
   LANGUAGES.map((l) => Type.Literal(l)),
   { description: 'de, en, fr or it; detected from the text when omitted (short texts default to de)' },
 );
+
+export const MAX_IMPORT_ENTRIES = 100;
 
 export const EntryBody = Type.Object(
   {
@@ -26,6 +27,8 @@ export const EntryBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export type EntryInput = Static<typeof EntryBody>;
 
 export const ImportFile = Type.Object(
   {

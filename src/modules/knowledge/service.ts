@@ -5,12 +5,13 @@ import { isUuid } from '../../shared/ids.js';
 import { findBot, type BotRow } from '../bots/service.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import * as repo from './repository.js';
+import { MAX_IMPORT_ENTRIES, type EntryInput } from './schema.js';
 import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
 import { detectLanguage as detectMessageLanguage } from '../../shared/language.js';
 import { decideAnswerability, type Answerability } from './answerability.js';
 import { DEFAULT_SEARCH_LIMIT, searchWithEvidence, type KnowledgeHit, type SearchInput } from './search.js';
-import { chunkText, detectLanguage, vocabularyOf, type Language } from './text.js';
+import { chunkText, detectLanguage, vocabularyOf } from './text.js';
 
 export interface KnowledgeDeps {
   db: Database;
@@ -20,15 +21,7 @@ export interface KnowledgeDeps {
   minScore: number;
 }
 
-export interface EntryInput {
-  title: string;
-  content: string;
-  source_url?: string | null;
-  tags?: string[];
-  language?: Language;
-}
-
-export const MAX_IMPORT_ENTRIES = 100;
+export { MAX_IMPORT_ENTRIES, type EntryInput };
 
 export interface PreparedEntry {
   write: EntryWrite;

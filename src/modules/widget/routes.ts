@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses, eventStreamResponse } from '../../http/schemas.js';
 import { rateLimitRefusals } from '../../observability/metrics.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { answerChat } from '../chat/answer.js';
@@ -464,7 +464,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           'visitor has no open conversation.',
         security,
         response: {
-          200: { type: 'string', description: 'text/event-stream' },
+          200: eventStreamResponse('`message`, `status` and `ping` events'),
           ...errorResponses(401, 403, 404, 429),
         },
       },

@@ -3,12 +3,14 @@
  * response it produces, the output ports the reply leaves through, and the observer that times
  * its stages from outside.
  */
+import type { Static } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../../db/database.js';
 import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/trace-records.js';
 import type { ChatBlock } from '../../flow/stage.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import type { ChatInput } from '../request.js';
+import type { ChatErrorSchema, ChatResponseSchema, ChatSourceSchema } from '../schema.js';
 
 /**
  * One message for a bot, as an inbound adapter (the chat API, the dashboard's test chat, a
@@ -25,30 +27,13 @@ export interface InboundMessage {
   test?: boolean;
 }
 
-export interface ChatSource {
-  entry_id: string;
-  title: string;
-  score: number;
-  source_url: string | null;
-  /** Imported entries: the file name and the PDF page the text is from. */
-  source_name?: string;
-  page?: number;
-}
+export type ChatSource = Static<typeof ChatSourceSchema>;
 
-/** The response of the specification's table plus `sources`, `actions` and `blocks`. */
-export interface ChatResponse {
-  reply: string;
-  conversation_id: string;
-  tokens_used: number;
-  model: string;
-  knowledge_used: boolean;
-  quota_remaining: number | null;
-  channel: string;
-  sources: ChatSource[];
-  actions: unknown[];
-  /** Interactive blocks the reply shows (buttons or a list); empty when none. */
-  blocks: ChatBlock[];
-}
+/**
+ * The response of the specification's table plus `sources`, `actions` and `blocks` (always
+ * present here: empty when the reply shows none).
+ */
+export type ChatResponse = Static<typeof ChatResponseSchema> & { blocks: ChatBlock[] };
 
 /** What a conversation turn ended with: the response, and whether it was a stored one replayed. */
 export interface ChatOutcome {
@@ -69,10 +54,7 @@ export function chatSource(hit: KnowledgeHit): ChatSource {
 }
 
 /** The body of a chat error: the error text, and the explaining sentence where there is one. */
-export interface ChatErrorBody {
-  error: string;
-  message?: string;
-}
+export type ChatErrorBody = Static<typeof ChatErrorSchema>;
 
 /**
  * A stream the reply's text goes out on while the model writes it (server-sent events). Every
