@@ -2,6 +2,7 @@ import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
@@ -87,21 +88,13 @@ export function ApiKeysPage() {
                 </Table.Td>
                 <Table.Td>
                   {key.is_active && (
-                    <Button
-                      size="compact-xs"
-                      color="red"
-                      variant="subtle"
-                      onClick={() =>
-                        confirmAction({
-                          title: t('apiKeys.revoke'),
-                          text: t('apiKeys.revokeConfirm'),
-                          confirm: t('apiKeys.revoke'),
-                          onConfirm: () => revoke.mutate(key.id),
-                        })
-                      }
+                    <ConfirmButton
+                      title={t('apiKeys.revoke')}
+                      text={t('apiKeys.revokeConfirm')}
+                      onConfirm={() => revoke.mutate(key.id)}
                     >
                       {t('apiKeys.revoke')}
-                    </Button>
+                    </ConfirmButton>
                   )}
                 </Table.Td>
               </Table.Tr>

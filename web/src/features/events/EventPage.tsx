@@ -21,6 +21,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import type { BookingWithContact, EventDetail, EventRow } from '../../api/types';
 import { useCan } from '../../app/session';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { confirmAction } from '../../components/confirm';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
@@ -178,22 +179,14 @@ function BookingRow({
               </Button>
             ))}
             {cancellable && (
-              <Button
-                size="compact-xs"
-                variant="subtle"
-                color="red"
+              <ConfirmButton
                 aria-label={t('events.cancelBookingOf', { name })}
-                onClick={() =>
-                  confirmAction({
-                    title: t('events.cancelBooking'),
-                    text: t('events.cancelBookingConfirm', { name }),
-                    confirm: t('events.cancelBooking'),
-                    onConfirm: () => cancel.mutate(),
-                  })
-                }
+                title={t('events.cancelBooking')}
+                text={t('events.cancelBookingConfirm', { name })}
+                onConfirm={() => cancel.mutate()}
               >
                 {t('events.cancelBooking')}
-              </Button>
+              </ConfirmButton>
             )}
           </Group>
         )}

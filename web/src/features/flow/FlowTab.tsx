@@ -20,7 +20,7 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Block, BlockBody } from '../../api/types';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from '../bots/BotPage';
 import { BlockEditor } from './BlockEditor';
@@ -172,21 +172,13 @@ function BlockRow({
             >
               {t('flow.edit.button')}
             </Button>
-            <Button
-              size="compact-xs"
-              color="red"
-              variant="subtle"
-              onClick={() =>
-                confirmAction({
-                  title: t('flow.deleteBlock'),
-                  text: t('flow.deleteBlockConfirm', { name: block.name }),
-                  confirm: t('common.delete'),
-                  onConfirm: () => remove.mutate(),
-                })
-              }
+            <ConfirmButton
+              title={t('flow.deleteBlock')}
+              text={t('flow.deleteBlockConfirm', { name: block.name })}
+              onConfirm={() => remove.mutate()}
             >
               {t('common.delete')}
-            </Button>
+            </ConfirmButton>
           </Group>
         )}
       </Table.Td>

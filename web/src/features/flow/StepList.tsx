@@ -1,7 +1,7 @@
 import { ActionIcon, Badge, Button, Group, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { Block } from '../../api/types';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { notify } from '../../components/notify';
 import { ErrorAlert } from '../../components/states';
 import { useDeleteStep, useFlowSteps, useUpdateStep } from './queries';
@@ -104,22 +104,14 @@ export function StepList({
                   >
                     ↓
                   </ActionIcon>
-                  <Button
-                    size="compact-xs"
-                    color="red"
-                    variant="subtle"
+                  <ConfirmButton
                     aria-label={t('flow.steps.deleteOf', { label: step.label })}
-                    onClick={() =>
-                      confirmAction({
-                        title: t('flow.steps.delete'),
-                        text: t('flow.steps.deleteConfirm', { label: step.label }),
-                        confirm: t('common.delete'),
-                        onConfirm: () => removeStep(step.id),
-                      })
-                    }
+                    title={t('flow.steps.delete')}
+                    text={t('flow.steps.deleteConfirm', { label: step.label })}
+                    onConfirm={() => removeStep(step.id)}
                   >
                     {t('common.delete')}
-                  </Button>
+                  </ConfirmButton>
                 </Group>
               </Table.Td>
             )}

@@ -20,7 +20,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
@@ -349,27 +349,19 @@ export function KnowledgeTab() {
                       >
                         {t('knowledge.edit')}
                       </Button>
-                      <Button
-                        size="compact-xs"
-                        color="red"
-                        variant="subtle"
+                      <ConfirmButton
                         aria-label={t('knowledge.deleteOf', { title: entry.title })}
-                        onClick={() =>
-                          confirmAction({
-                            title: t('knowledge.delete'),
-                            text: t(
-                              entry.scope === 'tenant'
-                                ? 'knowledge.deleteTenantConfirm'
-                                : 'knowledge.deleteConfirm',
-                              { title: entry.title },
-                            ),
-                            confirm: t('common.delete'),
-                            onConfirm: () => remove.mutate(entry),
-                          })
-                        }
+                        title={t('knowledge.delete')}
+                        text={t(
+                          entry.scope === 'tenant'
+                            ? 'knowledge.deleteTenantConfirm'
+                            : 'knowledge.deleteConfirm',
+                          { title: entry.title },
+                        )}
+                        onConfirm={() => remove.mutate(entry)}
                       >
                         {t('common.delete')}
-                      </Button>
+                      </ConfirmButton>
                     </Group>
                   )}
                 </Table.Td>

@@ -16,7 +16,7 @@ import {
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
@@ -231,22 +231,14 @@ export function PromptTab() {
                         >
                           {t('prompt.restore')}
                         </Button>
-                        <Button
-                          size="compact-xs"
-                          variant="subtle"
-                          color="red"
+                        <ConfirmButton
                           aria-label={t('prompt.deleteVersion', { number: version.version_number })}
-                          onClick={() =>
-                            confirmAction({
-                              title: t('prompt.deleteVersion', { number: version.version_number }),
-                              text: t('prompt.deleteConfirm'),
-                              confirm: t('common.delete'),
-                              onConfirm: () => removeVersion(version.id),
-                            })
-                          }
+                          title={t('prompt.deleteVersion', { number: version.version_number })}
+                          text={t('prompt.deleteConfirm')}
+                          onConfirm={() => removeVersion(version.id)}
                         >
                           {t('common.delete')}
-                        </Button>
+                        </ConfirmButton>
                       </Group>
                     )}
                   </Table.Td>

@@ -23,7 +23,7 @@ import { useTranslation } from 'react-i18next';
 import { api, call } from '../../api/client';
 import type { Ok } from '../../api/types';
 import { useCan, useMe } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsaved-changes';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
@@ -286,22 +286,14 @@ function InvitationRow({
             >
               {t('team.invite.resend')}
             </Button>
-            <Button
-              size="compact-xs"
-              color="red"
-              variant="subtle"
+            <ConfirmButton
               aria-label={t('team.invite.revokeOf', { email: invitation.email })}
-              onClick={() =>
-                confirmAction({
-                  title: t('team.invite.revoke'),
-                  text: t('team.invite.revokeConfirm', { email: invitation.email }),
-                  confirm: t('team.invite.revoke'),
-                  onConfirm: () => revoke.mutate(),
-                })
-              }
+              title={t('team.invite.revoke')}
+              text={t('team.invite.revokeConfirm', { email: invitation.email })}
+              onConfirm={() => revoke.mutate()}
             >
               {t('team.invite.revoke')}
-            </Button>
+            </ConfirmButton>
           </Group>
         )}
       </Table.Td>
@@ -432,22 +424,14 @@ function MemberRow({
       <Table.Td>
         {member.is_active
           ? allowed.deactivate && (
-              <Button
-                size="compact-xs"
-                color="red"
-                variant="subtle"
+              <ConfirmButton
                 aria-label={t('team.deactivateOf', { name: label })}
-                onClick={() =>
-                  confirmAction({
-                    title: t('team.deactivate'),
-                    text: t('team.deactivateConfirm', { name: label }),
-                    confirm: t('team.deactivate'),
-                    onConfirm: () => change.mutate({ is_active: false }),
-                  })
-                }
+                title={t('team.deactivate')}
+                text={t('team.deactivateConfirm', { name: label })}
+                onConfirm={() => change.mutate({ is_active: false })}
               >
                 {t('team.deactivate')}
-              </Button>
+              </ConfirmButton>
             )
           : allowed.role && (
               <Button

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WebhookBody } from '../../api/types';
 import { useCan } from '../../app/session';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
@@ -130,21 +131,13 @@ export function WebhooksPage() {
                     >
                       {t('webhooks.rotate')}
                     </Button>
-                    <Button
-                      size="compact-xs"
-                      color="red"
-                      variant="subtle"
-                      onClick={() =>
-                        confirmAction({
-                          title: t('webhooks.delete'),
-                          text: t('webhooks.deleteConfirm', { url: hook.url }),
-                          confirm: t('common.delete'),
-                          onConfirm: () => remove.mutate(hook.id),
-                        })
-                      }
+                    <ConfirmButton
+                      title={t('webhooks.delete')}
+                      text={t('webhooks.deleteConfirm', { url: hook.url })}
+                      onConfirm={() => remove.mutate(hook.id)}
                     >
                       {t('common.delete')}
-                    </Button>
+                    </ConfirmButton>
                   </Group>
                 </Table.Td>
               </Table.Tr>
