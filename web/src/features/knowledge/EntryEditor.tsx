@@ -1,29 +1,14 @@
 import { Button, Group, Modal, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { placeFieldError } from '../../api/field-errors';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
+import { useEntry, useSaveEntry, type EntryRef } from './queries';
 
-export type EntryScope = 'bot' | 'tenant';
-export interface EntryRef {
-  id: string;
-  scope: EntryScope;
-  title: string;
-}
-
-/** Reads one entry from the path of its scope: the bot's list, or the tenant-wide one. */
-export function fetchEntry(botId: string, entry: EntryRef) {
-  return entry.scope === 'bot'
-    ? call(
-        api.GET('/api/bots/{id}/knowledge/{entryId}', { params: { path: { id: botId, entryId: entry.id } } }),
-      )
-    : call(api.GET('/api/knowledge/{entryId}', { params: { path: { entryId: entry.id } } }));
-}
+export type { EntryRef, EntryScope } from './queries';
 
 interface EntryValues {
   title: string;
@@ -57,10 +42,7 @@ export function EntryEditor({
   onSaved: () => void;
 }) {
   const { t } = useTranslation();
-  const loaded = useQuery({
-    queryKey: ['knowledge-entry', entry.id],
-    queryFn: () => fetchEntry(botId, entry),
-  });
+  const loaded = useEntry(botId, entry);
   const form = useForm<EntryValues>({
     initialValues: { title: '', content: '', source_url: '', tags: [] },
     validate: {
@@ -82,21 +64,7 @@ export function EntryEditor({
     resetDirty(values);
     // Only when the entry arrives; later edits stay the user's.
   }, [loaded.data, setValues, resetDirty]);
-  const save = useMutation({
-    mutationFn: (values: EntryValues) =>
-      entry.scope === 'bot'
-        ? call(
-            api.PUT('/api/bots/{id}/knowledge/{entryId}', {
-              params: { path: { id: botId, entryId: entry.id } },
-              body: entryBody(values),
-            }),
-          )
-        : call(
-            api.PUT('/api/knowledge/{entryId}', {
-              params: { path: { entryId: entry.id } },
-              body: entryBody(values),
-            }),
-          ),
+  const save = useSaveEntry(botId, entry, {
     onSuccess: () => {
       notify(t('knowledge.saved'));
       onSaved();
@@ -104,7 +72,7 @@ export function EntryEditor({
     },
     onError: (error) => placeFieldError(error, FIELDS, form.setFieldError),
   });
-  useFormUnsavedChanges(form, (values) => save.mutateAsync(values), loaded.isSuccess);
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(entryBody(values)), loaded.isSuccess);
   const placed = save.error !== null && Object.keys(form.errors).length > 0;
   return (
     <Modal opened onClose={onClose} title={t('knowledge.editTitle', { title: entry.title })} size="lg">
@@ -113,7 +81,7 @@ export function EntryEditor({
       ) : loaded.error ? (
         <ErrorAlert error={loaded.error} />
       ) : (
-        <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
+        <form onSubmit={form.onSubmit((values) => save.mutate(entryBody(values)))} noValidate>
           <Stack>
             {save.error && !placed && <ErrorAlert error={save.error} />}
             <TextInput

@@ -11,10 +11,8 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { FileDrop } from '../../components/FileDrop';
 import { ErrorAlert, Loading } from '../../components/states';
 import {
@@ -26,8 +24,8 @@ import {
   type KnowledgeImportSummary,
 } from './import-progress';
 import { fieldErrorOf } from '../../api/field-errors';
+import { useImportJob, useImportJobs, useStartImport } from './queries';
 
-const POLL_MS = 1000;
 const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
 
 /** One import: progress polled from GET …/imports/{importId} while it runs, errors in words. */
@@ -41,17 +39,7 @@ function ImportJob({
   onFinished: () => void;
 }) {
   const { t, i18n } = useTranslation();
-  const detail = useQuery({
-    queryKey: ['knowledge-import', botId, job.id],
-    queryFn: () =>
-      call(
-        api.GET('/api/bots/{id}/knowledge/imports/{importId}', {
-          params: { path: { id: botId, importId: job.id } },
-        }),
-      ),
-    enabled: isActive(job),
-    refetchInterval: (query) => (query.state.data && !isActive(query.state.data) ? false : POLL_MS),
-  });
+  const detail = useImportJob(botId, job);
   const current = detail.data ?? job;
   const wasActive = useRef(isActive(job));
   useEffect(() => {
@@ -105,46 +93,16 @@ function ImportJob({
 /** Import of documents into a bot's knowledge: files (several at once), a web page or a sitemap. */
 export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => void }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
-  const key = ['knowledge-imports', botId];
   const [files, setFiles] = useState<File[]>([]);
   const [dropped, setDropped] = useState(0);
   const [url, setUrl] = useState('');
   const [urlKind, setUrlKind] = useState<'url' | 'sitemap_url'>('url');
-  const jobs = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      call(
-        api.GET('/api/bots/{id}/knowledge/imports', { params: { path: { id: botId }, query: { limit: 5 } } }),
-      ),
+  const jobs = useImportJobs(botId);
+  const upload = useStartImport(botId, () => {
+    setFiles([]);
+    setDropped(0);
   });
-  const started = () => void queryClient.invalidateQueries({ queryKey: key });
-  const upload = useMutation({
-    mutationFn: (chosen: File[]) => {
-      const form = new FormData();
-      for (const file of chosen) form.append('files', file, file.name);
-      return call(
-        api.POST('/api/bots/{id}/knowledge/imports', {
-          params: { path: { id: botId } },
-          body: form as never,
-          bodySerializer: (body: unknown) => body as FormData,
-        }),
-      );
-    },
-    onSuccess: () => {
-      setFiles([]);
-      setDropped(0);
-      started();
-    },
-  });
-  const fetchUrl = useMutation({
-    mutationFn: (body: { url: string } | { sitemap_url: string }) =>
-      call(api.POST('/api/bots/{id}/knowledge/imports', { params: { path: { id: botId } }, body })),
-    onSuccess: () => {
-      setUrl('');
-      started();
-    },
-  });
+  const fetchUrl = useStartImport(botId, () => setUrl(''));
   const urlValid = isImportUrl(url);
   // A refused address (internal network, unknown host, …) is said at the address field.
   const urlRefused = fieldErrorOf(fetchUrl.error, ['url', 'sitemap_url']);

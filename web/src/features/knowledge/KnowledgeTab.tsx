@@ -15,10 +15,8 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
@@ -27,7 +25,17 @@ import { useBotId } from '../bots/BotPage';
 import { notify } from '../../components/notify';
 import { ImportPanel } from './ImportPanel';
 import { FileDrop } from '../../components/FileDrop';
-import { EntryEditor, type EntryRef, type EntryScope } from './EntryEditor';
+import { EntryEditor } from './EntryEditor';
+import {
+  importTextFile,
+  useCreateEntry,
+  useDeleteEntry,
+  useKnowledgeEntries,
+  useKnowledgeSearch,
+  useRefreshEntries,
+  type EntryRef,
+  type EntryScope,
+} from './queries';
 import { UnansweredQuestions } from './UnansweredQuestions';
 import { DataTable } from '../../components/DataTable';
 
@@ -42,10 +50,7 @@ export function splitAtThreshold<T extends { score: number }>(results: readonly 
 export function HitTest({ botId, ask }: { botId: string; ask?: { question: string; at: number } }) {
   const { t, i18n } = useTranslation();
   const [question, setQuestion] = useState('');
-  const search = useMutation({
-    mutationFn: (q: string) =>
-      call(api.GET('/api/bots/{id}/knowledge/search', { params: { path: { id: botId }, query: { q } } })),
-  });
+  const search = useKnowledgeSearch(botId);
   const { mutate } = search;
   // After an entry made from an unanswered question: test that question at once.
   useEffect(() => {
@@ -160,12 +165,7 @@ function Import({ botId, onDone }: { botId: string; onDone: () => void }) {
       // One request per file, so progress is real and one bad file does not stop the others.
       for (const [index, file] of files.entries()) {
         const content = await file.text();
-        await call(
-          api.POST('/api/bots/{id}/knowledge/import', {
-            params: { path: { id: botId } },
-            body: { files: [{ filename: file.name, content }] },
-          }),
-        );
+        await importTextFile(botId, file.name, content);
         setProgress({ done: index + 1, total: files.length });
       }
       notify(t('knowledge.imported', { count: files.length }));
@@ -198,23 +198,11 @@ export function KnowledgeTab() {
   const { t } = useTranslation();
   const botId = useBotId();
   const canEdit = useCan('knowledge:edit');
-  const queryClient = useQueryClient();
-  const key = ['knowledge', botId];
-  // The bot answers from its own entries and from the tenant-wide ones: the list shows both.
-  const entries = useQuery({
-    queryKey: key,
-    queryFn: async () => {
-      const [own, shared] = await Promise.all([
-        call(api.GET('/api/bots/{id}/knowledge', { params: { path: { id: botId }, query: { limit: 100 } } })),
-        call(api.GET('/api/knowledge', { params: { query: { limit: 100 } } })),
-      ]);
-      return { data: [...own.data, ...shared.data] };
-    },
-  });
+  const entries = useKnowledgeEntries(botId);
   const [editing, setEditing] = useState<EntryRef | null>(null);
   const [fromQuestion, setFromQuestion] = useState<string | null>(null);
   const [ask, setAsk] = useState<{ question: string; at: number }>();
-  const refreshEntries = () => void queryClient.invalidateQueries({ queryKey: key });
+  const refreshEntries = useRefreshEntries(botId);
   const form = useForm({
     initialValues: { title: '', content: '', scope: 'bot' as EntryScope },
     validate: {
@@ -223,32 +211,15 @@ export function KnowledgeTab() {
     },
   });
   // Tenant-wide entries are shared by every bot of the tenant; bot entries belong to this bot.
-  const create = useMutation({
-    mutationFn: ({ scope, ...body }: { title: string; content: string; scope: EntryScope }) =>
-      scope === 'tenant'
-        ? call(api.POST('/api/knowledge', { body }))
-        : call(api.POST('/api/bots/{id}/knowledge', { params: { path: { id: botId } }, body })),
-    onSuccess: () => {
-      form.reset();
-      refreshEntries();
-      notify(t('knowledge.added'));
-      if (fromQuestion) {
-        setAsk({ question: fromQuestion, at: Date.now() });
-        setFromQuestion(null);
-      }
-    },
+  const create = useCreateEntry(botId, () => {
+    form.reset();
+    notify(t('knowledge.added'));
+    if (fromQuestion) {
+      setAsk({ question: fromQuestion, at: Date.now() });
+      setFromQuestion(null);
+    }
   });
-  const remove = useMutation({
-    mutationFn: (entry: EntryRef) =>
-      entry.scope === 'tenant'
-        ? call(api.DELETE('/api/knowledge/{entryId}', { params: { path: { entryId: entry.id } } }))
-        : call(
-            api.DELETE('/api/bots/{id}/knowledge/{entryId}', {
-              params: { path: { id: botId, entryId: entry.id } },
-            }),
-          ),
-    onSuccess: refreshEntries,
-  });
+  const remove = useDeleteEntry(botId);
 
   return (
     <Stack>
@@ -262,9 +233,7 @@ export function KnowledgeTab() {
         }}
       />
       <HitTest botId={botId} ask={ask} />
-      {canEdit && (
-        <ImportPanel botId={botId} onDone={() => void queryClient.invalidateQueries({ queryKey: key })} />
-      )}
+      {canEdit && <ImportPanel botId={botId} onDone={refreshEntries} />}
       {canEdit && (
         <Card withBorder id="knowledge-add">
           <Title order={2} size="h4" mb="xs">
@@ -294,7 +263,7 @@ export function KnowledgeTab() {
                   {t('knowledge.addSubmit')}
                 </Button>
               </Group>
-              <Import botId={botId} onDone={() => void queryClient.invalidateQueries({ queryKey: key })} />
+              <Import botId={botId} onDone={refreshEntries} />
             </Stack>
           </form>
         </Card>

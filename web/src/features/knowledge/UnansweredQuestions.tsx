@@ -1,10 +1,9 @@
 import { Badge, Button, Card, Group, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import { DataTable } from '../../components/DataTable';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { useResolveUnanswered, useUnanswered } from './queries';
 
 export interface UnansweredGroup {
   key: string;
@@ -29,22 +28,8 @@ export function UnansweredQuestions({
   onUse: (group: UnansweredGroup) => void;
 }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const key = ['unanswered', botId];
-  const groups = useQuery({
-    queryKey: key,
-    queryFn: () => call(api.GET('/api/bots/{id}/unanswered', { params: { path: { id: botId } } })),
-  });
-  const clear = useMutation({
-    mutationFn: (groupKey: string) =>
-      call(
-        api.POST('/api/bots/{id}/unanswered/resolve', {
-          params: { path: { id: botId } },
-          body: { key: groupKey },
-        }),
-      ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
-  });
+  const groups = useUnanswered(botId);
+  const clear = useResolveUnanswered(botId);
   return (
     <Card withBorder data-testid="unanswered">
       <Title order={2} size="h4" mb="xs">
