@@ -10,7 +10,7 @@ import { blockReasons } from './features/flow/reasons';
 import { entryBody } from './features/knowledge/EntryEditor';
 import { trialDaysLeft } from './features/overview/OverviewPage';
 import { nextStep } from './features/webhooks/WebhookDeliveries';
-import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey } from './features/team/team-rules';
+import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey } from './features/users/team-rules';
 
 describe('field errors', () => {
   it('places a 400 or 409 at the field its details name, only when the form has it', () => {

@@ -31,7 +31,7 @@ export const router = createBrowserRouter([
   {
     path: '/invitation',
     lazy: queryPage(
-      () => import('../features/team/AcceptInvitationPage'),
+      () => import('../features/users/AcceptInvitationPage'),
       (m) => m.AcceptInvitationPage,
     ),
   },
@@ -182,7 +182,7 @@ export const router = createBrowserRouter([
           {
             path: 'team',
             lazy: page(
-              () => import('../features/team/TeamPage'),
+              () => import('../features/users/TeamPage'),
               (m) => m.TeamPage,
             ),
           },

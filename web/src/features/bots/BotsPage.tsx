@@ -1,13 +1,12 @@
 import { Badge, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router';
-import { api, call } from '../../api/client';
 import type { Bot } from '../../api/types';
 import { useCan } from '../../app/session';
+import { useBots, useCreateBot } from './queries';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
@@ -26,24 +25,14 @@ export function BotStatusBadge({ bot }: { bot: Pick<Bot, 'is_active' | 'status'>
 function CreateBot({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const form = useForm({
     initialValues: { name: '', description: '' },
     validate: { name: (v) => (v.trim() ? null : t('bots.nameRequired')) },
   });
-  const create = useMutation({
-    mutationFn: (values: { name: string; description: string }) =>
-      call(
-        api.POST('/api/bots', {
-          body: { name: values.name.trim(), description: values.description.trim() || null },
-        }),
-      ),
-    onSuccess: (bot) => {
-      void queryClient.invalidateQueries({ queryKey: ['bots'] });
-      onClose();
-      form.reset();
-      void navigate(`/bots/${bot.id}`);
-    },
+  const create = useCreateBot((bot) => {
+    onClose();
+    form.reset();
+    void navigate(`/bots/${bot.id}`);
   });
   return (
     <Modal opened={opened} onClose={onClose} title={t('bots.create')}>
@@ -77,15 +66,7 @@ export function BotsPage() {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<string | null>(null);
   const [opened, { open, close }] = useDisclosure();
-  const bots = useQuery({
-    queryKey: ['bots', status],
-    queryFn: () =>
-      call(
-        api.GET('/api/bots', {
-          params: { query: { limit: 100, ...(status ? { status: status as Bot['status'] } : {}) } },
-        }),
-      ),
-  });
+  const bots = useBots(status ? (status as Bot['status']) : null);
   const filtered = (bots.data?.data ?? []).filter((bot) =>
     bot.name.toLowerCase().includes(search.trim().toLowerCase()),
   );

@@ -12,12 +12,12 @@ import {
   Title,
 } from '@mantine/core';
 import { Suspense, lazy } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import type { Usage } from '../../api/types';
 import { useCan } from '../../app/session';
+import { useBots } from '../bots/queries';
+import { useKnowledgeOnboarding, useUsage } from './queries';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
@@ -85,14 +85,8 @@ export function onboardingLink(step: string, botId: string | undefined): string 
 
 function Onboarding() {
   const { t } = useTranslation();
-  const onboarding = useQuery({
-    queryKey: ['knowledge-onboarding'],
-    queryFn: () => call(api.GET('/api/knowledge/onboarding')),
-  });
-  const bots = useQuery({
-    queryKey: ['bots', null],
-    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
-  });
+  const onboarding = useKnowledgeOnboarding();
+  const bots = useBots();
   if (!onboarding.data || onboarding.data.complete) return null;
   const firstBot = bots.data?.data[0]?.id;
   return (
@@ -121,11 +115,7 @@ function Onboarding() {
 export function OverviewPage() {
   const { t, i18n } = useTranslation();
   const canUsage = useCan('usage:view');
-  const usage = useQuery({
-    queryKey: ['usage'],
-    queryFn: () => call(api.GET('/api/usage')),
-    enabled: canUsage,
-  });
+  const usage = useUsage(canUsage);
   if (!canUsage) return <PageTitle title={t('overview.title')} />;
   if (usage.isPending) return <Loading />;
   if (usage.error) return <ErrorAlert error={usage.error} onRetry={() => void usage.refetch()} />;

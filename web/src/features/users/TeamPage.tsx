@@ -17,10 +17,8 @@ import {
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { api, call } from '../../api/client';
 import type { Ok } from '../../api/types';
 import { useCan, useMe } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
@@ -29,10 +27,18 @@ import { useFormUnsavedChanges, useUnsavedChanges } from '../../components/unsav
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { allowedChanges, grantableRoles, passwordProblemKey, teamRefusalKey, type Role } from './team-rules';
+import {
+  useChangeOwnPassword,
+  useChangeUser,
+  useCreateInvitation,
+  useInvitations,
+  useResendInvitation,
+  useRevokeInvitation,
+  useTeam,
+} from './queries';
 import { DataTable } from '../../components/DataTable';
 
 type TeamUser = Ok<'/api/users', 'get'>['data'][number];
-const TEAM_KEY = ['team'] as const;
 
 /** An API refusal in the user's language when it is a known team rule, else the API's sentence. */
 function TeamError({ error }: { error: unknown }) {
@@ -59,13 +65,7 @@ function OwnPassword() {
       repeat: (v, values) => (v === values.next ? null : t('team.password.mismatch')),
     },
   });
-  const change = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(
-        api.POST('/api/me/password', {
-          body: { current_password: values.current, new_password: values.next },
-        }),
-      ),
+  const change = useChangeOwnPassword({
     onSuccess: () => {
       form.reset();
       notify(t('team.password.changed'));
@@ -114,7 +114,6 @@ function OwnPassword() {
 
 type Invitation = Ok<'/api/invitations', 'get'>['data'][number];
 type IssuedInvitation = Ok<'/api/invitations', 'post'>;
-const INVITATIONS_KEY = ['team-invitations'] as const;
 
 /** The accept link of an invitation when no e-mail is sent: the inviter passes it on. */
 function AcceptLink({ issued, onDone }: { issued: IssuedInvitation; onDone: () => void }) {
@@ -165,30 +164,30 @@ function InviteUser({
   onIssued: (issued: IssuedInvitation) => void;
 }) {
   const { t } = useTranslation();
-  const queryClient = useQueryClient();
   const form = useForm({
     initialValues: { email: '', role: 'editor' },
     validate: {
       email: (v) => (/^\S+@\S+\.\S+$/.test(v.trim()) ? null : t('team.emailInvalid')),
     },
   });
-  const create = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(api.POST('/api/invitations', { body: { email: values.email.trim(), role: values.role as Role } })),
+  const create = useCreateInvitation({
     onSuccess: (issued) => {
-      void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY });
       notify(issuedNotice(issued, t));
       form.reset();
       onIssued(issued);
       onClose();
     },
-    onError: () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   });
   // An issued invitation may show its link here once, so leaving only offers to discard.
   useUnsavedChanges({ dirty: () => opened && form.isDirty(), discard: () => form.reset() });
   return (
     <Modal opened={opened} onClose={onClose} title={t('team.add')}>
-      <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
+      <form
+        onSubmit={form.onSubmit((values) =>
+          create.mutate({ email: values.email.trim(), role: values.role as Role }),
+        )}
+        noValidate
+      >
         <Stack>
           {create.error && <TeamError error={create.error} />}
           <Text size="sm">{t('team.invite.intro')}</Text>
@@ -231,28 +230,18 @@ function InvitationRow({
   onRefused: (error: unknown) => void;
 }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY });
-  const resend = useMutation({
-    mutationFn: () =>
-      call(api.POST('/api/invitations/{id}/resend', { params: { path: { id: invitation.id } } })),
+  const resend = useResendInvitation(invitation.id, {
     onMutate: () => onRefused(null),
-    onError: (error) => {
-      refresh();
-      onRefused(error);
-    },
+    onError: onRefused,
     onSuccess: (issued) => {
-      refresh();
       notify(issuedNotice(issued, t));
       onIssued(issued);
     },
   });
-  const revoke = useMutation({
-    mutationFn: () => call(api.DELETE('/api/invitations/{id}', { params: { path: { id: invitation.id } } })),
+  const revoke = useRevokeInvitation(invitation.id, {
     onMutate: () => onRefused(null),
     onError: onRefused,
     onSuccess: () => {
-      refresh();
       notify(t('team.invite.revoked', { email: invitation.email }));
     },
   });
@@ -311,10 +300,7 @@ function Invitations({
 }) {
   const { t } = useTranslation();
   const [refusal, setRefusal] = useState<unknown>(null);
-  const invitations = useQuery({
-    queryKey: INVITATIONS_KEY,
-    queryFn: () => call(api.GET('/api/invitations', { params: { query: { limit: 100 } } })),
-  });
+  const invitations = useInvitations();
   if (invitations.isPending) return null;
   if (invitations.error)
     return <ErrorAlert error={invitations.error} onRetry={() => void invitations.refetch()} />;
@@ -360,17 +346,12 @@ function MemberRow({
   onRefused: (error: unknown) => void;
 }) {
   const { t, i18n } = useTranslation();
-  const queryClient = useQueryClient();
   const name = [member.first_name, member.last_name].filter(Boolean).join(' ');
   const label = name || member.email;
-  const change = useMutation({
-    mutationFn: (body: { role?: Role; is_active?: boolean }) =>
-      call(api.PATCH('/api/users/{id}', { params: { path: { id: member.id } }, body })),
+  const change = useChangeUser(member.id, actor.id, {
     onMutate: () => onRefused(null),
     onError: onRefused,
-    onSuccess: (updated, body) => {
-      void queryClient.invalidateQueries({ queryKey: TEAM_KEY });
-      if (updated.id === actor.id) void queryClient.invalidateQueries({ queryKey: ['me'] });
+    onSuccess: (_updated, body) => {
       notify(
         body.role
           ? t('team.roleChanged', { name: label, role: t(`roles.${body.role}`) })
@@ -453,10 +434,7 @@ function TeamList() {
   const me = useMe();
   const [opened, { open, close }] = useDisclosure();
   const [issued, setIssued] = useState<IssuedInvitation | null>(null);
-  const users = useQuery({
-    queryKey: TEAM_KEY,
-    queryFn: () => call(api.GET('/api/users', { params: { query: { limit: 100 } } })),
-  });
+  const users = useTeam();
   const actor = { id: me.user.id, role: me.user.role as Role };
   return (
     <Card withBorder>

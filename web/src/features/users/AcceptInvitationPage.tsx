@@ -13,13 +13,12 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import { LanguageSwitch } from '../../app/LanguageSwitch';
 import { ErrorAlert } from '../../components/states';
+import { useAcceptInvitation, useInvitationPreview } from './queries';
 import { invitationRefusalKey, passwordProblemKey } from './team-rules';
 
 /** The token of the link: it travels in the fragment, which the browser never sends to a server. */
@@ -45,12 +44,7 @@ export function AcceptInvitationPage() {
   useEffect(() => {
     document.title = `${t('invitation.title')} · Parley`;
   }, [t]);
-  const preview = useQuery({
-    queryKey: ['invitation', token],
-    queryFn: () => call(api.POST('/api/invitations/preview', { body: { token } })),
-    enabled: token !== '',
-    retry: false,
-  });
+  const preview = useInvitationPreview(token);
   const form = useForm({
     initialValues: { first_name: '', last_name: '', password: '', repeat: '' },
     validate: {
@@ -61,19 +55,7 @@ export function AcceptInvitationPage() {
       repeat: (v, values) => (v === values.password ? null : t('team.password.mismatch')),
     },
   });
-  const accept = useMutation({
-    mutationFn: (values: typeof form.values) =>
-      call(
-        api.POST('/api/invitations/accept', {
-          body: {
-            token,
-            password: values.password,
-            ...(values.first_name.trim() ? { first_name: values.first_name.trim() } : {}),
-            ...(values.last_name.trim() ? { last_name: values.last_name.trim() } : {}),
-          },
-        }),
-      ),
-  });
+  const accept = useAcceptInvitation(token);
 
   let content;
   if (token === '') {
