@@ -1,5 +1,6 @@
 import { Button, type ButtonProps } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { confirmAction } from './confirm';
 
 /**
@@ -15,7 +16,8 @@ export function ConfirmButton({
   'aria-label': ariaLabel,
   ...buttonProps
 }: {
-  children: ReactNode;
+  /** The button's text; „Löschen“ / “Delete” when omitted. */
+  children?: ReactNode;
   title: string;
   text: string;
   /** The dialog's confirming button; the button's own text when it is a plain string. */
@@ -23,6 +25,8 @@ export function ConfirmButton({
   onConfirm: () => void;
   'aria-label'?: string;
 } & Omit<ButtonProps, 'children' | 'onClick'>) {
+  const { t } = useTranslation();
+  const label = children ?? t('common.delete');
   return (
     <Button
       size="compact-xs"
@@ -34,12 +38,12 @@ export function ConfirmButton({
         confirmAction({
           title,
           text,
-          confirm: confirm ?? (typeof children === 'string' ? children : title),
+          confirm: confirm ?? (typeof label === 'string' ? label : title),
           onConfirm,
         })
       }
     >
-      {children}
+      {label}
     </Button>
   );
 }

@@ -1,5 +1,6 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core';
+import { Alert, Code, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { CopyAndDone } from './CopyAndDone';
 
 /** A secret (API key, signing secret) shown this one time, with a copy button and a warning. */
 export function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
@@ -11,18 +12,7 @@ export function SecretOnce({ label, secret, onDone }: { label: string; secret: s
         <Code block data-testid="secret-value" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
           {secret}
         </Code>
-        <Group>
-          <CopyButton value={secret}>
-            {({ copied, copy }) => (
-              <Button size="xs" onClick={copy} color={copied ? 'teal' : 'blue'}>
-                {copied ? t('secret.copied') : t('secret.copy')}
-              </Button>
-            )}
-          </CopyButton>
-          <Button size="xs" variant="default" onClick={onDone}>
-            {t('secret.done')}
-          </Button>
-        </Group>
+        <CopyAndDone value={secret} doneLabel={t('secret.done')} onDone={onDone} />
       </Stack>
     </Alert>
   );

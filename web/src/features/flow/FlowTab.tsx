@@ -176,9 +176,7 @@ function BlockRow({
               title={t('flow.deleteBlock')}
               text={t('flow.deleteBlockConfirm', { name: block.name })}
               onConfirm={() => remove.mutate()}
-            >
-              {t('common.delete')}
-            </ConfirmButton>
+            />
           </Group>
         )}
       </Table.Td>

@@ -109,9 +109,7 @@ export function StepList({
                     title={t('flow.steps.delete')}
                     text={t('flow.steps.deleteConfirm', { label: step.label })}
                     onConfirm={() => removeStep(step.id)}
-                  >
-                    {t('common.delete')}
-                  </ConfirmButton>
+                  />
                 </Group>
               </Table.Td>
             )}

@@ -328,9 +328,7 @@ export function KnowledgeTab() {
                           { title: entry.title },
                         )}
                         onConfirm={() => remove.mutate(entry)}
-                      >
-                        {t('common.delete')}
-                      </ConfirmButton>
+                      />
                     </Group>
                   )}
                 </Table.Td>

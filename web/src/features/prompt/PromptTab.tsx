@@ -236,9 +236,7 @@ export function PromptTab() {
                           title={t('prompt.deleteVersion', { number: version.version_number })}
                           text={t('prompt.deleteConfirm')}
                           onConfirm={() => removeVersion(version.id)}
-                        >
-                          {t('common.delete')}
-                        </ConfirmButton>
+                        />
                       </Group>
                     )}
                   </Table.Td>

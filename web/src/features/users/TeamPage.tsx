@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   Code,
-  CopyButton,
   Group,
   Modal,
   PasswordInput,
@@ -19,6 +18,7 @@ import { useForm } from '@mantine/form';
 import { useDisclosure } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CopyAndDone } from '../../components/CopyAndDone';
 import type { Ok } from '../../api/types';
 import { useCan, useMe } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
@@ -126,18 +126,7 @@ function AcceptLink({ issued, onDone }: { issued: IssuedInvitation; onDone: () =
         <Code block data-testid="accept-link" style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
           {issued.accept_url}
         </Code>
-        <Group>
-          <CopyButton value={issued.accept_url}>
-            {({ copied, copy }) => (
-              <Button size="xs" onClick={copy} color={copied ? 'teal' : 'blue'}>
-                {copied ? t('secret.copied') : t('secret.copy')}
-              </Button>
-            )}
-          </CopyButton>
-          <Button size="xs" variant="default" onClick={onDone}>
-            {t('team.invite.linkDone')}
-          </Button>
-        </Group>
+        <CopyAndDone value={issued.accept_url} doneLabel={t('team.invite.linkDone')} onDone={onDone} />
       </Stack>
     </Alert>
   );

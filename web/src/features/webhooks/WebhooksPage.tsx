@@ -135,9 +135,7 @@ export function WebhooksPage() {
                       title={t('webhooks.delete')}
                       text={t('webhooks.deleteConfirm', { url: hook.url })}
                       onConfirm={() => remove.mutate(hook.id)}
-                    >
-                      {t('common.delete')}
-                    </ConfirmButton>
+                    />
                   </Group>
                 </Table.Td>
               </Table.Tr>
