@@ -44,6 +44,15 @@ export interface Turn {
 
 type Observe = StageObserver['stage'];
 
+/**
+ * The hits the reply rests on: none when the model handed over all the same (the offline model
+ * found no sentence in them that answers the question), so such a reply is neither counted as
+ * knowledge used nor cites sources, and it hands the conversation over like a reply without hits.
+ */
+function usedHits(turn: Turn, reply: string): KnowledgeHit[] {
+  return isHandOverReply(reply) ? [] : turn.hits;
+}
+
 function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo.Exchange {
   const { admitted, turn: t } = turn;
   const key = admitted.inbound.idempotencyKey;
@@ -55,7 +64,7 @@ function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo
     botId: t.bot.id,
     channel: t.channel,
     model: reply.model,
-    knowledgeUsed: turn.hits.length > 0,
+    knowledgeUsed: response.knowledge_used,
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
     answer: { content: response.reply, tokens: reply.completionTokens },
@@ -71,15 +80,16 @@ function responseOf(
   actions: unknown[],
   blocks: flowStage.ChatBlock[],
 ): ChatResponse {
+  const hits = usedHits(turn, processed.reply);
   return {
     reply: processed.reply,
     conversation_id: turn.turn.conversationId,
     tokens_used: reply.promptTokens + reply.completionTokens,
     model: reply.model,
-    knowledge_used: turn.hits.length > 0,
+    knowledge_used: hits.length > 0,
     quota_remaining: turn.admitted.quotaRemaining,
     channel: turn.turn.channel,
-    sources: turn.hits.map(chatSource),
+    sources: hits.map(chatSource),
     actions,
     blocks,
   };
@@ -160,7 +170,7 @@ export async function finish(
     // The dashboard's test chat is not handed over for a missing answer (only when asked for a person).
     (ctx.config.conversations.handoverOnNoAnswer &&
     !turn.admitted.inbound.test &&
-    turn.hits.length === 0 &&
+    !response.knowledge_used &&
     isHandOverReply(response.reply)
       ? 'no_answer'
       : null);
