@@ -49,6 +49,8 @@ export interface TurnRows {
   flowState: unknown;
   /** The last user/assistant messages of a named conversation, oldest first. */
   history: ModelMessage[];
+  /** Whether an active webhook endpoint of the tenant subscribes to `escalation.triggered`. */
+  escalationSubscribed: boolean;
 }
 
 interface AdmissionRow extends ChatBot {
@@ -56,6 +58,7 @@ interface AdmissionRow extends ChatBot {
   flow_steps: unknown[];
   flow_state: unknown;
   history: ModelMessage[];
+  escalation_subscribed: boolean;
   conversation_id: string | null;
   conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
@@ -120,6 +123,8 @@ const ADMIT = genericPlan(`WITH bot AS (
                          WHERE m.tenant_id = $1 AND m.conversation_id = conversation.id
                            AND m.role IN ('user', 'assistant')
                          ORDER BY m.seq DESC LIMIT $8) h), '[]'::json) AS history,
+         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.is_active
+                 AND 'escalation.triggered' = ANY(w.event_types)) AS escalation_subscribed,
          (SELECT messages_used FROM reserved) AS messages_used,
          (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
@@ -164,6 +169,7 @@ export async function admitChat(
     flow_steps,
     flow_state,
     history,
+    escalation_subscribed,
     ...bot
   } = row;
   if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
@@ -176,7 +182,13 @@ export async function admitChat(
     conversationId: conversation_id,
     used: messages_used,
     reservationId: reservation_id,
-    turn: { flowBlocks: flow_blocks, flowSteps: flow_steps, flowState: flow_state, history },
+    turn: {
+      flowBlocks: flow_blocks,
+      flowSteps: flow_steps,
+      flowState: flow_state,
+      history,
+      escalationSubscribed: escalation_subscribed,
+    },
   };
 }
 
@@ -237,6 +249,11 @@ export interface Exchange {
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
   reservation: { id: string; period: string } | null;
+  /**
+   * The turn hands the conversation over to people: the same statement marks it waiting for a
+   * person (as conversations/lifecycle's escalation does), at `at`.
+   */
+  handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
 }
 
 /** The exchange statement around the conversation's part (new or continued). */
@@ -299,6 +316,10 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.ttlHours ?? 0,
     exchange.reservation?.id ?? null,
     exchange.reservation?.period ?? null,
+    exchange.handover?.escalationReason ?? null,
+    exchange.handover?.reason ?? null,
+    exchange.handover?.question ?? null,
+    exchange.handover?.at ?? null,
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);
