@@ -14,6 +14,7 @@ import { errorResponses } from '../../../http/schemas.js';
 import { isUuid } from '../../../shared/ids.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
 import { receiveMail } from './inbound.js';
 
@@ -70,22 +71,20 @@ export function authorized(
 }
 
 export function postmarkMail(body: PostmarkInbound): InboundMail {
-  const headers = new Map<string, string>();
-  for (const h of body.Headers ?? []) {
-    const name = h.Name.toLowerCase();
-    if (!headers.has(name)) headers.set(name, h.Value);
-  }
+  const headers = headersFromPairs((body.Headers ?? []).map((h) => ({ name: h.Name, value: h.Value })));
   const ids = (value: string | undefined) => value?.match(/<[^<>\s]+>/g) ?? [];
+  const html = body.HtmlBody ?? null;
   return {
     messageId:
-      ids(headers.get('message-id'))[0] ?? `<${body.MessageID ?? 'unknown'}@inbound.postmarkapp.com>`,
+      ids(headers['message-id']?.[0])[0] ?? `<${body.MessageID ?? 'unknown'}@inbound.postmarkapp.com>`,
     from: (body.FromFull?.Email ?? body.From ?? '').toLowerCase() || null,
     subject: body.Subject ?? null,
-    inReplyTo: ids(headers.get('in-reply-to'))[0] ?? null,
-    references: ids(headers.get('references')),
-    text: body.TextBody ?? (body.HtmlBody ?? '').replace(/<[^>]+>/g, ' '),
+    inReplyTo: ids(headers['in-reply-to']?.[0])[0] ?? null,
+    references: ids(headers['references']?.join(' ')),
+    text: body.TextBody ?? (html ?? '').replace(/<[^>]+>/g, ' '),
+    html,
     headers,
-    contentType: (headers.get('content-type') ?? 'text/plain').split(';')[0]!.trim(),
+    contentType: headers['content-type']?.[0] ?? 'text/plain',
   };
 }
 
