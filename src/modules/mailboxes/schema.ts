@@ -49,6 +49,12 @@ export const MailboxSettings = Type.Object(
         description: 'Basic-auth user of the inbound webhook URL',
       }),
     ),
+    read_attachments: Type.Optional(
+      Type.Boolean({
+        description:
+          'The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

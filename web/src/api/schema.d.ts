@@ -2102,6 +2102,8 @@ export interface components {
                 client_id?: string;
                 /** @description Basic-auth user of the inbound webhook URL */
                 inbound_username?: string;
+                /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                read_attachments?: boolean;
             };
             /** @description Names of the secrets that are set (never their values) */
             secrets_set: string[];
@@ -12895,6 +12897,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                        read_attachments?: boolean;
                     };
                     secrets: {
                         /** @description IMAP/SMTP password */
@@ -13098,6 +13102,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                        read_attachments?: boolean;
                     };
                     secrets?: {
                         /** @description IMAP/SMTP password */

@@ -7,6 +7,8 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { useSkipReasonText } from '../channels/EmailChannel';
+import { useConversationMails } from '../channels/queries';
 import { STATUS_COLOUR } from './ConversationsPage';
 
 export function ConversationPage() {
@@ -89,7 +91,45 @@ export function ConversationPage() {
             ))}
           </Stack>
         </Card>
+        {c.channel === 'email' && <ConversationMails conversationId={conversationId} />}
       </Stack>
     </>
+  );
+}
+
+/** An e-mail conversation's received mails; one not answered shows its reason in words. */
+function ConversationMails({ conversationId }: { conversationId: string }) {
+  const { t, i18n } = useTranslation();
+  const mails = useConversationMails(conversationId, true);
+  const reason = useSkipReasonText();
+  if (mails.isPending) return <Loading />;
+  if (mails.error) return <ErrorAlert error={mails.error} />;
+  if (mails.data.length === 0) return null;
+  return (
+    <Card withBorder>
+      <Text fw={600} mb="xs">
+        {t('email.conversationMails')}
+      </Text>
+      <Stack gap={4}>
+        {mails.data.map((mail) => (
+          <Group key={mail.id} gap="xs" wrap="wrap">
+            <Text size="sm">
+              {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'}
+            </Text>
+            <Badge
+              variant="light"
+              color={mail.status === 'answered' ? 'green' : mail.status === 'failed' ? 'red' : 'gray'}
+            >
+              {mail.status === 'answered'
+                ? t('email.answered')
+                : mail.status === 'failed'
+                  ? t('email.failed')
+                  : t('email.notAnswered')}
+            </Badge>
+            {(mail.skip_reason || mail.error) && <Text size="sm">{reason(mail)}</Text>}
+          </Group>
+        ))}
+      </Stack>
+    </Card>
   );
 }
