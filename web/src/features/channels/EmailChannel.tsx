@@ -19,6 +19,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
+import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
@@ -131,6 +132,7 @@ function bodyOf(v: FormValues, editing: boolean): MailboxBody {
 function MailboxForm({ botId, mailbox, onClose }: { botId: string; mailbox?: Mailbox; onClose: () => void }) {
   const { t } = useTranslation();
   const save = useSaveMailbox(botId);
+  const narrow = useMediaQuery('(max-width: 30em)');
   const editing = Boolean(mailbox);
   const required = (v: string) => (v.trim() ? null : t('email.required'));
   const form = useForm<FormValues>({
@@ -177,6 +179,8 @@ function MailboxForm({ botId, mailbox, onClose }: { botId: string; mailbox?: Mai
           {!editing && (
             <SegmentedControl
               aria-label={t('email.kind')}
+              orientation={narrow ? 'vertical' : 'horizontal'}
+              fullWidth
               data={(['imap', 'graph', 'postmark'] as const).map((kind) => ({
                 value: kind,
                 label: t(`email.kinds.${kind}`),
