@@ -13374,6 +13374,15 @@ export interface operations {
                         Name: string;
                         Value: string;
                     }[];
+                    Attachments?: ({
+                        Name?: string;
+                        /** @description Base64 */
+                        Content?: string;
+                        ContentType?: string;
+                        ContentLength?: number;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 } & {
                     [key: string]: unknown;
                 };

@@ -14,6 +14,7 @@ import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
+import { readAttachments } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
 import { renderMailReply } from '../../email/format.js';
 import { stripReply } from '../../email/quotes.js';
@@ -26,6 +27,9 @@ import {
   threadCandidates,
   type KnownMessage,
 } from '../../email/threading.js';
+
+/** Before the attachments' text in the message the bot reads. */
+const ATTACHMENTS_LEAD = 'Text der Anhänge:';
 
 /** The outbox kind of e-mail replies (the bot's and a person's). */
 export const EMAIL_REPLY_KIND = 'email.reply';
@@ -347,6 +351,15 @@ export async function receiveMail(
   });
   if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
 
+  const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
+  if (attachments.notes.length > 0)
+    await ctx.db.query('UPDATE email_inbound SET attachments = $2 WHERE id = $1', [
+      stored.id,
+      JSON.stringify(attachments.notes),
+    ]);
+  const message = attachments.text
+    ? `${text.slice(0, 10_000)}\n\n${ATTACHMENTS_LEAD}\n${attachments.text}`
+    : text.slice(0, 10_000);
   const turn = (conversation: string | null) =>
     converse(
       ctx,
@@ -354,7 +367,7 @@ export async function receiveMail(
         tenantId: mailbox.tenant_id,
         botId: mailbox.bot_id,
         input: {
-          message: text.slice(0, 10_000),
+          message,
           senderId: from,
           channel: 'email',
           conversationId: conversation,

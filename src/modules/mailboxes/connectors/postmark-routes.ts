@@ -28,6 +28,19 @@ const PostmarkInbound = Type.Object(
     TextBody: Type.Optional(Type.String()),
     HtmlBody: Type.Optional(Type.String()),
     Headers: Type.Optional(Type.Array(Type.Object({ Name: Type.String(), Value: Type.String() }))),
+    Attachments: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            Name: Type.Optional(Type.String()),
+            Content: Type.Optional(Type.String({ description: 'Base64' })),
+            ContentType: Type.Optional(Type.String()),
+            ContentLength: Type.Optional(Type.Integer()),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -39,6 +52,7 @@ type PostmarkInbound = {
   TextBody?: string;
   HtmlBody?: string;
   Headers?: Array<{ Name: string; Value: string }>;
+  Attachments?: Array<{ Name?: string; Content?: string; ContentType?: string; ContentLength?: number }>;
 };
 
 /** Equal in constant time (over hashes, so the lengths leak nothing either). */
@@ -85,6 +99,15 @@ export function postmarkMail(body: PostmarkInbound): InboundMail {
     html,
     headers,
     contentType: headers['content-type']?.[0] ?? 'text/plain',
+    attachments: (body.Attachments ?? []).map((a) => {
+      const content = Buffer.from(a.Content ?? '', 'base64');
+      return {
+        filename: a.Name ?? null,
+        contentType: (a.ContentType ?? 'application/octet-stream').toLowerCase(),
+        size: content.length,
+        content,
+      };
+    }),
   };
 }
 
