@@ -21,6 +21,7 @@
  *
  * Needs an idle machine for meaningful figures.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,6 +106,8 @@ async function main(): Promise<void> {
     REDIS_URL: '',
     EMAIL_SYNC: 'false',
     EMAIL_POLL_INTERVAL_MS: '60000',
+    // A key of this run only (PostgreSQL needs one set; on PGlite the data directory would hold one).
+    PARLEY_SECRET_KEY: process.env.PARLEY_SECRET_KEY ?? randomBytes(32).toString('base64'),
   });
   const ctx = await createContext(config);
   await migrate(ctx.db);
