@@ -9,7 +9,14 @@
 import type { AppContext } from '../../../shared/context.js';
 import { parserPool, type ParserLimits } from '../../knowledge/imports/document-parser.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
-import type { InboundAttachment } from './inbound.js';
+
+/** An attachment of a received mail as a connector brought it. */
+export interface InboundAttachment {
+  filename: string | null;
+  contentType: string;
+  size: number;
+  content: Buffer;
+}
 
 export interface AttachmentNote {
   name: string;

@@ -14,7 +14,7 @@ import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
-import { readAttachments } from './attachments.js';
+import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
 import { renderMailReply } from '../../email/format.js';
 import { stripReply } from '../../email/quotes.js';
@@ -34,12 +34,7 @@ const ATTACHMENTS_LEAD = 'Text der Anhänge:';
 /** The outbox kind of e-mail replies (the bot's and a person's). */
 export const EMAIL_REPLY_KIND = 'email.reply';
 
-export interface InboundAttachment {
-  filename: string | null;
-  contentType: string;
-  size: number;
-  content: Buffer;
-}
+export type { InboundAttachment } from './attachments.js';
 
 export interface InboundMail {
   /** With angle brackets; a mail without one gets a stable id from its content. */
