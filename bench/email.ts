@@ -106,6 +106,8 @@ async function main(): Promise<void> {
     REDIS_URL: '',
     EMAIL_SYNC: 'false',
     EMAIL_POLL_INTERVAL_MS: '60000',
+    // The channel is measured, not the bot's knowledge: the offline model's "no answer" is a reply too.
+    HANDOVER_ON_NO_ANSWER: 'false',
     // A key of this run only (PostgreSQL needs one set; on PGlite the data directory would hold one).
     PARLEY_SECRET_KEY: process.env.PARLEY_SECRET_KEY ?? randomBytes(32).toString('base64'),
   });
