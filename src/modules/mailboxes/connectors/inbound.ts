@@ -198,9 +198,11 @@ async function knownMessages(
                   UNION SELECT lower(i.from_address) FROM email_inbound i
                   WHERE i.conversation_id = c.id AND i.from_address IS NOT NULL) AS participants
      FROM (
-       SELECT conversation_id, message_id FROM email_outbound WHERE tenant_id = $1 AND message_id = ANY($2::text[])
+       SELECT conversation_id, message_id FROM email_outbound
+       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
        UNION
-       SELECT conversation_id, message_id FROM email_inbound WHERE tenant_id = $1 AND message_id = ANY($2::text[])
+       SELECT conversation_id, message_id FROM email_inbound
+       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
      ) t
      JOIN conversations c ON c.id = t.conversation_id
      WHERE c.tenant_id = $1 AND c.bot_id = $3`,
@@ -311,7 +313,8 @@ export async function receiveMail(
   // Our own mail came back (a forward, a rule): its Message-ID is one we sent.
   const own = await queryOne(
     ctx.db,
-    'SELECT 1 FROM email_outbound WHERE tenant_id = $1 AND message_id = $2 LIMIT 1',
+    `SELECT 1 FROM email_outbound WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1)
+       AND message_id = $2 LIMIT 1`,
     [mailbox.tenant_id, mail.messageId],
   );
   if (own) return skip('own_message_id');
