@@ -60,4 +60,56 @@ describe('e-mail channel: connect a mailbox', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'email-channel');
   }, 120_000);
+
+  it('shows why a mail in an e-mail conversation was not answered', async () => {
+    const headers = { 'X-Requested-With': 'parley' };
+    const created = await page.request.post(`/api/bots/${harness.botId}/mailboxes`, {
+      headers,
+      data: {
+        kind: 'postmark',
+        name: 'Eingang',
+        address: 'hallo@studio.example',
+        settings: {
+          inbound_username: 'pm',
+          smtp_host: '127.0.0.1',
+          smtp_port: 2525,
+          smtp_tls: false,
+          username: 'u',
+        },
+        secrets: { inbound_password: 'inbound-password-123', password: 'smtp-password' },
+      },
+    });
+    expect(created.status()).toBe(201);
+    const mailboxId = ((await created.json()) as { id: string }).id;
+    const deliver = (messageId: string, extra: { Name: string; Value: string }[] = []) =>
+      page.request.post(`/v1/email/inbound/postmark/${mailboxId}`, {
+        headers: { authorization: `Basic ${Buffer.from('pm:inbound-password-123').toString('base64')}` },
+        data: {
+          From: 'anna@kunde.example',
+          FromFull: { Email: 'anna@kunde.example' },
+          Subject: 'Kurszeiten',
+          MessageID: messageId,
+          TextBody: 'Wann beginnt der Kurs am Samstag?',
+          Headers: [{ Name: 'Message-ID', Value: `<${messageId}@kunde.example>` }, ...extra],
+        },
+      });
+    const first = await deliver('erste');
+    expect(await first.json()).toEqual({ status: 'answered' });
+    // The same text again, in the thread: the loop guard keeps the bot from answering twice.
+    const again = await deliver('zweite', [
+      { Name: 'In-Reply-To', Value: '<erste@kunde.example>' },
+      { Name: 'References', Value: '<erste@kunde.example>' },
+    ]);
+    expect(await again.json()).toEqual({ status: 'skipped' });
+    const list = await page.request.get('/api/conversations?channel=email');
+    const conversation = ((await list.json()) as { data: { id: string; sender_id: string }[] }).data.find(
+      (c) => c.sender_id === 'anna@kunde.example',
+    )!;
+    await page.goto(`/conversations/${conversation.id}`);
+    await page.getByText('Empfangene Mails').waitFor();
+    await page.getByText('Gleicher Text desselben Absenders wurde vor Kurzem schon beantwortet').waitFor();
+    await page.getByText('nicht beantwortet', { exact: true }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'email-conversation');
+  }, 120_000);
 });

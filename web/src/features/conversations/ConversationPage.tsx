@@ -110,24 +110,30 @@ function ConversationMails({ conversationId }: { conversationId: string }) {
       <Text fw={600} mb="xs">
         {t('email.conversationMails')}
       </Text>
-      <Stack gap={4}>
+      <Stack gap="sm">
         {mails.data.map((mail) => (
-          <Group key={mail.id} gap="xs" wrap="wrap">
-            <Text size="sm">
-              {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'}
-            </Text>
-            <Badge
-              variant="light"
-              color={mail.status === 'answered' ? 'green' : mail.status === 'failed' ? 'red' : 'gray'}
-            >
-              {mail.status === 'answered'
-                ? t('email.answered')
-                : mail.status === 'failed'
-                  ? t('email.failed')
-                  : t('email.notAnswered')}
-            </Badge>
-            {(mail.skip_reason || mail.error) && <Text size="sm">{reason(mail)}</Text>}
-          </Group>
+          <Stack key={mail.id} gap={2}>
+            <Group gap="xs" wrap="wrap">
+              <Text size="sm">
+                {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'}
+              </Text>
+              <Badge
+                variant="light"
+                color={mail.status === 'answered' ? 'green' : mail.status === 'failed' ? 'red' : 'gray'}
+              >
+                {mail.status === 'answered'
+                  ? t('email.answered')
+                  : mail.status === 'failed'
+                    ? t('email.failed')
+                    : t('email.notAnswered')}
+              </Badge>
+            </Group>
+            {(mail.skip_reason || mail.error) && (
+              <Text size="sm" c="dimmed">
+                {reason(mail)}
+              </Text>
+            )}
+          </Stack>
         ))}
       </Stack>
     </Card>
