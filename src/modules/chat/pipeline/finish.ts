@@ -44,6 +44,15 @@ export interface Turn {
 
 type Observe = StageObserver['stage'];
 
+/**
+ * The hits the reply rests on: none when the model handed over all the same (the offline model
+ * found no sentence in them that answers the question), so such a reply is neither counted as
+ * knowledge used nor cites sources, and it hands the conversation over like a reply without hits.
+ */
+function usedHits(turn: Turn, reply: string): KnowledgeHit[] {
+  return isHandOverReply(reply) ? [] : turn.hits;
+}
+
 /** The hand-over this turn decides, stored with the exchange. */
 export type Handover = NonNullable<repo.Exchange['handover']>;
 
@@ -63,7 +72,7 @@ function exchangeOf(
     botId: t.bot.id,
     channel: t.channel,
     model: reply.model,
-    knowledgeUsed: turn.hits.length > 0,
+    knowledgeUsed: response.knowledge_used,
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
     answer: { content: response.reply, tokens: reply.completionTokens },
@@ -80,15 +89,16 @@ function responseOf(
   actions: unknown[],
   blocks: flowStage.ChatBlock[],
 ): ChatResponse {
+  const hits = usedHits(turn, processed.reply);
   return {
     reply: processed.reply,
     conversation_id: turn.turn.conversationId,
     tokens_used: reply.promptTokens + reply.completionTokens,
     model: reply.model,
-    knowledge_used: turn.hits.length > 0,
+    knowledge_used: hits.length > 0,
     quota_remaining: turn.admitted.quotaRemaining,
     channel: turn.turn.channel,
-    sources: turn.hits.map(chatSource),
+    sources: hits.map(chatSource),
     actions,
     blocks,
   };
@@ -156,7 +166,7 @@ export interface FinishOptions {
 /**
  * Whether the turn hands the conversation over, decided before storing: a `handover` step or
  * option of the flow; else the customer asking for a person; else no answer (the offline
- * model's hand-over reply without knowledge hits) when HANDOVER_ON_NO_ANSWER is on. The
+ * model's hand-over reply, also when it had hits: see usedHits) when HANDOVER_ON_NO_ANSWER is on. The
  * dashboard's test chat is not handed over for a missing answer, only when asked for a person.
  */
 function handoverOf(ctx: AppContext, turn: Turn, reply: string): Handover | null {
@@ -166,7 +176,7 @@ function handoverOf(ctx: AppContext, turn: Turn, reply: string): Handover | null
     turn.handover ??
     (ctx.config.conversations.handoverOnNoAnswer &&
     !turn.admitted.inbound.test &&
-    turn.hits.length === 0 &&
+    usedHits(turn, reply).length === 0 &&
     isHandOverReply(reply)
       ? 'no_answer'
       : null);
