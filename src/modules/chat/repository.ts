@@ -214,6 +214,13 @@ export interface StoredMessage {
   tokens: number;
 }
 
+/** What a bot reply carried, kept with it for the conversation review. */
+export interface ReplyDetails {
+  sources: unknown[];
+  actions: unknown[];
+  blocks: unknown[];
+}
+
 export interface Exchange {
   conversationId: string;
   /** Set when the request opens the conversation: it is inserted with this exchange. */
@@ -227,7 +234,7 @@ export interface Exchange {
   model: string;
   knowledgeUsed: boolean;
   question: StoredMessage;
-  answer: StoredMessage;
+  answer: StoredMessage & { details: ReplyDetails };
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
@@ -236,7 +243,7 @@ export interface Exchange {
 
 const NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $16, $17, $18, 2, now())
+  VALUES ($2, $1, $3, $19, $20, $21, 2, now())
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
@@ -251,11 +258,13 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
 function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
+                             knowledge_used, sources, actions, blocks)
+       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks
        FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer), (2, 'assistant', $9::text, $10::integer))
-         AS m(position, role, content, tokens)
+       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb),
+                          (2, 'assistant', $9::text, $10::integer, $16::jsonb, $17::jsonb, $18::jsonb))
+         AS m(position, role, content, tokens, sources, actions, blocks)
        ORDER BY m.position
        RETURNING 1
      ),
@@ -307,10 +316,32 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.ttlHours ?? 0,
     exchange.reservation?.id ?? null,
     exchange.reservation?.period ?? null,
+    JSON.stringify(exchange.answer.details.sources),
+    JSON.stringify(exchange.answer.details.actions),
+    JSON.stringify(exchange.answer.details.blocks),
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);
   return rows[0]?.stored === 1;
+}
+
+/**
+ * Marks the conversation's latest bot reply as the one that handed it over to people, with
+ * the conversation's hand-over reason (the review shows it per reply).
+ */
+export async function markReplyHandedOver(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE messages m SET handover_reason = coalesce(c.handover_reason, 'model')
+     FROM conversations c
+     WHERE c.tenant_id = $1 AND c.id = $2 AND m.id = (
+       SELECT id FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND role = 'assistant'
+         AND author_user_id IS NULL ORDER BY seq DESC LIMIT 1)`,
+    [tenantId, conversationId],
+  );
 }
 
 /**

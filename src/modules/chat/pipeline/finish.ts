@@ -58,7 +58,16 @@ function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo
     knowledgeUsed: turn.hits.length > 0,
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
-    answer: { content: response.reply, tokens: reply.completionTokens },
+    answer: {
+      content: response.reply,
+      tokens: reply.completionTokens,
+      details: {
+        // The review shows each source by its entry, title and score.
+        sources: response.sources.map((s) => ({ entry_id: s.entry_id, title: s.title, score: s.score })),
+        actions: response.actions,
+        blocks: response.blocks,
+      },
+    },
     idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
     reservation: { id: admitted.reservationId, period: admitted.period },
   };
@@ -171,7 +180,10 @@ export async function finish(
     });
     handedOver = result.changed;
   }
-  if (handedOver) await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
+  if (handedOver) {
+    await repo.markReplyHandedOver(ctx.db, tenantId, conversationId);
+    await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
+  }
   return response;
 }
 
