@@ -29,6 +29,8 @@ CREATE INDEX messages_bot_replies_idx ON messages (tenant_id, created_at)
 -- People's replies of a conversation: the time to the first one after a hand-over.
 CREATE INDEX messages_person_replies_idx ON messages (conversation_id, created_at)
   WHERE author_user_id IS NOT NULL;
+-- The dashboard's test conversations, subtracted from the figures.
+CREATE INDEX conversations_test_idx ON conversations (tenant_id) WHERE is_test;
 -- Hand-overs and ratings by time.
 CREATE INDEX conversations_handover_idx ON conversations (tenant_id, handover_at) INCLUDE (bot_id)
   WHERE handover_at IS NOT NULL;

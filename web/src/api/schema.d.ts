@@ -496,6 +496,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/overview/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations, share answered from knowledge, share handed over, median time to a first human reply, satisfaction, top unanswered questions and bookings by bots, per bot and period */
+        get: operations["getOverviewNumbers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bots/{id}/prompt-versions": {
         parameters: {
             query?: never;
@@ -2548,6 +2565,65 @@ export interface components {
             messages: components["schemas"]["ReviewMessage"][];
             /** @description Cursor for the next (newer) page of messages; null when none remain */
             next_cursor: string | null;
+        };
+        /** OverviewNumbers */
+        OverviewNumbers: {
+            /** @description A UTC day, YYYY-MM-DD */
+            from: string;
+            /** @description A UTC day, YYYY-MM-DD */
+            to: string;
+            bot_id: string | null;
+            /** @description Customers' conversations started in the period */
+            conversations: number;
+            /** @description Of those, handed over to people */
+            handed_over: number;
+            /** @description handed_over / conversations; null when there is nothing to divide by */
+            handed_over_share: number | null;
+            /** @description Bot replies in the period */
+            replies: number;
+            /** @description Bot replies that drew on the knowledge base */
+            replies_from_knowledge: number;
+            /** @description replies_from_knowledge / replies; null when there is nothing to divide by */
+            knowledge_share: number | null;
+            first_human_reply: {
+                /** @description Median time from hand-over to the first reply of a person (hand-overs in the period) */
+                median_seconds: number | null;
+                /** @description Hand-overs in the period */
+                handovers: number;
+                /** @description Of those, answered by a person */
+                answered: number;
+            };
+            satisfaction: {
+                average: number | null;
+                /** @description Ratings given in the period */
+                count: number;
+                /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
+                distribution: number[];
+            };
+            bookings: {
+                /** @description Bookings the bots made in the period (booking tags) */
+                made: number;
+                /** @description Of those, places on a waiting list */
+                waitlist: number;
+            };
+            /** @description The most frequent unanswered questions from the first day of the period until now */
+            top_unanswered: {
+                /** Format: uuid */
+                bot_id: string;
+                key: string;
+                question: string;
+                count: number;
+                handed_over: number;
+            }[];
+            /** @description Every day of the period, oldest first */
+            days: {
+                /** @description A UTC day, YYYY-MM-DD */
+                day: string;
+                conversations: number;
+                handed_over: number;
+                replies: number;
+                replies_from_knowledge: number;
+            }[];
         };
         /** PromptVersion */
         PromptVersion: {
@@ -5444,6 +5520,69 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOverviewNumbers: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (default: all bots) */
+                bot_id?: string;
+                /** @description First day of the period (default: 29 days before `to`) */
+                from?: string;
+                /** @description Last day of the period, inclusive (default: today, UTC) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewNumbers"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
