@@ -187,9 +187,8 @@ describeApp('overview numbers', (get) => {
       { day: day(2), conversations: 1, handed_over: 0, replies: 1, replies_from_knowledge: 1 },
     ]);
     expect(n.top_unanswered[0]).toMatchObject({ bot_id: a.id, question: 'Habt ihr Parkplätze?', count: 2 });
-    expect(n.top_unanswered.map((g: { question: string }) => g.question)).toContain(
-      'Kann ich mit jemandem sprechen?',
-    );
+    // The test chat's questions and those before the period are not among them.
+    expect(n.top_unanswered).toHaveLength(1);
 
     const onlyA = (await fetch(`&bot_id=${a.id}`)).json();
     expect(onlyA).toMatchObject({

@@ -26,16 +26,21 @@ CREATE INDEX message_reviews_conversation_idx ON message_reviews (conversation_i
 -- Bot replies (not people's) by time: the share answered from knowledge.
 CREATE INDEX messages_bot_replies_idx ON messages (tenant_id, created_at)
   INCLUDE (bot_id, knowledge_used) WHERE role = 'assistant' AND author_user_id IS NULL;
+CREATE INDEX messages_bot_replies_per_bot_idx ON messages (bot_id, created_at)
+  INCLUDE (knowledge_used) WHERE role = 'assistant' AND author_user_id IS NULL;
 -- People's replies of a conversation: the time to the first one after a hand-over.
 CREATE INDEX messages_person_replies_idx ON messages (conversation_id, created_at)
   WHERE author_user_id IS NOT NULL;
+-- Customers' conversations by start: counted per day without reading the table.
+CREATE INDEX conversations_numbers_idx ON conversations (tenant_id, created_at)
+  INCLUDE (bot_id, handover_at, escalated_at) WHERE NOT is_test;
 -- The dashboard's test conversations, subtracted from the figures.
 CREATE INDEX conversations_test_idx ON conversations (tenant_id) WHERE is_test;
 -- Hand-overs and ratings by time.
 CREATE INDEX conversations_handover_idx ON conversations (tenant_id, handover_at) INCLUDE (bot_id)
-  WHERE handover_at IS NOT NULL;
+  WHERE handover_at IS NOT NULL AND NOT is_test;
 CREATE INDEX conversations_rated_idx ON conversations (tenant_id, rated_at) INCLUDE (bot_id, rating)
-  WHERE rated_at IS NOT NULL;
+  WHERE rated_at IS NOT NULL AND NOT is_test;
 -- Bookings the bots made (the chat's booking tags).
 CREATE INDEX event_bookings_chat_idx ON event_bookings (tenant_id, booked_at)
   WHERE metadata->>'source' = 'chat';

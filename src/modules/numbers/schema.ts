@@ -61,7 +61,10 @@ export const NumbersResponse = Type.Object(
         count: Type.Integer({ minimum: 1 }),
         handed_over: Type.Integer({ minimum: 0 }),
       }),
-      { description: 'The most frequent unanswered questions from the first day of the period until now' },
+      {
+        description:
+          'The most frequent questions of the period the bot replied to without knowledge (groups marked as handled left out)',
+      },
     ),
     days: Type.Array(
       Type.Object({

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
-import { getBot, listBotsPage } from '../bots/service.js';
-import { listUnanswered } from '../unanswered/service.js';
+import { getBot } from '../bots/service.js';
+import { topUnanswered } from '../unanswered/service.js';
 import * as repo from './repository.js';
 import type { Numbers, NumbersQueryInput } from './schema.js';
 
@@ -45,29 +45,15 @@ export async function overviewNumbers(
 ): Promise<Numbers> {
   const period = periodOf(query, now);
   const botId = query.bot_id ?? null;
-  const bots = botId
-    ? [(await getBot(db, tenantId, botId)).id]
-    : (await listBotsPage(db, tenantId, { limit: 100 })).data.map((b) => b.id);
+  if (botId) await getBot(db, tenantId, botId);
   const scope: repo.NumbersScope = { from: period.from, before: period.before, botId };
-  // Unanswered questions are grouped from the period's first day until now.
-  const unansweredDays = Math.max(1, Math.ceil((now.getTime() - period.from.getTime()) / DAY_MS));
   const [conversations, replies, human, ratings, bookings, unanswered] = await Promise.all([
     repo.conversationsPerDay(db, tenantId, scope),
     repo.repliesPerDay(db, tenantId, scope),
     repo.firstHumanReply(db, tenantId, scope),
     repo.ratings(db, tenantId, scope),
     repo.botBookings(db, tenantId, scope),
-    Promise.all(
-      bots.map(async (id) =>
-        (await listUnanswered(db, tenantId, id, Math.min(unansweredDays, MAX_DAYS))).data.map((g) => ({
-          bot_id: id,
-          key: g.key,
-          question: g.question,
-          count: g.count,
-          handed_over: g.handed_over,
-        })),
-      ),
-    ),
+    topUnanswered(db, tenantId, { ...scope, limit: TOP_UNANSWERED }),
   ]);
 
   const perDay = new Map(conversations.map((r) => [r.day, r]));
@@ -107,10 +93,7 @@ export async function overviewNumbers(
     },
     satisfaction: { average: rated > 0 ? starSum / rated : null, count: rated, distribution },
     bookings,
-    top_unanswered: unanswered
-      .flat()
-      .sort((a, b) => b.count - a.count)
-      .slice(0, TOP_UNANSWERED),
+    top_unanswered: unanswered,
     days,
   };
 }

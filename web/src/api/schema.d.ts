@@ -2606,7 +2606,7 @@ export interface components {
                 /** @description Of those, places on a waiting list */
                 waitlist: number;
             };
-            /** @description The most frequent unanswered questions from the first day of the period until now */
+            /** @description The most frequent questions of the period the bot replied to without knowledge (groups marked as handled left out) */
             top_unanswered: {
                 /** Format: uuid */
                 bot_id: string;
