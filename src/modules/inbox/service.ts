@@ -16,7 +16,8 @@ import { decide, stateOf, type HandoverAction, type HandoverState } from '../con
 import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { publishInboxChange, publishMessage } from './events.js';
-import { TRANSCRIPT_LIMIT } from './limits.js';
+import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
+import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
 
 /** Outbox kinds of a person's reply on channels with their own sender. */
@@ -55,16 +56,25 @@ export function serializeInboxConversation(row: repo.InboxConversationRow) {
 export async function listInboxPage(
   db: Queryable,
   user: AuthenticatedUser,
-  query: { view?: 'all' | 'mine' | 'unassigned'; bot_id?: string; limit?: number },
+  query: { view?: 'all' | 'mine' | 'unassigned'; bot_id?: string; limit?: number; cursor?: string },
 ) {
+  const limit = query.limit ?? INBOX_PAGE;
   const rows = await repo.listInbox(db, user.tenantId, {
     view: query.view ?? 'all',
     userId: user.id,
     botId: query.bot_id,
-    limit: query.limit ?? 100,
+    // The cursor names its view and bot, so it cannot be replayed against another list.
+    after: decodeTimeCursor(inboxList(query), query.cursor),
+    limit: limit + 1,
   });
-  return { data: rows.map(serializeInboxConversation) };
+  const page = splitPage(rows, limit, (last) =>
+    encodeTimeCursor(inboxList(query), { at: last.cursor_at, id: last.id }),
+  );
+  return { data: page.data.map(serializeInboxConversation), next_cursor: page.next_cursor };
 }
+
+const inboxList = (query: { view?: string; bot_id?: string }) =>
+  `inbox:${query.view ?? 'all'}:${query.bot_id ?? ''}`;
 
 export async function inboxDetail(db: Queryable, tenantId: string, id: string) {
   const row = await repo.findInboxConversation(db, tenantId, id);

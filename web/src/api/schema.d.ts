@@ -12315,7 +12315,10 @@ export interface operations {
                 /** @description all (default), mine (assigned to me), unassigned */
                 view?: "all" | "mine" | "unassigned";
                 bot_id?: string;
+                /** @description Page size, 1 to 200 (default 50) */
                 limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -12331,6 +12334,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["InboxConversation"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
