@@ -175,22 +175,31 @@ export async function insertNote(
 
 /**
  * Stores a message in a conversation without the bot: a person's reply (role assistant with
- * its author) or a customer's message while people hold the conversation (role user).
+ * its author) or a customer's message while people hold the conversation (role user). A
+ * customer's message sent again with the same Idempotency-Key is stored once: undefined then.
  */
 export async function insertMessage(
   tx: Queryable,
   tenantId: string,
   conversation: { id: string; bot_id: string; channel: string },
-  message: { role: 'user' | 'assistant'; content: string; authorUserId: string | null },
-): Promise<{ id: string; created_at: Date }> {
-  const row = await queryOne<{ id: string; created_at: Date }>(
+  message: {
+    role: 'user' | 'assistant';
+    content: string;
+    authorUserId: string | null;
+    idempotencyKey?: string | null;
+  },
+): Promise<{ id: string; created_at: Date } | undefined> {
+  return queryOne<{ id: string; created_at: Date }>(
     tx,
     `WITH inserted AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $7) RETURNING id, created_at
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id,
+                             idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)
+       ON CONFLICT (conversation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id, created_at
      ), touched AS (
        UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
-       WHERE tenant_id = $1 AND id = $2
+       WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)
      )
      SELECT id, created_at FROM inserted`,
     [
@@ -201,9 +210,9 @@ export async function insertMessage(
       message.role,
       message.content,
       message.authorUserId,
+      message.idempotencyKey ?? null,
     ],
   );
-  return row!;
 }
 
 /** The tenant's active user with an inbox role (an assignee), or undefined. */

@@ -297,11 +297,12 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
   const content = text(body.text, 'text');
   const result = await act(ctx, user, id, 'reply', {
     work: async (tx, row) => {
-      const message = await repo.insertMessage(tx, user.tenantId, row, {
+      // Without an Idempotency-Key the message is always stored.
+      const message = (await repo.insertMessage(tx, user.tenantId, row, {
         role: 'assistant',
         content,
         authorUserId: user.id,
-      });
+      }))!;
       await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
       // The one who answers has read what came before.
       await tx.query(`UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2`, [
@@ -375,11 +376,18 @@ export async function recordCustomerMessage(
   tenantId: string,
   conversationId: string,
   content: string,
+  idempotencyKey: string | null = null,
 ): Promise<void> {
   const stored = await ctx.db.transaction(async (tx) => {
     const row = await repo.lockForInbox(tx, tenantId, conversationId);
     if (!row || row.status !== 'handed_over') return undefined;
-    return repo.insertMessage(tx, tenantId, row, { role: 'user', content, authorUserId: null });
+    // A repeated request (same Idempotency-Key) finds its message stored already.
+    return repo.insertMessage(tx, tenantId, row, {
+      role: 'user',
+      content,
+      authorUserId: null,
+      idempotencyKey,
+    });
   });
   if (stored) await publishMessage(ctx, tenantId, conversationId, stored.id);
 }
