@@ -89,7 +89,7 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     // The review shows the bot's reply without knowledge and the hand-over; staff rate it.
     await page.goto(`/conversations/${conversationId}`);
     await page.getByText(answer).waitFor();
-    await page.getByText('übergeben: keine Antwort').waitFor();
+    await page.getByText('übergeben: keine Antwort').first().waitFor();
     const verdict = page.getByTestId('reply-verdict').first();
     await verdict.getByLabel('Notiz zu dieser Antwort').fill('Wetterfragen gehören ins Wissen.');
     await verdict.getByRole('button', { name: 'Schlecht' }).click();

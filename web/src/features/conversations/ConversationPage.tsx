@@ -54,7 +54,11 @@ export function ConversationPage() {
         {c.status === 'handed_over' && (
           <Alert color="orange" title={t('conversations.handedOver')}>
             <Stack gap="xs" align="flex-start">
-              <Text size="sm">{c.escalation_reason ?? t('conversations.handedOverText')}</Text>
+              <Text size="sm">
+                {c.escalation_reason
+                  ? t(`review.reasons.${c.escalation_reason}`, { defaultValue: c.escalation_reason })
+                  : t('conversations.handedOverText')}
+              </Text>
               {canEdit && (
                 <Button size="xs" onClick={() => reopen.mutate()} loading={reopen.isPending}>
                   {t('conversations.giveBack')}

@@ -106,36 +106,38 @@ export function ReplyVerdict({
           onChange={(e) => setNote(e.currentTarget.value)}
           style={{ flex: '1 1 200px' }}
         />
-        <Button
-          size="compact-sm"
-          color="green"
-          variant={verdict === 'good' ? 'filled' : 'light'}
-          aria-pressed={verdict === 'good'}
-          loading={review.isPending && review.variables?.verdict === 'good'}
-          onClick={() => rate('good')}
-        >
-          {t('review.good')}
-        </Button>
-        <Button
-          size="compact-sm"
-          color="red"
-          variant={verdict === 'bad' ? 'filled' : 'light'}
-          aria-pressed={verdict === 'bad'}
-          loading={review.isPending && review.variables?.verdict === 'bad'}
-          onClick={() => rate('bad')}
-        >
-          {t('review.bad')}
-        </Button>
-        {verdict && (
+        <Group gap="xs" wrap="nowrap">
           <Button
             size="compact-sm"
-            variant="subtle"
-            color="gray"
-            onClick={() => review.mutate({ messageId: message.id, verdict: null })}
+            color="green"
+            variant={verdict === 'good' ? 'filled' : 'light'}
+            aria-pressed={verdict === 'good'}
+            loading={review.isPending && review.variables?.verdict === 'good'}
+            onClick={() => rate('good')}
           >
-            {t('review.clear')}
+            {t('review.good')}
           </Button>
-        )}
+          <Button
+            size="compact-sm"
+            color="red"
+            variant={verdict === 'bad' ? 'filled' : 'light'}
+            aria-pressed={verdict === 'bad'}
+            loading={review.isPending && review.variables?.verdict === 'bad'}
+            onClick={() => rate('bad')}
+          >
+            {t('review.bad')}
+          </Button>
+          {verdict && (
+            <Button
+              size="compact-sm"
+              variant="subtle"
+              color="gray"
+              onClick={() => review.mutate({ messageId: message.id, verdict: null })}
+            >
+              {t('review.clear')}
+            </Button>
+          )}
+        </Group>
       </Group>
       {message.review?.reviewed_by_name && (
         <Text size="xs" c="dimmed">
