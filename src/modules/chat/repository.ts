@@ -44,6 +44,8 @@ export interface TurnRows {
   flowState: unknown;
   /** The last user/assistant messages of a named conversation, oldest first. */
   history: ModelMessage[];
+  /** Whether an active webhook endpoint of the tenant subscribes to `escalation.triggered`. */
+  escalationSubscribed: boolean;
 }
 
 interface AdmissionRow extends ChatBot {
@@ -51,6 +53,7 @@ interface AdmissionRow extends ChatBot {
   flow_steps: unknown[];
   flow_state: unknown;
   history: ModelMessage[];
+  escalation_subscribed: boolean;
   conversation_id: string | null;
   conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
@@ -115,6 +118,8 @@ const ADMIT = genericPlan(`WITH bot AS (
                          WHERE m.tenant_id = $1 AND m.conversation_id = conversation.id
                            AND m.role IN ('user', 'assistant')
                          ORDER BY m.seq DESC LIMIT $8) h), '[]'::json) AS history,
+         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.is_active
+                 AND 'escalation.triggered' = ANY(w.event_types)) AS escalation_subscribed,
          (SELECT messages_used FROM reserved) AS messages_used,
          (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
@@ -159,6 +164,7 @@ export async function admitChat(
     flow_steps,
     flow_state,
     history,
+    escalation_subscribed,
     ...bot
   } = row;
   if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
@@ -171,7 +177,13 @@ export async function admitChat(
     conversationId: conversation_id,
     used: messages_used,
     reservationId: reservation_id,
-    turn: { flowBlocks: flow_blocks, flowSteps: flow_steps, flowState: flow_state, history },
+    turn: {
+      flowBlocks: flow_blocks,
+      flowSteps: flow_steps,
+      flowState: flow_state,
+      history,
+      escalationSubscribed: escalation_subscribed,
+    },
   };
 }
 
@@ -239,18 +251,36 @@ export interface Exchange {
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
   reservation: { id: string; period: string } | null;
+  /**
+   * The turn hands the conversation over to people: the same statement marks it waiting for a
+   * person (as conversations/lifecycle's escalation does), at `at`.
+   */
+  handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
 }
 
+// $16–$19: the hand-over (escalation reason, hand-over reason, question, time), all null for none.
+// $20–$22: the reply's sources, actions and blocks (the review); $23–$25: a new conversation's.
 const NEW_CONVERSATION = `INSERT INTO conversations
-    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $19, $20, $21, 2, now())
+    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
+     status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
+  VALUES ($2, $1, $3, $23, $24, $25, 2, now(),
+     CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
+     $19::timestamptz, $16::text, $17::text, $19::timestamptz, $18::text)
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
 // not touched, so nothing below is written either.
 const CONTINUED_CONVERSATION = `UPDATE conversations
-  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(), status = 'active',
-      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END
+  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(),
+      status = CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
+      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END,
+      escalated_at = coalesce($19::timestamptz, escalated_at),
+      escalation_reason = CASE WHEN $17::text IS NULL THEN escalation_reason ELSE $16::text END,
+      assigned_user_id = CASE WHEN $17::text IS NULL THEN assigned_user_id END,
+      handover_reason = coalesce($17::text, handover_reason),
+      handover_at = coalesce($19::timestamptz, handover_at),
+      handover_question = CASE WHEN $17::text IS NULL THEN handover_question ELSE $18::text END,
+      inbox_read_at = CASE WHEN $17::text IS NULL THEN inbox_read_at END
   WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
   RETURNING id`;
 
@@ -259,12 +289,12 @@ function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
        INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
-                             knowledge_used, sources, actions, blocks)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks
+                             knowledge_used, sources, actions, blocks, handover_reason)
+       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks, m.handover
        FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb),
-                          (2, 'assistant', $9::text, $10::integer, $16::jsonb, $17::jsonb, $18::jsonb))
-         AS m(position, role, content, tokens, sources, actions, blocks)
+       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb, NULL::text),
+                          (2, 'assistant', $9::text, $10::integer, $20::jsonb, $21::jsonb, $22::jsonb, $17::text))
+         AS m(position, role, content, tokens, sources, actions, blocks, handover)
        ORDER BY m.position
        RETURNING 1
      ),
@@ -316,6 +346,10 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.ttlHours ?? 0,
     exchange.reservation?.id ?? null,
     exchange.reservation?.period ?? null,
+    exchange.handover?.escalationReason ?? null,
+    exchange.handover?.reason ?? null,
+    exchange.handover?.question ?? null,
+    exchange.handover?.at ?? null,
     JSON.stringify(exchange.answer.details.sources),
     JSON.stringify(exchange.answer.details.actions),
     JSON.stringify(exchange.answer.details.blocks),
@@ -323,25 +357,6 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);
   return rows[0]?.stored === 1;
-}
-
-/**
- * Marks the conversation's latest bot reply as the one that handed it over to people, with
- * the conversation's hand-over reason (the review shows it per reply).
- */
-export async function markReplyHandedOver(
-  db: Queryable,
-  tenantId: string,
-  conversationId: string,
-): Promise<void> {
-  await db.query(
-    `UPDATE messages m SET handover_reason = coalesce(c.handover_reason, 'model')
-     FROM conversations c
-     WHERE c.tenant_id = $1 AND c.id = $2 AND m.id = (
-       SELECT id FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND role = 'assistant'
-         AND author_user_id IS NULL ORDER BY seq DESC LIMIT 1)`,
-    [tenantId, conversationId],
-  );
 }
 
 /**
