@@ -231,6 +231,13 @@ export interface StoredMessage {
   tokens: number;
 }
 
+/** What a bot reply carried, kept with it for the conversation review. */
+export interface ReplyDetails {
+  sources: unknown[];
+  actions: unknown[];
+  blocks: unknown[];
+}
+
 export interface Exchange {
   conversationId: string;
   /** Set when the request opens the conversation: it is inserted with this exchange. */
@@ -244,7 +251,7 @@ export interface Exchange {
   model: string;
   knowledgeUsed: boolean;
   question: StoredMessage;
-  answer: StoredMessage;
+  answer: StoredMessage & { details: ReplyDetails };
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
@@ -260,11 +267,13 @@ export interface Exchange {
 function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
+                             knowledge_used, sources, actions, blocks, handover_reason)
+       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks, m.handover
        FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer), (2, 'assistant', $9::text, $10::integer))
-         AS m(position, role, content, tokens)
+       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb, NULL::text),
+                          (2, 'assistant', $9::text, $10::integer, $20::jsonb, $21::jsonb, $22::jsonb, $17::text))
+         AS m(position, role, content, tokens, sources, actions, blocks, handover)
        ORDER BY m.position
        RETURNING 1
      ),
@@ -320,6 +329,9 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.handover?.reason ?? null,
     exchange.handover?.question ?? null,
     exchange.handover?.at ?? null,
+    JSON.stringify(exchange.answer.details.sources),
+    JSON.stringify(exchange.answer.details.actions),
+    JSON.stringify(exchange.answer.details.blocks),
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);

@@ -49,6 +49,14 @@ export interface ConversationListOptions extends CreatedRange {
   status?: string;
   /** true: only test conversations; false: none of them; undefined: all. */
   isTest?: boolean;
+  /** The customer's satisfaction rating (1 to 5). */
+  rating?: number;
+  /** Has a bot reply staff rated good or bad. */
+  review?: 'good' | 'bad';
+  /** Was (true) or was never (false) handed over to people. */
+  handedOver?: boolean;
+  /** Has a bot reply that used no knowledge. */
+  noKnowledge?: boolean;
   after?: TimeCursor;
   limit: number;
 }
@@ -74,6 +82,21 @@ export function listConversations(
   if (options.senderId !== undefined) add((p) => `sender_id = ${p}`, options.senderId);
   if (options.status !== undefined) add((p) => `status = ${p}`, options.status);
   if (options.isTest !== undefined) add((p) => `is_test = ${p}`, options.isTest);
+  if (options.rating !== undefined) add((p) => `rating = ${p}`, options.rating);
+  if (options.review !== undefined) {
+    add(
+      (p) =>
+        `EXISTS (SELECT 1 FROM message_reviews r WHERE r.conversation_id = conversations.id AND r.verdict = ${p})`,
+      options.review,
+    );
+  }
+  if (options.handedOver !== undefined) {
+    add((p) => `((handover_at IS NOT NULL OR escalated_at IS NOT NULL) = ${p})`, options.handedOver);
+  }
+  if (options.noKnowledge) {
+    where.push(`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id
+      AND m.role = 'assistant' AND m.author_user_id IS NULL AND NOT m.knowledge_used)`);
+  }
   if (options.from) add((p) => `created_at >= ${p}`, options.from);
   if (options.before) add((p) => `created_at < ${p}`, options.before);
   if (options.until) add((p) => `created_at <= ${p}`, options.until);
@@ -350,22 +373,31 @@ export async function markInboxRead(db: Queryable, tenantId: string, id: string)
 
 /**
  * Stores a message in a conversation without the bot: a person's reply (role assistant with
- * its author) or a customer's message while people hold the conversation (role user).
+ * its author) or a customer's message while people hold the conversation (role user). A
+ * customer's message sent again with the same Idempotency-Key is stored once: undefined then.
  */
 export async function insertStaffMessage(
   tx: Queryable,
   tenantId: string,
   conversation: { id: string; bot_id: string; channel: string },
-  message: { role: 'user' | 'assistant'; content: string; authorUserId: string | null },
-): Promise<{ id: string; created_at: Date }> {
-  const row = await queryOne<{ id: string; created_at: Date }>(
+  message: {
+    role: 'user' | 'assistant';
+    content: string;
+    authorUserId: string | null;
+    idempotencyKey?: string | null;
+  },
+): Promise<{ id: string; created_at: Date } | undefined> {
+  return queryOne<{ id: string; created_at: Date }>(
     tx,
     `WITH inserted AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $7) RETURNING id, created_at
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id,
+                             idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)
+       ON CONFLICT (conversation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id, created_at
      ), touched AS (
        UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
-       WHERE tenant_id = $1 AND id = $2
+       WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)
      )
      SELECT id, created_at FROM inserted`,
     [
@@ -376,9 +408,9 @@ export async function insertStaffMessage(
       message.role,
       message.content,
       message.authorUserId,
+      message.idempotencyKey ?? null,
     ],
   );
-  return row!;
 }
 
 /** Deletes the tenant's conversations by id (messages and notes go with them); returns how many. */
@@ -400,13 +432,13 @@ export async function deleteConversationsByIds(
  * composes it with the messages, the idempotency record and the quota in a single statement,
  * saving round trips on the hot path). Parameters: $1 tenant, $2 conversation id, $3 bot;
  * $16–$19 the hand-over (escalation reason, hand-over reason, question, time), all null for
- * none; $20 channel, $21 sender, $22 metadata of a new conversation. Each returns the
- * conversation's id when written.
+ * none; $20–$22 the reply's sources, actions and blocks; $23 channel, $24 sender, $25 metadata
+ * of a new conversation. Each returns the conversation's id when written.
  */
 export const EXCHANGE_NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
      status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
-  VALUES ($2, $1, $3, $20, $21, $22, 2, now(),
+  VALUES ($2, $1, $3, $23, $24, $25, 2, now(),
      CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
      $19::timestamptz, $16::text, $17::text, $19::timestamptz, $18::text)
   RETURNING id`;
@@ -430,3 +462,82 @@ export const EXCHANGE_CONTINUED_CONVERSATION = `UPDATE conversations
 /** Marks a new conversation as a test-chat one ($1 tenant, $2 conversation, $4 whether it is new). */
 export const MARK_TEST_CONVERSATION = `UPDATE conversations SET is_test = true
   WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test`;
+
+/** A message of the review: what a bot reply carried, who wrote a person's reply, staff's verdict. */
+export interface ReviewMessageRow extends MessageRow {
+  author_user_id: string | null;
+  author_name: string | null;
+  sources: unknown[] | null;
+  actions: unknown[] | null;
+  blocks: unknown[] | null;
+  handover_reason: string | null;
+  review_verdict: 'good' | 'bad' | null;
+  review_note: string | null;
+  reviewed_by: string | null;
+  reviewed_by_name: string | null;
+  reviewed_at: Date | null;
+}
+
+const PERSON = (alias: string) => `nullif(trim(concat_ws(' ', ${alias}.first_name, ${alias}.last_name)), '')`;
+
+/** Messages of a conversation with their review columns, in order, after a position. */
+export function listReviewMessages(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  options: { afterSeq?: number; limit: number; messageId?: string },
+): Promise<ReviewMessageRow[]> {
+  return db.query<ReviewMessageRow>(
+    `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.channel, m.tokens, m.model, m.knowledge_used,
+       m.created_at, m.author_user_id, ${PERSON('a')} AS author_name, m.sources, m.actions, m.blocks,
+       m.handover_reason, r.verdict AS review_verdict, r.note AS review_note, r.reviewed_by,
+       ${PERSON('rb')} AS reviewed_by_name, r.reviewed_at
+     FROM messages m
+     LEFT JOIN users a ON a.id = m.author_user_id
+     LEFT JOIN message_reviews r ON r.message_id = m.id
+     LEFT JOIN users rb ON rb.id = r.reviewed_by
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2 AND m.seq > $3 AND ($5::uuid IS NULL OR m.id = $5::uuid)
+     ORDER BY m.seq LIMIT $4`,
+    [tenantId, conversationId, options.afterSeq ?? 0, options.limit, options.messageId ?? null],
+  );
+}
+
+/**
+ * Stores staff's verdict on a bot reply of the conversation (replacing an earlier one).
+ * Returns undefined when the message is not a bot reply of this tenant's conversation.
+ */
+export function saveReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+  review: { verdict: 'good' | 'bad'; note: string | null; userId: string },
+): Promise<{ message_id: string } | undefined> {
+  if (!isUuid(conversationId) || !isUuid(messageId)) return Promise.resolve(undefined);
+  return queryOne(
+    db,
+    `INSERT INTO message_reviews (message_id, tenant_id, conversation_id, verdict, note, reviewed_by)
+     SELECT m.id, m.tenant_id, m.conversation_id, $4, $5, $6 FROM messages m
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2 AND m.id = $3
+       AND m.role = 'assistant' AND m.author_user_id IS NULL
+     ON CONFLICT (message_id) DO UPDATE
+       SET verdict = EXCLUDED.verdict, note = EXCLUDED.note, reviewed_by = EXCLUDED.reviewed_by, reviewed_at = now()
+     RETURNING message_id`,
+    [tenantId, conversationId, messageId, review.verdict, review.note, review.userId],
+  );
+}
+
+/** Removes staff's verdict on a reply; false when there was none. */
+export async function deleteReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<boolean> {
+  if (!isUuid(conversationId) || !isUuid(messageId)) return false;
+  const rows = await db.query(
+    `DELETE FROM message_reviews WHERE tenant_id = $1 AND conversation_id = $2 AND message_id = $3 RETURNING 1`,
+    [tenantId, conversationId, messageId],
+  );
+  return rows.length > 0;
+}

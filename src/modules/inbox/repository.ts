@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import type { HandoverReason } from '../conversations/handover.js';
 import type { ConversationRow } from '../conversations/service.js';
 
@@ -42,10 +43,15 @@ export interface InboxFilters {
   view: 'all' | 'mine' | 'unassigned';
   userId: string;
   botId?: string;
+  /** Keyset position: after this row (by latest activity, then id). */
+  after?: TimeCursor;
   limit: number;
 }
 
-/** Waiting and assigned conversations, the newest activity first. */
+/** The inbox's sort key: the latest activity of a conversation. */
+const ACTIVITY = 'coalesce(c.last_message_at, c.handover_at, c.created_at)';
+
+/** Waiting and assigned conversations, the newest activity first, with each row's cursor position. */
 export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters) {
   const params: unknown[] = [tenantId];
   const where = [`c.tenant_id = $1`, `c.status = 'handed_over'`];
@@ -58,10 +64,15 @@ export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters
     params.push(filters.botId);
     where.push(`c.bot_id = $${params.length}::uuid`);
   }
+  if (filters.after) {
+    params.push(filters.after.at, filters.after.id);
+    where.push(`(${ACTIVITY}, c.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
   params.push(filters.limit);
-  return db.query<InboxConversationRow>(
-    `${SELECT} WHERE ${where.join(' AND ')}
-     ORDER BY coalesce(c.last_message_at, c.handover_at, c.created_at) DESC, c.id DESC LIMIT $${params.length}`,
+  return db.query<InboxConversationRow & { cursor_at: string }>(
+    `SELECT * FROM (${SELECT.replace('SELECT ', `SELECT ${cursorTimestampSql(ACTIVITY)} AS cursor_at, `)}
+       WHERE ${where.join(' AND ')}
+       ORDER BY ${ACTIVITY} DESC, c.id DESC LIMIT $${params.length}) page`,
     params,
   );
 }
