@@ -19,13 +19,18 @@ export function newIdentitySecret(): string {
 /** Context the identity secret is bound to when encrypted: it decrypts only for its bot. */
 export const identitySecretContext = (botId: string) => `widget.identity:${botId}`;
 
+/** 404 unless the bot is one of the tenant's; writes nothing. */
+export async function requireBot(db: Queryable, tenantId: string, botId: string): Promise<void> {
+  if (!isUuid(botId) || !(await findBot(db, tenantId, botId))) throw notFound('Bot');
+}
+
 /** The bot's widget settings, created with defaults on first use; 404 for a bot of another tenant. */
 export async function settingsOf(
   db: Queryable,
   tenantId: string,
   botId: string,
 ): Promise<repo.WidgetSettingsRow> {
-  if (!isUuid(botId) || !(await findBot(db, tenantId, botId))) throw notFound('Bot');
+  await requireBot(db, tenantId, botId);
   return repo.ensureSettings(db, tenantId, botId, newPublishableKey());
 }
 
