@@ -94,6 +94,13 @@ export const router = createBrowserRouter([
             ),
           },
           {
+            path: 'channels',
+            lazy: page(
+              () => import('../features/channels/ChannelsTab'),
+              (m) => m.ChannelsTab,
+            ),
+          },
+          {
             path: 'chat',
             lazy: page(
               () => import('../features/chat/TestChatTab'),

@@ -7,7 +7,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { BotStatusBadge } from './BotsPage';
 
-const TABS = ['settings', 'prompt', 'knowledge', 'flow', 'chat'] as const;
+const TABS = ['settings', 'prompt', 'knowledge', 'flow', 'channels', 'chat'] as const;
 
 export function botQueryKey(botId: string) {
   return ['bot', botId] as const;
