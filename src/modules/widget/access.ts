@@ -78,6 +78,43 @@ export function originAllowed(settings: Pick<WidgetSettingsRow, 'allowed_origins
   return settings.allowed_origins.includes(origin);
 }
 
+/**
+ * Whether the origin is the service's own: the hosted share page /c/<bot> runs there. That is
+ * the origin of PUBLIC_BASE_URL, or the host the browser addressed: host and port compared with
+ * the request's Host (behind a proxy: the forwarded host with TRUST_PROXY), so a scheme
+ * rewritten by a TLS proxy does not matter.
+ */
+export function isOwnOrigin(request: FastifyRequest, origin: string, publicBaseUrl?: string): boolean {
+  if (publicBaseUrl && canonicalOrigin(publicBaseUrl.replace(/\/+$/, '')) === origin) return true;
+  const host = request.host;
+  if (!host) return false;
+  try {
+    return new URL(origin).host === new URL(`${new URL(origin).protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a page may use a bot's widget: `widget` for an origin the bot lists, `share` for the
+ * service's own origin while the bot's share link is on (its hosted page), else undefined.
+ */
+export function entryOf(
+  settings: Pick<WidgetSettingsRow, 'allowed_origins' | 'share_link_enabled'>,
+  origin: string,
+  request: FastifyRequest,
+  publicBaseUrl?: string,
+): 'widget' | 'share' | undefined {
+  if (settings.share_link_enabled && isOwnOrigin(request, origin, publicBaseUrl)) return 'share';
+  if (originAllowed(settings, origin)) return 'widget';
+  return undefined;
+}
+
+/** The widget switch applies to websites; the share page follows its own switch. */
+export function requireOpen(settings: Pick<WidgetSettingsRow, 'enabled'>, entry: 'widget' | 'share'): void {
+  if (entry === 'widget' && !settings.enabled) throw widgetDisabled();
+}
+
 /** CORS headers for an origin the bot lists (never `*`, never credentials: no cookies are used). */
 export function allowCors(reply: FastifyReply, origin: string): void {
   reply.header('access-control-allow-origin', origin);
@@ -137,9 +174,13 @@ export async function authenticateVisitor(
   const { claims } = check;
   const settings = await findSettings(ctx.db, claims.tenant_id, claims.bot_id);
   // A token from another origin, or an origin no longer listed: as if from a foreign site.
-  if (!settings || claims.origin !== origin || !originAllowed(settings, origin)) throw forbiddenOrigin(false);
+  const entry =
+    settings && claims.origin === origin
+      ? entryOf(settings, origin, request, ctx.config.publicBaseUrl)
+      : undefined;
+  if (!settings || !entry) throw forbiddenOrigin(false);
   allowCors(reply, origin);
-  if (!settings.enabled) throw widgetDisabled();
+  requireOpen(settings, entry);
   if (keyFingerprint(settings.publishable_key) !== claims.key)
     throw unauthorizedVisitor('publishable_key_invalid');
   if (check.expired) {

@@ -63,6 +63,23 @@ export function findByPublishableKey(
   );
 }
 
+/**
+ * The settings of a bot whose share link is on, with the bot's name (any tenant: the hosted page
+ * /c/<bot> is public); undefined when the bot is unknown or its share link is off.
+ */
+export function findShared(
+  db: Queryable,
+  botId: string,
+): Promise<(WidgetSettingsRow & { bot_name: string }) | undefined> {
+  return queryOne(
+    db,
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')}, b.name AS bot_name
+     FROM widget_settings w JOIN bots b ON b.id = w.bot_id
+     WHERE w.bot_id = $1 AND w.share_link_enabled`,
+    [botId],
+  );
+}
+
 /** Creates the bot's settings with defaults when there are none yet; returns them. */
 export async function ensureSettings(
   db: Queryable,

@@ -13,13 +13,13 @@ import {
   authenticateVisitor,
   bearer,
   forbiddenOrigin,
+  entryOf,
   keyringOf,
-  originAllowed,
   preflightHeaders,
+  requireOpen,
   requireOrigin,
   unauthorizedVisitor,
   visitorOf,
-  widgetDisabled,
 } from './access.js';
 import { streamEvents } from './events.js';
 import * as repo from './repository.js';
@@ -219,9 +219,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         ? await repo.findByPublishableKey(ctx.db, publishableKey)
         : undefined;
       if (!settings) throw unauthorizedVisitor('publishable_key_invalid');
-      if (!originAllowed(settings, origin)) throw forbiddenOrigin(false);
+      const entry = entryOf(settings, origin, request, ctx.config.publicBaseUrl);
+      if (!entry) throw forbiddenOrigin(false);
       allowCors(reply, origin);
-      if (!settings.enabled) throw widgetDisabled();
+      requireOpen(settings, entry);
       const keyring = keyringOf(ctx);
 
       let identity: { visitor_id: string; name?: string; email?: string } | undefined;
