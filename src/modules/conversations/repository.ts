@@ -116,3 +116,17 @@ export function listMessages(
     [tenantId, conversationId, options.afterSeq ?? 0, options.limit],
   );
 }
+
+/** Whether the dashboard's test chat held an exchange with the bot (a test conversation with a reply). */
+export async function hasTestExchange(db: Queryable, tenantId: string, botId: string): Promise<boolean> {
+  const row = await queryOne<{ found: boolean }>(
+    db,
+    `SELECT EXISTS (
+       SELECT 1 FROM conversations c
+       JOIN messages m ON m.conversation_id = c.id AND m.role = 'assistant'
+       WHERE c.tenant_id = $1 AND c.bot_id = $2 AND c.is_test
+     ) AS found`,
+    [tenantId, botId],
+  );
+  return row?.found === true;
+}

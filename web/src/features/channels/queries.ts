@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import type { Body, Ok } from '../../api/types';
+import { goLiveKey } from '../bots/queries';
 
 export type WidgetSettings = Ok<'/api/bots/{id}/widget', 'get'>;
 export type WidgetPatch = Body<'/api/bots/{id}/widget', 'put'>;
@@ -8,7 +9,7 @@ export type WidgetPatch = Body<'/api/bots/{id}/widget', 'put'>;
 /** Cache keys of a bot's channels; a change also invalidates the bot's go-live checklist. */
 export const channelKeys = {
   widget: (botId: string) => ['bot', botId, 'channels', 'widget'] as const,
-  golive: (botId: string) => ['bot', botId, 'golive'] as const,
+  golive: goLiveKey,
 };
 
 export function useWidgetSettings(botId: string) {
