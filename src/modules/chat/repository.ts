@@ -233,6 +233,8 @@ export interface Exchange {
   knowledgeUsed: boolean;
   question: StoredMessage;
   answer: StoredMessage;
+  /** The interactive blocks the answer shows; stored with it (null or empty: none). */
+  answerBlocks?: unknown[] | null;
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
@@ -241,7 +243,7 @@ export interface Exchange {
 
 const NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $16, $17, $18, 2, now())
+  VALUES ($2, $1, $3, $17, $18, $19, 2, now())
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
@@ -256,11 +258,13 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
 function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used,
+                             blocks)
+       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.blocks
        FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer), (2, 'assistant', $9::text, $10::integer))
-         AS m(position, role, content, tokens)
+       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb),
+                          (2, 'assistant', $9::text, $10::integer, $16::jsonb))
+         AS m(position, role, content, tokens, blocks)
        ORDER BY m.position
        RETURNING 1
      ),
@@ -312,6 +316,7 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.ttlHours ?? 0,
     exchange.reservation?.id ?? null,
     exchange.reservation?.period ?? null,
+    exchange.answerBlocks && exchange.answerBlocks.length > 0 ? JSON.stringify(exchange.answerBlocks) : null,
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);

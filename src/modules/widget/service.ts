@@ -86,7 +86,13 @@ export function fromOf(role: string): 'visitor' | 'bot' | 'person' {
 }
 
 export function serializeMessage(row: repo.TranscriptRow) {
-  return { id: row.id, from: fromOf(row.role), text: row.content, created_at: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    from: fromOf(row.role),
+    text: row.content,
+    ...(row.blocks && row.blocks.length > 0 ? { blocks: row.blocks } : {}),
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 /**

@@ -1554,7 +1554,7 @@ export interface paths {
         put?: never;
         /**
          * Send the visitor’s message to the bot (JSON, or server-sent events with Accept: text/event-stream)
-         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response, or `error`. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.
+         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its `message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with `Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a `: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.
          */
         post: operations["sendWidgetMessage"];
         delete?: never;

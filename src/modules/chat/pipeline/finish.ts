@@ -59,6 +59,7 @@ function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
     answer: { content: response.reply, tokens: reply.completionTokens },
+    answerBlocks: response.blocks,
     idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
     reservation: { id: admitted.reservationId, period: admitted.period },
   };
