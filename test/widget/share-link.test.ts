@@ -3,7 +3,7 @@ import { SHARE_PAGE_CSP } from '../../src/modules/widget/share-page.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { recordSecret } from '../helpers/log-sink.js';
-import { send, SITE, widgetBot } from './helpers.js';
+import { send, SITE, startSession, widgetBot } from './helpers.js';
 
 /** The service's own origin as light-my-request addresses it (Host: localhost:80). */
 const OWN = 'http://localhost:80';
@@ -81,6 +81,31 @@ describeApp('share link: the hosted page /c/<bot>', (get) => {
     expect(reply.json().reply).toEqual(expect.any(String));
     const transcript = await t.app.inject({ url: '/v1/widget/conversation', headers: own.headers });
     expect(transcript.json().messages).toHaveLength(2);
+    // A same-origin GET carries no Origin header: the browser's Sec-Fetch-Site stands for it.
+    const sameOrigin = { ...HOST, 'sec-fetch-site': 'same-origin', authorization: `Bearer ${token}` };
+    const withoutOrigin = await t.app.inject({ url: '/v1/widget/conversation', headers: sameOrigin });
+    expect(withoutOrigin.statusCode).toBe(200);
+    expect(withoutOrigin.json().messages).toHaveLength(2);
+    const crossSite = await t.app.inject({
+      url: '/v1/widget/conversation',
+      headers: { ...sameOrigin, 'sec-fetch-site': 'cross-site' },
+    });
+    expect(crossSite.statusCode).toBe(403);
+    expect(crossSite.json().code).toBe('origin_missing');
+
+    // A website's token is not the page's: without an Origin it is refused.
+    await t.app.inject({
+      method: 'PUT',
+      url: `/api/bots/${botId}/widget`,
+      headers: tenant.owner.headers,
+      payload: { enabled: true },
+    });
+    const site = await startSession(t, publishableKey);
+    const siteWithoutOrigin = await t.app.inject({
+      url: '/v1/widget/conversation',
+      headers: { ...HOST, 'sec-fetch-site': 'same-origin', authorization: site.headers.authorization },
+    });
+    expect(siteWithoutOrigin.statusCode).toBe(403);
 
     // The token is bound to the page's origin: a website listed for the widget cannot use it.
     const elsewhere = await t.app.inject({

@@ -67,6 +67,14 @@ export function canonicalOrigin(value: string): string | undefined {
   }
 }
 
+/**
+ * Whether the browser says the request comes from a page of the service's own origin
+ * (`Sec-Fetch-Site: same-origin`): browsers send no Origin header on a same-origin GET.
+ */
+export function sameOriginFetch(request: FastifyRequest): boolean {
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}
+
 /** The Origin header, or 403 when there is none. */
 export function requireOrigin(request: FastifyRequest): string {
   const origin = requestOrigin(request);
@@ -167,11 +175,16 @@ export async function authenticateVisitor(
   reply: FastifyReply,
   options: { allowExpired?: boolean } = {},
 ): Promise<Visitor> {
-  const origin = requireOrigin(request);
+  const sent = requestOrigin(request);
+  // A same-origin GET (the share page's transcript and events) carries no Origin header.
+  if (!sent && !sameOriginFetch(request)) throw forbiddenOrigin(true);
   const token = bearer(request);
   const check = token ? readVisitorToken(keyringOf(ctx), token) : { ok: false as const };
   if (!check.ok) throw unauthorizedVisitor('visitor_token_invalid');
   const { claims } = check;
+  const origin =
+    sent ?? (isOwnOrigin(request, claims.origin, ctx.config.publicBaseUrl) ? claims.origin : undefined);
+  if (!origin) throw forbiddenOrigin(true);
   const settings = await findSettings(ctx.db, claims.tenant_id, claims.bot_id);
   // A token from another origin, or an origin no longer listed: as if from a foreign site.
   const entry =
