@@ -1,5 +1,9 @@
 import pg from 'pg';
+import { genericPlan } from '../db/database.js';
 import { RESYNC_CHANNEL, memoryCoordination, type Coordination } from './index.js';
+
+/** Published on every hand-over: its trivial plan is reused, like the chat's own statements. */
+const NOTIFY = genericPlan('SELECT pg_notify($1, $2)');
 
 /** The one PostgreSQL channel every broadcast travels on; the payload names its own channel. */
 const PG_CHANNEL = 'parley_broadcast';
@@ -85,7 +89,7 @@ export function postgresCoordination(
       const payload = `${channel}\n${message}`;
       if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error('broadcast message too long');
       try {
-        await options.notify('SELECT pg_notify($1, $2)', [PG_CHANNEL, payload]);
+        await options.notify(NOTIFY, [PG_CHANNEL, payload]);
       } catch {
         // The database is away: this instance at least hears it; the others fall back to
         // reading the database while their listening connection is down too.

@@ -67,6 +67,41 @@ describeApp('chat: answerability with the offline model', (get) => {
   });
 });
 
+describeApp(
+  'chat: a hit without an answering sentence',
+  (get) => {
+    it('is no knowledge used when the offline model hands over all the same', async () => {
+      const { ctx } = get();
+      const tenant = await buildTenant(ctx);
+      const bot = await tenant.bot({ system_prompt: 'Du bist der Assistent des Ersatzteilhandels.' });
+      // Both codes are in the entry, so the decision answers; no one sentence holds both.
+      await addKnowledge(ctx, tenant.id, bot.id, {
+        title: 'Ersatzteile für Mähwerke',
+        content:
+          'Das Messer AS-206 kostet 24,90 € und ist sofort lieferbar. Die Mähwerke der Serie KX-90 werden seit 2019 nicht mehr gebaut.',
+      });
+      const message = 'Passt das Messer AS-206 an ein Mähwerk KX-90?';
+      const body = (await sendChat(get(), tenant, bot.id, { message })).json();
+      expect(body.reply).toContain(HAND_OVER_DE);
+      expect(body.knowledge_used).toBe(false);
+      expect(body.sources).toEqual([]);
+      const stored = await ctx.db.query<{ knowledge_used: boolean }>(
+        `SELECT knowledge_used FROM messages WHERE conversation_id = $1 AND role = 'assistant'`,
+        [body.conversation_id],
+      );
+      expect(stored.map((row) => row.knowledge_used)).toEqual([false]);
+      // Handed over for a missing answer, as a reply without hits is.
+      const [conversation] = await ctx.db.query<{ status: string }>(
+        'SELECT status FROM conversations WHERE id = $1',
+        [body.conversation_id],
+      );
+      expect(conversation?.status).toBe('handed_over');
+    });
+  },
+  // Hand-over for a missing answer is on, as in production.
+  { env: { HANDOVER_ON_NO_ANSWER: 'true' } },
+);
+
 describeApp('chat: the demo tenant hands over what its small knowledge base does not hold', (get) => {
   // The demo's owner has a fixed e-mail address: one demo tenant per database.
   let seeded: Promise<DemoSeed> | undefined;

@@ -6,6 +6,7 @@ import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/fa
 import { RecordingModel, useModel } from '../chat/fixtures.js';
 import { sendChat } from '../chat/helpers.js';
 import { seedConversation } from '../conversations/seed.js';
+import { deliveriesOf } from '../webhooks/helpers.js';
 
 interface InboxItem {
   id: string;
@@ -88,6 +89,61 @@ describeApp(
         handover_reason: 'no_answer',
         handover_question: 'Wie wird das Wetter morgen in Zürich?',
       });
+    });
+
+    it('a hand-over is stored with the exchange: escalation.triggered only for a subscribing endpoint', async () => {
+      const { db } = get();
+      const quiet = await buildTenant(get().ctx);
+      const quietBot = await quiet.bot();
+      await db.query(
+        `INSERT INTO webhook_endpoints (tenant_id, url, event_types, secret)
+         VALUES ($1, 'http://127.0.0.1:9/never-contacted', $2, 'whsec_AAAA')`,
+        [quiet.id, ['conversation.ended']],
+      );
+      const tenant = await buildTenant(get().ctx);
+      const bot = await tenant.bot();
+      await db.query(
+        `INSERT INTO webhook_endpoints (tenant_id, url, event_types, secret)
+         VALUES ($1, 'http://127.0.0.1:9/never-contacted', $2, 'whsec_AAAA')`,
+        [tenant.id, ['escalation.triggered']],
+      );
+      const question = 'Ich möchte mit einem Mitarbeiter sprechen';
+      const quietRes = await sendChat(get(), quiet, quietBot.id, { message: question });
+      const res = await sendChat(get(), tenant, bot.id, { message: question });
+      expect(res.statusCode).toBe(200);
+      const id = res.json<{ conversation_id: string }>().conversation_id;
+      const [row] = await db.query<Record<string, unknown>>(
+        `SELECT status, escalation_reason, handover_reason, handover_question, escalated_at, handover_at
+         FROM conversations WHERE id = $1`,
+        [id],
+      );
+      expect(row).toMatchObject({
+        status: 'handed_over',
+        escalation_reason: 'customer_request',
+        handover_reason: 'customer_request',
+        handover_question: question,
+      });
+      expect(row!.escalated_at).toEqual(row!.handover_at);
+      const deliveries = await deliveriesOf(db, tenant.id);
+      expect(deliveries.map((d) => [d.type, d.data])).toEqual([
+        [
+          'escalation.triggered',
+          {
+            conversation_id: id,
+            bot_id: bot.id,
+            reason: 'customer_request',
+            escalated_at: new Date(row!.escalated_at as string).toISOString(),
+          },
+        ],
+      ]);
+      // The tenant without a subscriber: handed over all the same, nothing queued.
+      const quietId = quietRes.json<{ conversation_id: string }>().conversation_id;
+      const [quietRow] = await db.query<{ status: string }>(
+        'SELECT status FROM conversations WHERE id = $1',
+        [quietId],
+      );
+      expect(quietRow!.status).toBe('handed_over');
+      expect(await deliveriesOf(db, quiet.id)).toEqual([]);
     });
 
     it('two staff claiming at once: one gets it, the other is told (409)', async () => {

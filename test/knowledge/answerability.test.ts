@@ -306,6 +306,11 @@ describe('confidence score', () => {
     ['2024', 0.3],
     ['as206', 1],
     ['tesla', 1],
+    // What the apostrophe leaves of "won't", "isn't", "didn't": no topic.
+    ['won', 0.2],
+    ['isn', 0.2],
+    ['didn', 0.2],
+    ['whose', 0.2],
   ])('topic weight of %s is %d', (word, weight) => {
     expect(topicWeight(word)).toBe(weight);
   });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { AppContext } from '../../src/shared/context.js';
+import type { Queryable } from '../../src/db/database.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import { searchForAnswer } from '../../src/modules/knowledge/service.js';
 import {
@@ -153,6 +154,28 @@ describeEachBackend('search of word forms', (get) => {
     expect(hits[0]?.entryId).toBe(ids[key]);
     // The decision sees the word in its form: nothing of the question is missing.
     expect(decision.missingTerms).toEqual([]);
+  });
+
+  it.each([
+    // Hyphenated: the form is searched as the word itself.
+    ['What is the wifi password at The Foundry Cowork?', 2],
+    // Split: the parts are resolved like words (their close spellings), one statement more.
+    ['Was kostet der Hochzeitssaal im Hotel Seeblick?', 3],
+    // Every word known: nothing but resolving and searching.
+    ['Was kostet das Messer AS-206?', 2],
+  ])('looks up the forms of "%s" in the statement that resolves its words', async (query, count) => {
+    const db = get().db;
+    const statements: string[] = [];
+    const counting: Queryable = {
+      query: <T>(sql: string, params?: readonly unknown[]) => {
+        statements.push(sql);
+        return db.query<T>(sql, params);
+      },
+    };
+    // Without a vocabulary version nothing is cached: every word is resolved in the database.
+    const { decision } = await searchForAnswer(counting, tenant.id, { botId, query, minScore: 0.4 });
+    expect(decision.answer).toBe(true);
+    expect(statements).toHaveLength(count);
   });
 
   it.each([

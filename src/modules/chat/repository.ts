@@ -44,6 +44,8 @@ export interface TurnRows {
   flowState: unknown;
   /** The last user/assistant messages of a named conversation, oldest first. */
   history: ModelMessage[];
+  /** Whether an active webhook endpoint of the tenant subscribes to `escalation.triggered`. */
+  escalationSubscribed: boolean;
 }
 
 interface AdmissionRow extends ChatBot {
@@ -51,6 +53,7 @@ interface AdmissionRow extends ChatBot {
   flow_steps: unknown[];
   flow_state: unknown;
   history: ModelMessage[];
+  escalation_subscribed: boolean;
   conversation_id: string | null;
   conversation_status: ConversationRow['status'] | null;
   messages_used: number | null;
@@ -65,7 +68,8 @@ interface AdmissionRow extends ChatBot {
  * `quota` requests through however many race, on any number of instances; unlimited tenants
  * (quota null) are counted too. $4 is the conversation id (null when none is named or it is
  * malformed), $5 whether one was named, $6 the reservation's lease in seconds, $7 when the caller
- * stops waiting for the answer, $9 whether a draft is admitted (the dashboard's test chat): a statement that a frozen server runs only later, after the
+ * stops waiting for the answer, $9 whether a draft is admitted (the dashboard's test chat): a
+ * statement that a frozen server runs only later, after the
  * caller gave up, reserves nothing (it would be held until its lease ran out).
  *
  * The statement commits asynchronously (synchronous_commit off for its own transaction only):
@@ -116,6 +120,8 @@ const ADMIT = genericPlan(`WITH bot AS (
                          WHERE m.tenant_id = $1 AND m.conversation_id = conversation.id
                            AND m.role IN ('user', 'assistant')
                          ORDER BY m.seq DESC LIMIT $8) h), '[]'::json) AS history,
+         EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.is_active
+                 AND 'escalation.triggered' = ANY(w.event_types)) AS escalation_subscribed,
          (SELECT messages_used FROM reserved) AS messages_used,
          (SELECT id FROM reservation) AS reservation_id,
          set_config('synchronous_commit', 'off', true) AS commit_mode
@@ -162,6 +168,7 @@ export async function admitChat(
     flow_steps,
     flow_state,
     history,
+    escalation_subscribed,
     ...bot
   } = row;
   // A draft (never activated) is tried in the dashboard's test chat before it goes live.
@@ -176,7 +183,13 @@ export async function admitChat(
     conversationId: conversation_id,
     used: messages_used,
     reservationId: reservation_id,
-    turn: { flowBlocks: flow_blocks, flowSteps: flow_steps, flowState: flow_state, history },
+    turn: {
+      flowBlocks: flow_blocks,
+      flowSteps: flow_steps,
+      flowState: flow_state,
+      history,
+      escalationSubscribed: escalation_subscribed,
+    },
   };
 }
 
@@ -239,18 +252,36 @@ export interface Exchange {
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
   reservation: { id: string; period: string } | null;
+  /**
+   * The turn hands the conversation over to people: the same statement marks it waiting for a
+   * person (as conversations/lifecycle's escalation does), at `at`.
+   */
+  handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
 }
 
+// $16–$19: the hand-over (escalation reason, hand-over reason, question, time), all null for none;
+// $20 the answer's blocks; $21–$23 only in the new-conversation variant.
 const NEW_CONVERSATION = `INSERT INTO conversations
-    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at)
-  VALUES ($2, $1, $3, $17, $18, $19, 2, now())
+    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
+     status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
+  VALUES ($2, $1, $3, $21, $22, $23, 2, now(),
+     CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
+     $19::timestamptz, $16::text, $17::text, $19::timestamptz, $18::text)
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a human took over is
 // not touched, so nothing below is written either.
 const CONTINUED_CONVERSATION = `UPDATE conversations
-  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(), status = 'active',
-      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END
+  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(),
+      status = CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
+      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END,
+      escalated_at = coalesce($19::timestamptz, escalated_at),
+      escalation_reason = CASE WHEN $17::text IS NULL THEN escalation_reason ELSE $16::text END,
+      assigned_user_id = CASE WHEN $17::text IS NULL THEN assigned_user_id END,
+      handover_reason = coalesce($17::text, handover_reason),
+      handover_at = coalesce($19::timestamptz, handover_at),
+      handover_question = CASE WHEN $17::text IS NULL THEN handover_question ELSE $18::text END,
+      inbox_read_at = CASE WHEN $17::text IS NULL THEN inbox_read_at END
   WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
   RETURNING id`;
 
@@ -263,7 +294,7 @@ function exchangeSql(conversation: string): string {
        SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.blocks
        FROM conversation c
        CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb),
-                          (2, 'assistant', $9::text, $10::integer, $16::jsonb))
+                          (2, 'assistant', $9::text, $10::integer, $20::jsonb))
          AS m(position, role, content, tokens, blocks)
        ORDER BY m.position
        RETURNING 1
@@ -316,6 +347,10 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.idempotency?.ttlHours ?? 0,
     exchange.reservation?.id ?? null,
     exchange.reservation?.period ?? null,
+    exchange.handover?.escalationReason ?? null,
+    exchange.handover?.reason ?? null,
+    exchange.handover?.question ?? null,
+    exchange.handover?.at ?? null,
     exchange.answerBlocks && exchange.answerBlocks.length > 0 ? JSON.stringify(exchange.answerBlocks) : null,
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),

@@ -4,9 +4,8 @@
  * `after` turns the model's block tags into block data; `save` stores the flow state once the
  * exchange is stored. The decisions are engine.ts's; this file only loads and stores.
  */
-import type { Database, Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import type { ModelProvider, ModelReply } from '../models/provider.js';
-import { escalateConversation } from '../conversations/lifecycle.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
 import type { FlowBlock } from './model.js';
 import { toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';
@@ -134,15 +133,11 @@ export async function saveState(tx: Queryable, turn: TurnRef, flowTurn: FlowTurn
   );
 }
 
-/** Once the exchange is stored: a hand-over the flow decided (returned: whether there was one). */
-export async function handOver(db: Database, turn: TurnRef, flowTurn: FlowTurn): Promise<boolean> {
-  if (flowTurn.direct?.handover) {
-    const reason = flowTurn.direct.byOption ? 'flow_option' : 'flow_step';
-    const result = await escalateConversation(db, turn.tenantId, turn.conversationId, {
-      reason: 'flow',
-      handover: { reason, question: turn.userMessage },
-    });
-    return result.changed;
-  }
-  return false;
+/**
+ * The hand-over the flow decided this turn (a `handover` step or option), if any: stored by
+ * the exchange itself, so the conversation waits for a person from the same commit on.
+ */
+export function handoverOf(flowTurn: FlowTurn): { reason: 'flow_option' | 'flow_step' } | null {
+  if (!flowTurn.direct?.handover) return null;
+  return { reason: flowTurn.direct.byOption ? 'flow_option' : 'flow_step' };
 }

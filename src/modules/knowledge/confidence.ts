@@ -56,7 +56,9 @@ const QUESTION_SHAPE = new Set(
     'much many long often far old big large cost costs price year years time get got getting make',
     'made give need needs use possible allowed able anyone someone something else exactly kind type way',
     'there which whats what does did number go goes come comes keep find bring people less more maximum',
-    'minimum amount address email since happen happens',
+    'minimum amount address email since happen happens whose',
+    // what is left of English contractions ("isn't", "won't"): the apostrophe splits the word
+    'isn aren wasn weren don doesn didn won wouldn couldn shouldn haven hasn hadn mustn',
     // French, Italian
     'combien coûte coûtent prix faut peut quel quelle quels quelles année quanto quanti quanta costa',
     'costano prezzo anno serve può quale quali',

@@ -117,6 +117,12 @@ function lexemesSql(expr: string): string {
  * The words are one parameter each (a VALUES list), not one array: with an array PostgreSQL
  * cannot know how many words there are and plans every execution anew; with a list of known
  * length it reuses one plan per word count. Built once per word count.
+ *
+ * Per word: its stems, its close spellings and compounds from the vocabulary, and — only when
+ * the corpus (the bot's and the tenant-wide entries, knowledge_term_stats) holds none of its
+ * stems — which of its split and hyphenated forms the corpus holds, in the query language's
+ * stems (see splitForms). A known word's forms are never stemmed (the list is emptied for it), so
+ * it costs one index probe; the lookup is part of this statement, not one of its own.
  */
 const resolveStatements = new Map<number, string>();
 function resolveTermsSql(count: number): string {
@@ -124,13 +130,32 @@ function resolveTermsSql(count: number): string {
   if (sql !== undefined) return sql;
   const values = Array.from(
     { length: count },
-    (_, i) => `($${4 + 2 * i}::text, ${i}, $${5 + 2 * i}::text[])`,
+    (_, i) => `($${5 + 3 * i}::text, ${i}, $${6 + 3 * i}::text[], $${7 + 3 * i}::text[])`,
   );
-  sql = `SELECT w.word, m.exact, c.alternatives
-     FROM (VALUES ${values.join(', ')}) AS w(word, idx, parts)
+  const corpus = 's.tenant_id = $1 AND s.scope_id IN ($1, $4::uuid)';
+  sql = `SELECT w.word, m.exact, c.alternatives, f.forms
+     FROM (VALUES ${values.join(', ')}) AS w(word, idx, parts, splits)
      CROSS JOIN LATERAL (
        SELECT CASE WHEN length(to_tsvector($3::regconfig, w.word)) > 0 THEN ${lexemesSql('w.word')} END AS exact
      ) m
+     CROSS JOIN LATERAL (
+       SELECT m.exact IS NOT NULL AND cardinality(w.splits) > 0 AND (
+         SELECT true FROM unnest(m.exact) AS l(lexeme)
+         WHERE (SELECT true FROM knowledge_term_stats s WHERE ${corpus} AND s.lexeme = l.lexeme LIMIT 1)
+         LIMIT 1) IS NULL AS unknown
+     ) u
+     CROSS JOIN LATERAL (
+       SELECT coalesce(json_agg(json_build_object('part', x.part, 'lexemes', x.lexemes)), '[]'::json) AS forms
+       FROM (
+         SELECT x.part, array_agg(DISTINCT l.lexeme) AS lexemes
+         FROM unnest(CASE WHEN u.unknown THEN w.splits ELSE ARRAY[]::text[] END) AS x(part)
+         CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector($3::regconfig, x.part))) AS l(lexeme)
+         WHERE (strpos(x.part, '-') = 0 OR strpos(l.lexeme, '-') > 0)
+           -- A probe per lexeme (LIMIT 1: never a hashed scan of the tenant's statistics).
+           AND (SELECT true FROM knowledge_term_stats s WHERE ${corpus} AND s.lexeme = l.lexeme LIMIT 1)
+         GROUP BY x.part
+       ) x
+     ) f
      CROSS JOIN LATERAL (
        SELECT coalesce(json_agg(json_build_object('lexeme', l.lexeme, 'credit', x.sim)), '[]'::json) AS alternatives
        FROM (
@@ -157,6 +182,12 @@ function resolveTermsSql(count: number): string {
   return sql;
 }
 
+/** The split, hyphenated and derived forms of a word that the corpus may hold instead of it. */
+function splitForms(word: string): string[] {
+  const { parts, hyphenated, derived } = splitCandidates(word);
+  return [...parts, ...hyphenated, ...derived];
+}
+
 /** A stop word of the query's language: it takes no part in the search. */
 const STOP_WORD = { stop: true } as const;
 type Resolution = ResolvedTerm | typeof STOP_WORD;
@@ -178,13 +209,16 @@ async function resolveInDatabase(
     word: string;
     exact: string[] | null;
     alternatives: { lexeme: string; credit: number }[];
+    forms: { part: string; lexemes: string[] }[];
   }>(resolveTermsSql(words.length), [
     tenantId,
     MIN_CORRECTION_SIMILARITY,
     TS_CONFIG[language],
-    ...words.flatMap((word) => [word, compoundParts(word, MIN_COMPOUND_PART)]),
+    botId,
+    ...words.flatMap((word) => [word, compoundParts(word, MIN_COMPOUND_PART), split ? splitForms(word) : []]),
   ]);
   const resolved = new Map<string, Resolution>(words.map((word) => [word, STOP_WORD]));
+  const forms = new Map<ResolvedTerm, Map<string, string[]>>();
   for (const r of rows) {
     if (r.exact && r.exact.length > 0) {
       const exact = new Set(r.exact);
@@ -193,15 +227,17 @@ async function resolveInDatabase(
         if (!exact.has(a.lexeme))
           alternatives.set(a.lexeme, Math.max(alternatives.get(a.lexeme) ?? 0, a.credit));
       }
-      resolved.set(r.word, {
+      const term: ResolvedTerm = {
         word: r.word,
         exact: [...exact],
         alternatives: [...alternatives].map(([lexeme, credit]) => ({ lexeme, credit })),
-      });
+      };
+      resolved.set(r.word, term);
+      if (r.forms.length > 0) forms.set(term, new Map(r.forms.map((f) => [f.part, f.lexemes])));
     }
   }
   if (!split) return resolved;
-  await splitUnknownWords(db, tenantId, botId, language, resolved);
+  for (const [term, known] of forms) applySplitForms(term, known);
   // The parts are searched like words: with their close spellings and the compounds holding them
   // ("stunde" in "Stundensatz").
   const parts = [...resolved.values()].flatMap((r) => ('parts' in r && r.parts ? r.parts : []));
@@ -218,92 +254,38 @@ async function resolveInDatabase(
   return resolved;
 }
 
-/*
- * For the words the corpus (the bot's and the tenant-wide entries) holds in none of their
- * stems: which of their splits and hyphenated forms it holds, in the query language's stems.
- * The split candidates of a word are looked at only when the word itself is unknown.
- */
-const SPLIT_SQL = genericPlan(`
-  WITH unknown AS MATERIALIZED (
-    SELECT coalesce(array_agg(w.idx), ARRAY[]::int[]) AS ids
-    FROM unnest($4::int[], $5::text[]) AS w(idx, word)
-    WHERE NOT EXISTS (
-      SELECT 1 FROM unnest(${lexemesSql('w.word')}) AS l(lexeme)
-      JOIN knowledge_term_stats s ON s.tenant_id = $1 AND s.scope_id IN ($1, $2) AND s.lexeme = l.lexeme)
-  )
-  SELECT x.idx, x.part, array_agg(DISTINCT l.lexeme) AS lexemes
-  FROM unnest($6::int[], $7::text[]) AS x(idx, part)
-  CROSS JOIN LATERAL unnest(tsvector_to_array(to_tsvector($3::regconfig, x.part))) AS l(lexeme)
-  WHERE x.idx = ANY ((SELECT ids FROM unknown)::int[])
-    AND (strpos(x.part, '-') = 0 OR strpos(l.lexeme, '-') > 0)
-    AND EXISTS (SELECT 1 FROM knowledge_term_stats s
-                WHERE s.tenant_id = $1 AND s.scope_id IN ($1, $2) AND s.lexeme = l.lexeme)
-  GROUP BY x.idx, x.part`);
-
 /**
  * A word the corpus lacks but holds hyphenated ("wifi" → wi-fi) is searched in that form too; a
  * word the corpus lacks but holds as the words it is made of (text.ts decompound) is searched as
- * those words.
+ * those words. `parts` are the word's forms the corpus holds, with their lexemes.
  */
-async function splitUnknownWords(
-  db: Queryable,
-  tenantId: string,
-  botId: string,
-  language: Language,
-  resolved: Map<string, Resolution>,
-): Promise<void> {
-  const words = [...resolved.values()].filter(
-    (r): r is ResolvedTerm => 'word' in r && splitCandidates(r.word).hyphenated.length > 0,
-  );
-  if (words.length === 0) return;
-  const pairs = words.flatMap((term, idx) => {
-    const { parts, hyphenated, derived } = splitCandidates(term.word);
-    return [...parts, ...hyphenated, ...derived].map((part) => ({ idx, part }));
-  });
-  const rows = await db.query<{ idx: number; part: string; lexemes: string[] }>(SPLIT_SQL, [
-    tenantId,
-    botId,
-    TS_CONFIG[language],
-    words.map((_, idx) => idx),
-    words.map((term) => term.word),
-    pairs.map((x) => x.idx),
-    pairs.map((x) => x.part),
-  ]);
-  const known = new Map<number, Map<string, string[]>>();
-  for (const row of rows) {
-    const parts = known.get(row.idx) ?? new Map<string, string[]>();
-    parts.set(row.part, row.lexemes);
-    known.set(row.idx, parts);
+function applySplitForms(term: ResolvedTerm, parts: Map<string, string[]>): void {
+  const hyphenated = [...parts].filter(([part]) => part.includes('-')).flatMap(([, lexemes]) => lexemes);
+  if (hyphenated.length > 0) {
+    term.exact = [...new Set([...term.exact, ...hyphenated])];
+    return;
   }
-  for (const [idx, parts] of known) {
-    const term = words[idx]!;
-    const hyphenated = [...parts].filter(([part]) => part.includes('-')).flatMap(([, lexemes]) => lexemes);
-    if (hyphenated.length > 0) {
-      term.exact = [...new Set([...term.exact, ...hyphenated])];
-      continue;
-    }
-    const split = decompound(term.word, (part) => parts.has(part));
-    if (split.length > 0) {
-      term.parts = split.map((part) => ({
-        word: part,
-        exact: parts.get(part)!,
-        alternatives: [],
-        source: term.word,
-      }));
-      continue;
-    }
-    // A part of the word, or the verb of a noun: close, not the same (credit as a compound part).
-    const { derived } = splitCandidates(term.word);
-    const close = [...derived, knownTail(term.word, (part) => parts.has(part))]
-      .filter((form): form is string => form !== undefined && parts.has(form))
-      .flatMap((form) => parts.get(form)!);
-    const alternatives = new Map(term.alternatives.map((a) => [a.lexeme, a.credit]));
-    for (const lexeme of close) {
-      if (!term.exact.includes(lexeme))
-        alternatives.set(lexeme, Math.max(alternatives.get(lexeme) ?? 0, COMPOUND_CREDIT));
-    }
-    term.alternatives = [...alternatives].map(([lexeme, credit]) => ({ lexeme, credit }));
+  const split = decompound(term.word, (part) => parts.has(part));
+  if (split.length > 0) {
+    term.parts = split.map((part) => ({
+      word: part,
+      exact: parts.get(part)!,
+      alternatives: [],
+      source: term.word,
+    }));
+    return;
   }
+  // A part of the word, or the verb of a noun: close, not the same (credit as a compound part).
+  const { derived } = splitCandidates(term.word);
+  const close = [...derived, knownTail(term.word, (part) => parts.has(part))]
+    .filter((form): form is string => form !== undefined && parts.has(form))
+    .flatMap((form) => parts.get(form)!);
+  const alternatives = new Map(term.alternatives.map((a) => [a.lexeme, a.credit]));
+  for (const lexeme of close) {
+    if (!term.exact.includes(lexeme))
+      alternatives.set(lexeme, Math.max(alternatives.get(lexeme) ?? 0, COMPOUND_CREDIT));
+  }
+  term.alternatives = [...alternatives].map(([lexeme, credit]) => ({ lexeme, credit }));
 }
 
 /*

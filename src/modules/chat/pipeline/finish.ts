@@ -10,7 +10,7 @@ import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
 import type { HandoverReason } from '../../conversations/handover.js';
-import { escalateConversation } from '../../conversations/lifecycle.js';
+import { enqueueEvent } from '../../webhooks/outbox.js';
 import * as flowStage from '../../flow/stage.js';
 import { publishConversationStatus, publishInboxChange } from '../../inbox/events.js';
 import { isHandOverReply } from '../../models/offline.js';
@@ -44,7 +44,24 @@ export interface Turn {
 
 type Observe = StageObserver['stage'];
 
-function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo.Exchange {
+/**
+ * The hits the reply rests on: none when the model handed over all the same (the offline model
+ * found no sentence in them that answers the question), so such a reply is neither counted as
+ * knowledge used nor cites sources, and it hands the conversation over like a reply without hits.
+ */
+function usedHits(turn: Turn, reply: string): KnowledgeHit[] {
+  return isHandOverReply(reply) ? [] : turn.hits;
+}
+
+/** The hand-over this turn decides, stored with the exchange. */
+export type Handover = NonNullable<repo.Exchange['handover']>;
+
+function exchangeOf(
+  turn: Turn,
+  reply: ModelReply,
+  response: ChatResponse,
+  handover: Handover | null,
+): repo.Exchange {
   const { admitted, turn: t } = turn;
   const key = admitted.inbound.idempotencyKey;
   return {
@@ -55,13 +72,14 @@ function exchangeOf(turn: Turn, reply: ModelReply, response: ChatResponse): repo
     botId: t.bot.id,
     channel: t.channel,
     model: reply.model,
-    knowledgeUsed: turn.hits.length > 0,
+    knowledgeUsed: response.knowledge_used,
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
     answer: { content: response.reply, tokens: reply.completionTokens },
     answerBlocks: response.blocks,
     idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
     reservation: { id: admitted.reservationId, period: admitted.period },
+    handover,
   };
 }
 
@@ -72,15 +90,16 @@ function responseOf(
   actions: unknown[],
   blocks: flowStage.ChatBlock[],
 ): ChatResponse {
+  const hits = usedHits(turn, processed.reply);
   return {
     reply: processed.reply,
     conversation_id: turn.turn.conversationId,
     tokens_used: reply.promptTokens + reply.completionTokens,
     model: reply.model,
-    knowledge_used: turn.hits.length > 0,
+    knowledge_used: hits.length > 0,
     quota_remaining: turn.admitted.quotaRemaining,
     channel: turn.turn.channel,
-    sources: turn.hits.map(chatSource),
+    sources: hits.map(chatSource),
     actions,
     blocks,
   };
@@ -94,13 +113,19 @@ async function store(
   processed: CollectedReply,
   delivery: ChannelDelivery | undefined,
   blocks: flowStage.ChatBlock[],
+  handover: Handover | null,
 ): Promise<ChatResponse> {
   const { tenantId } = turn.admitted.inbound;
   const flowMoved = flowStage.stateChanged(turn.flow);
-  if (processed.apply.length === 0 && !delivery && !flowMoved) {
+  // A hand-over's `escalation.triggered` event is stored in the same transaction when an
+  // endpoint subscribes to it (as the admission read); otherwise the statement alone suffices.
+  const escalationEvent = handover !== null && turn.admitted.rows.escalationSubscribed;
+  if (processed.apply.length === 0 && !delivery && !flowMoved && !escalationEvent) {
     // The common case: one statement, no transaction round trips.
     const response = responseOf(turn, reply, processed, processed.actions, blocks);
-    if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
+    if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response, handover)))) {
+      throw handedOver();
+    }
     return response;
   }
   return ctx.db.transaction(async (tx: Queryable) => {
@@ -108,8 +133,18 @@ async function store(
     for (const apply of processed.apply) actions.push(...(await apply(tx)));
     const response = responseOf(turn, reply, processed, actions, blocks);
     // Handed over meanwhile: the error rolls the actions back with everything else.
-    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response)))) throw handedOver();
+    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response, handover)))) {
+      throw handedOver();
+    }
     if (flowMoved) await flowStage.saveState(tx, turn.turn, turn.flow);
+    if (handover && escalationEvent) {
+      await enqueueEvent(tx, tenantId, 'escalation.triggered', {
+        conversation_id: turn.turn.conversationId,
+        bot_id: turn.turn.bot.id,
+        reason: handover.escalationReason,
+        escalated_at: handover.at,
+      });
+    }
     await delivery?.enqueue(tx, {
       tenantId,
       botId: turn.turn.bot.id,
@@ -129,6 +164,32 @@ export interface FinishOptions {
   decidedActions?: unknown[];
 }
 
+/**
+ * Whether the turn hands the conversation over, decided before storing: a `handover` step or
+ * option of the flow; else the customer asking for a person; else no answer (the offline
+ * model's hand-over reply, also when it had hits: see usedHits) when HANDOVER_ON_NO_ANSWER is on. The
+ * dashboard's test chat is not handed over for a missing answer, only when asked for a person.
+ */
+function handoverOf(ctx: AppContext, turn: Turn, reply: string): Handover | null {
+  const flow = flowStage.handoverOf(turn.flow);
+  const reason: HandoverReason | null =
+    flow?.reason ??
+    turn.handover ??
+    (ctx.config.conversations.handoverOnNoAnswer &&
+    !turn.admitted.inbound.test &&
+    usedHits(turn, reply).length === 0 &&
+    isHandOverReply(reply)
+      ? 'no_answer'
+      : null);
+  if (!reason) return null;
+  return {
+    escalationReason: flow ? 'flow' : reason,
+    reason,
+    question: turn.turn.userMessage,
+    at: new Date(),
+  };
+}
+
 /** After the reply: extensions post-process it, then the exchange is stored (see above). */
 export async function finish(
   ctx: AppContext,
@@ -143,8 +204,9 @@ export async function finish(
   // The flow stage after the model: block tags leave the reply and become `blocks`.
   const flowReply = flowStage.after(turn.flow, processed.reply);
   processed.reply = flowReply.reply;
+  const handover = handoverOf(ctx, turn, processed.reply);
   const response = await options.observe('store', () =>
-    store(ctx, turn, reply, processed, options.delivery, flowReply.blocks),
+    store(ctx, turn, reply, processed, options.delivery, flowReply.blocks, handover),
   );
   const { tenantId } = turn.admitted.inbound;
   const { conversationId } = turn.turn;
@@ -154,25 +216,7 @@ export async function finish(
       period: turn.admitted.period,
     });
   }
-  let handedOver = await flowStage.handOver(ctx.db, turn.turn, turn.flow);
-  // The customer asked for a person, or the bot found no answer (the offline model's hand-over).
-  const reason: HandoverReason | null =
-    turn.handover ??
-    // The dashboard's test chat is not handed over for a missing answer (only when asked for a person).
-    (ctx.config.conversations.handoverOnNoAnswer &&
-    !turn.admitted.inbound.test &&
-    turn.hits.length === 0 &&
-    isHandOverReply(response.reply)
-      ? 'no_answer'
-      : null);
-  if (reason && !handedOver) {
-    const result = await escalateConversation(ctx.db, tenantId, conversationId, {
-      reason,
-      handover: { reason, question: turn.turn.userMessage },
-    });
-    handedOver = result.changed;
-  }
-  if (handedOver) {
+  if (handover) {
     await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
     await publishConversationStatus(ctx, tenantId, conversationId, 'handed_over');
   }
