@@ -371,16 +371,19 @@ export function WebsiteChannel({ botId }: { botId: string }) {
                   <ColorInput
                     label={t('channels.website.primary')}
                     format="hex"
+                    withEyeDropper={false}
                     {...form.getInputProps('primary_color')}
                   />
                   <ColorInput
                     label={t('channels.website.background')}
                     format="hex"
+                    withEyeDropper={false}
                     {...form.getInputProps('background_color')}
                   />
                   <ColorInput
                     label={t('channels.website.text')}
                     format="hex"
+                    withEyeDropper={false}
                     {...form.getInputProps('text_color')}
                   />
                 </SimpleGrid>
