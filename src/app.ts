@@ -40,6 +40,7 @@ import { promptVersionRoutes } from './modules/prompt-versions/routes.js';
 import { reminderRoutes } from './modules/reminders/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { usageRoutes } from './modules/usage/routes.js';
+import { numbersRoutes } from './modules/numbers/routes.js';
 import { outboxRoutes } from './modules/outbox/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { webApp } from './http/web-app.js';
@@ -133,6 +134,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(modelRoutes, { ctx });
   await app.register(conversationRoutes, { ctx });
   await app.register(usageRoutes, { ctx });
+  await app.register(numbersRoutes, { ctx });
   await app.register(promptVersionRoutes, { ctx });
   await app.register(flowRoutes, { ctx });
   await app.register(preflightRoutes, { ctx });

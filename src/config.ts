@@ -231,6 +231,28 @@ export function loadConfig(env: Env = process.env) {
       staleMinutes: int(env, 'EMAIL_STALE_MINUTES', 30, 1, 10_080),
       /** Mailbox connections run on this instance (off in tests unless asked). */
       syncEnabled: bool(env, 'EMAIL_SYNC', true),
+      /** Loop guard: bot replies to one sender of a mailbox per rolling hour and per rolling day. */
+      replyCapHour: int(env, 'EMAIL_REPLY_CAP_HOUR', 5, 1, 1000),
+      replyCapDay: int(env, 'EMAIL_REPLY_CAP_DAY', 20, 1, 10_000),
+      /** Attachments: the largest one read, all of a mail together, and the media types read at all. */
+      attachmentMaxBytes: int(env, 'EMAIL_ATTACHMENT_MAX_BYTES', 5 * 1024 * 1024, 1024, 50 * 1024 * 1024),
+      attachmentsMaxTotalBytes: int(
+        env,
+        'EMAIL_ATTACHMENTS_MAX_TOTAL_BYTES',
+        10 * 1024 * 1024,
+        1024,
+        100 * 1024 * 1024,
+      ),
+      attachmentTypes: str(
+        env,
+        'EMAIL_ATTACHMENT_TYPES',
+        'application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      )
+        .split(',')
+        .map((t) => t.trim().toLowerCase())
+        .filter(Boolean),
+      /** Characters of attachment text the bot reads per mail. */
+      attachmentTextMaxChars: int(env, 'EMAIL_ATTACHMENT_TEXT_MAX_CHARS', 20_000, 100, 200_000),
     },
 
     chat: {

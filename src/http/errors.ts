@@ -161,6 +161,7 @@ export const RESOURCES = {
   'API key': 'api_key',
   Invitation: 'invitation',
   Conversation: 'conversation',
+  Message: 'message',
   'Prompt version': 'prompt_version',
   'Current prompt version': 'prompt_version',
   'Version to compare against': 'prompt_version',

@@ -44,7 +44,21 @@ function passwdEntry(name: string): { uid: number; gid: number } {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
-export async function startDovecot(): Promise<Dovecot> {
+/** `connections`: how many IMAP connections of the one user the server takes (benchmarks hold hundreds). */
+export async function startDovecot(options: { connections?: number } = {}): Promise<Dovecot> {
+  const connections = options.connections ?? 10;
+  // One imap process per connection (Dovecot's own memory, not the service's).
+  const imapService =
+    connections > 10
+      ? `service imap {
+  process_limit = ${connections + 10}
+}
+protocol imap {
+  mail_max_userip_connections = ${connections + 10}
+}
+default_client_limit = ${connections + 100}
+`
+      : '';
   const dir = mkdtempSync(join(tmpdir(), 'parley-dovecot-'));
   const port = await freePort();
   const user = 'bot@example.test';
@@ -104,6 +118,7 @@ service imap-login {
 service anvil {
   chroot =
 }
+${imapService}
 service stats {
   unix_listener stats-reader {
     mode = 0666

@@ -187,7 +187,7 @@ describeApp('e-mail over IMAP (Dovecot) and SMTP (recording server)', (get) => {
     const rows = await inbound(mailboxId);
     expect(rows.map((r) => [r.status, r.skip_reason])).toEqual([
       ['skipped', 'auto_submitted'],
-      ['skipped', 'noreply_sender'],
+      ['skipped', 'mailer_daemon'],
     ]);
     const queued = await ctx.db.query(
       `SELECT 1 FROM outbox_messages WHERE kind = 'email.reply' AND tenant_id = (SELECT tenant_id FROM mailboxes WHERE id = $1)`,

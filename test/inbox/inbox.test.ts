@@ -418,7 +418,10 @@ describeApp(
         (await call('POST', `/api/inbox/${id}/assign`, stranger.owner, { user_id: stranger.owner.id }))
           .statusCode,
       ).toBe(404);
-      expect((await call('GET', '/api/inbox', stranger.owner)).json()).toEqual({ data: [] });
+      expect((await call('GET', '/api/inbox', stranger.owner)).json()).toEqual({
+        data: [],
+        next_cursor: null,
+      });
       // Nothing changed for the tenant.
       const detail = await call('GET', `/api/inbox/${id}`, tenant.owner);
       expect(detail.json<InboxItem>().state).toBe('waiting');

@@ -262,4 +262,102 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
     const [row] = await get().db.query<{ name: string }>('SELECT name FROM mailboxes WHERE id = $1', [id]);
     expect(row!.name).toBe('Support');
   });
+
+  it('lists received mails with their reason as a code (earlier codes mapped), per mailbox and per conversation', async () => {
+    const { ctx } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const { id } = (
+      await get().app.inject({
+        method: 'POST',
+        url: url(bot.id),
+        headers: tenant.owner.headers,
+        payload: IMAP,
+      })
+    ).json();
+    const [conversation] = await ctx.db.query<{ id: string }>(
+      `INSERT INTO conversations (tenant_id, bot_id, channel, sender_id) VALUES ($1, $2, 'email', 'kunde@kunde.example')
+       RETURNING id`,
+      [tenant.id, bot.id],
+    );
+    const insert = (
+      messageId: string,
+      status: string,
+      reason: string | null,
+      conversationId: string | null,
+    ) =>
+      ctx.db.query(
+        `INSERT INTO email_inbound (tenant_id, mailbox_id, message_id, body_hash, from_address, subject, status,
+           skip_reason, conversation_id)
+         VALUES ($1, $2, $3, $4, 'kunde@kunde.example', 'Frage', $5, $6, $7)`,
+        [tenant.id, id, messageId, messageId.padEnd(64, '0').slice(0, 64), status, reason, conversationId],
+      );
+    await insert('<a@kunde.example>', 'skipped', 'mailer_daemon', null);
+    await insert('<b@kunde.example>', 'skipped', 'sender_hourly_cap', conversation!.id);
+    await insert('<c@kunde.example>', 'failed', 'Ungültige Eingabe', null);
+    await insert('<d@kunde.example>', 'answered', null, conversation!.id);
+
+    const skipped = await get().app.inject({
+      method: 'GET',
+      url: url(bot.id, `/${id}/mails?status=skipped`),
+      headers: tenant.owner.headers,
+    });
+    expect(skipped.statusCode).toBe(200);
+    expect(
+      skipped
+        .json()
+        .data.map((m: { skip_reason: string }) => m.skip_reason)
+        .sort(),
+    ).toEqual(['hourly_cap', 'mailer_daemon']);
+    const all = await get().app.inject({
+      method: 'GET',
+      url: url(bot.id, `/${id}/mails`),
+      headers: tenant.owner.headers,
+    });
+    const failed = all.json().data.find((m: { status: string }) => m.status === 'failed');
+    expect(failed).toMatchObject({ skip_reason: null, error: 'Ungültige Eingabe' });
+    const bad = await get().app.inject({
+      method: 'GET',
+      url: url(bot.id, `/${id}/mails?status=nope`),
+      headers: tenant.owner.headers,
+    });
+    expect(bad.statusCode).toBe(400);
+
+    const inConversation = await get().app.inject({
+      method: 'GET',
+      url: `/api/conversations/${conversation!.id}/mails`,
+      headers: tenant.owner.headers,
+    });
+    expect(inConversation.statusCode).toBe(200);
+    expect(
+      inConversation
+        .json()
+        .data.map((m: { status: string; skip_reason: string | null }) => [m.status, m.skip_reason])
+        .sort(),
+    ).toEqual([
+      ['answered', null],
+      ['skipped', 'hourly_cap'],
+    ]);
+
+    expect(
+      (await get().app.inject({ method: 'GET', url: `/api/conversations/${conversation!.id}/mails` }))
+        .statusCode,
+    ).toBe(401);
+    const agent = await tenant.user('agent');
+    expect(
+      (await get().app.inject({ method: 'GET', url: url(bot.id, `/${id}/mails`), headers: agent.headers }))
+        .statusCode,
+    ).toBe(403);
+    const other = await buildTenant(ctx);
+    const otherBot = await other.bot();
+    for (const path of [
+      url(bot.id, `/${id}/mails`),
+      url(otherBot.id, `/${id}/mails`),
+      `/api/conversations/${conversation!.id}/mails`,
+      '/api/conversations/not-a-uuid/mails',
+    ]) {
+      const res = await get().app.inject({ method: 'GET', url: path, headers: other.owner.headers });
+      expect(res.statusCode, path).toBe(404);
+    }
+  });
 });

@@ -85,5 +85,39 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     await page.getByTestId('inbox-row').first().waitFor({ state: 'detached' });
     const again = await chat({ message: 'Danke! Und wann öffnet ihr?', conversation_id: conversationId });
     expect(again.status).toBe(200);
+
+    // The review shows the bot's reply without knowledge and the hand-over; staff rate it.
+    await page.goto(`/conversations/${conversationId}`);
+    await page.getByText(answer).waitFor();
+    await page.getByText('übergeben: keine Antwort').first().waitFor();
+    const verdict = page.getByTestId('reply-verdict').first();
+    await verdict.getByLabel('Notiz zu dieser Antwort').fill('Wetterfragen gehören ins Wissen.');
+    await verdict.getByRole('button', { name: 'Schlecht' }).click();
+    await page.getByText('Bewertet von', { exact: false }).first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'conversation-review');
+
+    // The question is among the unanswered ones; one click fills a knowledge entry with it and
+    // the person's answer, which is then saved.
+    await page.goto(`/bots/${harness.botId}/knowledge`);
+    const unanswered = page.getByTestId('unanswered');
+    await unanswered.getByText(question).waitFor();
+    await unanswered.getByRole('button', { name: `Eintrag anlegen für: ${question}` }).click();
+    await expect(page.getByLabel('Inhalt').inputValue()).resolves.toBe(answer);
+    await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
+    await page.getByRole('cell', { name: question }).first().waitFor();
+
+    // Now the same question is answered from that entry, without a hand-over.
+    const known = await chat({ message: question, sender_id: 'kunde-43' });
+    expect(known.status).toBe(200);
+    expect(known.body.knowledge_used).toBe(true);
+    expect((known.body.sources as { title: string }[])[0]?.title).toBe(question);
+
+    // The overview's numbers and charts.
+    await page.goto('/');
+    await page.getByTestId('numbers-charts').waitFor();
+    await page.getByTestId('figure-conversations').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'overview-numbers');
   });
 });

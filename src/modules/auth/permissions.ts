@@ -18,6 +18,8 @@ export const PERMISSIONS = [
   'user:manage',
   // Answering customers in the inbox: claim, reply, note, give back, close.
   'inbox:work',
+  // Rating the bot's replies good or bad in the conversation review.
+  'conversation:review',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -36,9 +38,10 @@ const EDIT: Permission[] = [
   'event:edit',
   'contact:edit',
   'inbox:work',
+  'conversation:review',
 ];
 // Agents answer customers: the inbox and the tenant's conversations, no bot or team settings.
-const AGENT: Permission[] = ['conversation:view', 'contact:view', 'inbox:work'];
+const AGENT: Permission[] = ['conversation:view', 'conversation:review', 'contact:view', 'inbox:work'];
 // Admins manage the team too; granting, removing and changing the owner role stays with owners
 // (see users-rules.ts).
 const ADMIN: Permission[] = [...EDIT, 'webhook:manage', 'api_key:manage', 'user:manage'];

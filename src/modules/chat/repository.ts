@@ -232,6 +232,13 @@ export interface StoredMessage {
   tokens: number;
 }
 
+/** What a bot reply carried, kept with it for the conversation review. */
+export interface ReplyDetails {
+  sources: unknown[];
+  actions: unknown[];
+  blocks: unknown[];
+}
+
 export interface Exchange {
   conversationId: string;
   /** Set when the request opens the conversation: it is inserted with this exchange. */
@@ -245,9 +252,7 @@ export interface Exchange {
   model: string;
   knowledgeUsed: boolean;
   question: StoredMessage;
-  answer: StoredMessage;
-  /** The interactive blocks the answer shows; stored with it (null or empty: none). */
-  answerBlocks?: unknown[] | null;
+  answer: StoredMessage & { details: ReplyDetails };
   /** Idempotency record completed with `response` in the same statement. */
   idempotency: { key: string; response: object; ttlHours: number } | null;
   /** The request's quota reservation, settled by this statement. */
@@ -259,12 +264,12 @@ export interface Exchange {
   handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
 }
 
-// $16–$19: the hand-over (escalation reason, hand-over reason, question, time), all null for none;
-// $20 the answer's blocks; $21–$23 only in the new-conversation variant.
+// $16–$19: the hand-over (escalation reason, hand-over reason, question, time), all null for none.
+// $20–$22: the reply's sources, actions and blocks (the review); $23–$25: a new conversation's.
 const NEW_CONVERSATION = `INSERT INTO conversations
     (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
      status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
-  VALUES ($2, $1, $3, $21, $22, $23, 2, now(),
+  VALUES ($2, $1, $3, $23, $24, $25, 2, now(),
      CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
      $19::timestamptz, $16::text, $17::text, $19::timestamptz, $18::text)
   RETURNING id`;
@@ -289,13 +294,13 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
 function exchangeSql(conversation: string): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model, knowledge_used,
-                             blocks)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.blocks
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
+                             knowledge_used, sources, actions, blocks, handover_reason)
+       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks, m.handover
        FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb),
-                          (2, 'assistant', $9::text, $10::integer, $20::jsonb))
-         AS m(position, role, content, tokens, blocks)
+       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb, NULL::text),
+                          (2, 'assistant', $9::text, $10::integer, $20::jsonb, $21::jsonb, $22::jsonb, $17::text))
+         AS m(position, role, content, tokens, sources, actions, blocks, handover)
        ORDER BY m.position
        RETURNING 1
      ),
@@ -351,7 +356,9 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     exchange.handover?.reason ?? null,
     exchange.handover?.question ?? null,
     exchange.handover?.at ?? null,
-    exchange.answerBlocks && exchange.answerBlocks.length > 0 ? JSON.stringify(exchange.answerBlocks) : null,
+    JSON.stringify(exchange.answer.details.sources),
+    JSON.stringify(exchange.answer.details.actions),
+    JSON.stringify(exchange.answer.details.blocks),
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
   ]);

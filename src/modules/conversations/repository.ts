@@ -48,6 +48,14 @@ export interface ConversationListOptions extends CreatedRange {
   status?: string;
   /** true: only test conversations; false: none of them; undefined: all. */
   isTest?: boolean;
+  /** The customer's satisfaction rating (1 to 5). */
+  rating?: number;
+  /** Has a bot reply staff rated good or bad. */
+  review?: 'good' | 'bad';
+  /** Was (true) or was never (false) handed over to people. */
+  handedOver?: boolean;
+  /** Has a bot reply that used no knowledge. */
+  noKnowledge?: boolean;
   after?: TimeCursor;
   limit: number;
 }
@@ -73,6 +81,21 @@ export function listConversations(
   if (options.senderId !== undefined) add((p) => `sender_id = ${p}`, options.senderId);
   if (options.status !== undefined) add((p) => `status = ${p}`, options.status);
   if (options.isTest !== undefined) add((p) => `is_test = ${p}`, options.isTest);
+  if (options.rating !== undefined) add((p) => `rating = ${p}`, options.rating);
+  if (options.review !== undefined) {
+    add(
+      (p) =>
+        `EXISTS (SELECT 1 FROM message_reviews r WHERE r.conversation_id = conversations.id AND r.verdict = ${p})`,
+      options.review,
+    );
+  }
+  if (options.handedOver !== undefined) {
+    add((p) => `((handover_at IS NOT NULL OR escalated_at IS NOT NULL) = ${p})`, options.handedOver);
+  }
+  if (options.noKnowledge) {
+    where.push(`EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = conversations.id
+      AND m.role = 'assistant' AND m.author_user_id IS NULL AND NOT m.knowledge_used)`);
+  }
   if (options.from) add((p) => `created_at >= ${p}`, options.from);
   if (options.before) add((p) => `created_at < ${p}`, options.before);
   if (options.until) add((p) => `created_at <= ${p}`, options.until);
@@ -129,4 +152,83 @@ export async function hasTestExchange(db: Queryable, tenantId: string, botId: st
     [tenantId, botId],
   );
   return row?.found === true;
+}
+
+/** A message of the review: what a bot reply carried, who wrote a person's reply, staff's verdict. */
+export interface ReviewMessageRow extends MessageRow {
+  author_user_id: string | null;
+  author_name: string | null;
+  sources: unknown[] | null;
+  actions: unknown[] | null;
+  blocks: unknown[] | null;
+  handover_reason: string | null;
+  review_verdict: 'good' | 'bad' | null;
+  review_note: string | null;
+  reviewed_by: string | null;
+  reviewed_by_name: string | null;
+  reviewed_at: Date | null;
+}
+
+const PERSON = (alias: string) => `nullif(trim(concat_ws(' ', ${alias}.first_name, ${alias}.last_name)), '')`;
+
+/** Messages of a conversation with their review columns, in order, after a position. */
+export function listReviewMessages(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  options: { afterSeq?: number; limit: number; messageId?: string },
+): Promise<ReviewMessageRow[]> {
+  return db.query<ReviewMessageRow>(
+    `SELECT m.id, m.seq, m.conversation_id, m.role, m.content, m.channel, m.tokens, m.model, m.knowledge_used,
+       m.created_at, m.author_user_id, ${PERSON('a')} AS author_name, m.sources, m.actions, m.blocks,
+       m.handover_reason, r.verdict AS review_verdict, r.note AS review_note, r.reviewed_by,
+       ${PERSON('rb')} AS reviewed_by_name, r.reviewed_at
+     FROM messages m
+     LEFT JOIN users a ON a.id = m.author_user_id
+     LEFT JOIN message_reviews r ON r.message_id = m.id
+     LEFT JOIN users rb ON rb.id = r.reviewed_by
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2 AND m.seq > $3 AND ($5::uuid IS NULL OR m.id = $5::uuid)
+     ORDER BY m.seq LIMIT $4`,
+    [tenantId, conversationId, options.afterSeq ?? 0, options.limit, options.messageId ?? null],
+  );
+}
+
+/**
+ * Stores staff's verdict on a bot reply of the conversation (replacing an earlier one).
+ * Returns undefined when the message is not a bot reply of this tenant's conversation.
+ */
+export function saveReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+  review: { verdict: 'good' | 'bad'; note: string | null; userId: string },
+): Promise<{ message_id: string } | undefined> {
+  if (!isUuid(conversationId) || !isUuid(messageId)) return Promise.resolve(undefined);
+  return queryOne(
+    db,
+    `INSERT INTO message_reviews (message_id, tenant_id, conversation_id, verdict, note, reviewed_by)
+     SELECT m.id, m.tenant_id, m.conversation_id, $4, $5, $6 FROM messages m
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2 AND m.id = $3
+       AND m.role = 'assistant' AND m.author_user_id IS NULL
+     ON CONFLICT (message_id) DO UPDATE
+       SET verdict = EXCLUDED.verdict, note = EXCLUDED.note, reviewed_by = EXCLUDED.reviewed_by, reviewed_at = now()
+     RETURNING message_id`,
+    [tenantId, conversationId, messageId, review.verdict, review.note, review.userId],
+  );
+}
+
+/** Removes staff's verdict on a reply; false when there was none. */
+export async function deleteReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<boolean> {
+  if (!isUuid(conversationId) || !isUuid(messageId)) return false;
+  const rows = await db.query(
+    `DELETE FROM message_reviews WHERE tenant_id = $1 AND conversation_id = $2 AND message_id = $3 RETURNING 1`,
+    [tenantId, conversationId, messageId],
+  );
+  return rows.length > 0;
 }

@@ -6,6 +6,8 @@ export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook'] as const;
 export const CONVERSATION_STATUSES = ['active', 'ended', 'handed_over'] as const;
 export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 
+export const REVIEW_VERDICTS = ['good', 'bad'] as const;
+
 export const DEFAULT_MESSAGE_PAGE = 50;
 export const MAX_MESSAGE_PAGE = 200;
 
@@ -87,9 +89,84 @@ export const DashboardConversationListQuery = Type.Object(
         "customers (default): without the dashboard's test chat; test: only those; all",
       ),
     ),
+    rating: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 5, description: "Only with this customer's satisfaction rating" }),
+    ),
+    review: Type.Optional(literals(REVIEW_VERDICTS, 'Only with a bot reply staff rated good (or bad)')),
+    handed_over: Type.Optional(
+      Type.Boolean({
+        description: 'true: only conversations handed over to people; false: never handed over',
+      }),
+    ),
+    no_knowledge: Type.Optional(
+      Type.Boolean({ description: 'true: only conversations with a bot reply that used no knowledge' }),
+    ),
   },
   { additionalProperties: false },
 );
+
+const nullableText = Type.Union([Type.String(), Type.Null()]);
+
+/** A message as the dashboard's review shows it: what a bot reply carried and staff's verdict. */
+export const ReviewMessageSchema = Type.Object(
+  {
+    ...MessageSchema.properties,
+    author_user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: "A person's reply: who wrote it (null: the bot or the customer)",
+    }),
+    author_name: nullableText,
+    sources: Type.Array(
+      Type.Object({
+        entry_id: Type.String(),
+        title: Type.String(),
+        score: Type.Number({ description: 'Relevance score of the knowledge search' }),
+      }),
+      { description: 'Knowledge entries the bot reply drew on (empty for other messages)' },
+    ),
+    actions: Type.Array(Type.Unknown(), {
+      description: "The reply's actions (bookings), as the chat answered them",
+    }),
+    blocks: Type.Array(Type.Unknown(), { description: "The reply's interactive blocks" }),
+    handover_reason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Set on the bot reply that handed the conversation over to people: why',
+    }),
+    review: Type.Union([
+      Type.Object({
+        verdict: literals(REVIEW_VERDICTS, 'good or bad'),
+        note: nullableText,
+        reviewed_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+        reviewed_by_name: nullableText,
+        reviewed_at: Type.String({ format: 'date-time' }),
+      }),
+      Type.Null(),
+    ]),
+  },
+  { title: 'ReviewMessage' },
+);
+
+export const ConversationReview = Type.Object(
+  {
+    ...ConversationSchema.properties,
+    messages: Type.Array(ReviewMessageSchema, { description: 'Messages, oldest first (one page)' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Cursor for the next (newer) page of messages; null when none remain',
+    }),
+  },
+  { title: 'ConversationReview' },
+);
+
+export const ReviewBody = Type.Object(
+  {
+    verdict: literals(REVIEW_VERDICTS, 'good or bad'),
+    note: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const ReviewParams = Type.Object({
+  id: Type.String({ description: 'Conversation id (UUID)' }),
+  messageId: Type.String({ description: 'Message id (UUID): a bot reply' }),
+});
 
 export const ConversationDetailQuery = Type.Object(
   {
@@ -119,9 +196,14 @@ export const ConversationDetail = Type.Object(
   { title: 'ConversationDetail' },
 );
 
-export type ConversationFilters = Static<typeof ConversationListQuery> & {
-  kind?: 'customers' | 'test' | 'all';
-};
+export type ConversationFilters = Static<typeof ConversationListQuery> &
+  Partial<
+    Pick<
+      Static<typeof DashboardConversationListQuery>,
+      'kind' | 'rating' | 'review' | 'handed_over' | 'no_knowledge'
+    >
+  >;
+export type ReviewMessageResponse = Static<typeof ReviewMessageSchema>;
 export type ConversationResponse = Static<typeof ConversationSchema>;
 export type MessageResponse = Static<typeof MessageSchema>;
 
@@ -130,4 +212,6 @@ nameSchemas({
   Conversation: ConversationSchema,
   Message: MessageSchema,
   ConversationDetail: ConversationDetail,
+  ReviewMessage: ReviewMessageSchema,
+  ConversationReview: ConversationReview,
 });

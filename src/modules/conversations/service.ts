@@ -10,17 +10,22 @@ import {
 } from '../../shared/pagination.js';
 import { parseCreatedRange } from './date-range.js';
 import {
+  deleteReview,
   findConversation,
   listConversations,
   listMessages,
+  listReviewMessages,
+  saveReview,
   type ConversationRow,
   type MessageRow,
+  type ReviewMessageRow,
 } from './repository.js';
 import {
   DEFAULT_MESSAGE_PAGE,
   type ConversationFilters,
   type ConversationResponse,
   type MessageResponse,
+  type ReviewMessageResponse,
 } from './schema.js';
 
 export type { ConversationRow } from './repository.js';
@@ -41,6 +46,10 @@ export async function listConversationsPage(db: Queryable, tenantId: string, fil
     senderId: filters.sender_id,
     status: filters.status,
     isTest: filters.kind === undefined || filters.kind === 'all' ? undefined : filters.kind === 'test',
+    rating: filters.rating,
+    review: filters.review,
+    handedOver: filters.handed_over,
+    noKnowledge: filters.no_knowledge === true ? true : undefined,
     after: decodeTimeCursor(CONVERSATION_LIST, filters.cursor),
     limit: limit + 1,
   });
@@ -74,6 +83,67 @@ export async function getConversationDetail(
     messages: page.data.map(serializeMessage),
     next_cursor: page.next_cursor,
   };
+}
+
+/**
+ * The dashboard's review of a conversation: its messages with what each bot reply carried
+ * (sources and scores, actions, blocks, hand-over, tokens, model) and staff's verdicts.
+ */
+export async function getConversationReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  const conversation = await findConversation(db, tenantId, conversationId);
+  if (!conversation) throw notFound('Conversation');
+  const list = `${MESSAGE_LIST}:${conversation.id}`;
+  const limit = query.limit ?? DEFAULT_MESSAGE_PAGE;
+  const rows = await listReviewMessages(db, tenantId, conversation.id, {
+    afterSeq: decodeSeqCursor(list, query.cursor),
+    limit: limit + 1,
+  });
+  const page = splitPage(rows, limit, (last) => encodeSeqCursor(list, last.seq));
+  return {
+    ...serializeConversation(conversation),
+    messages: page.data.map(serializeReviewMessage),
+    next_cursor: page.next_cursor,
+  };
+}
+
+/** Staff rate a bot reply good or bad with a note; another tenant's reply is a 404. */
+export async function reviewReply(
+  db: Queryable,
+  user: { tenantId: string; id: string },
+  conversationId: string,
+  messageId: string,
+  body: { verdict: 'good' | 'bad'; note?: string | null },
+): Promise<ReviewMessageResponse> {
+  const note = body.note?.trim() ? body.note.trim() : null;
+  const saved = await saveReview(db, user.tenantId, conversationId, messageId, {
+    verdict: body.verdict,
+    note,
+    userId: user.id,
+  });
+  if (!saved) throw notFound('Message');
+  return reviewedMessage(db, user.tenantId, conversationId, messageId);
+}
+
+/** Takes staff's verdict on a reply back. */
+export async function removeReview(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<ReviewMessageResponse> {
+  if (!(await deleteReview(db, tenantId, conversationId, messageId))) throw notFound('Message');
+  return reviewedMessage(db, tenantId, conversationId, messageId);
+}
+
+async function reviewedMessage(db: Queryable, tenantId: string, conversationId: string, messageId: string) {
+  const [row] = await listReviewMessages(db, tenantId, conversationId, { limit: 1, messageId });
+  if (!row) throw notFound('Message');
+  return serializeReviewMessage(row);
 }
 
 const iso = (value: Date | null) => (value ? value.toISOString() : null);
@@ -112,5 +182,27 @@ export function serializeMessage(row: MessageRow): MessageResponse {
     model: row.model,
     knowledge_used: row.knowledge_used,
     created_at: row.created_at.toISOString(),
+  };
+}
+
+export function serializeReviewMessage(row: ReviewMessageRow): ReviewMessageResponse {
+  return {
+    ...serializeMessage(row),
+    author_user_id: row.author_user_id,
+    author_name: row.author_name,
+    sources: (row.sources ?? []) as ReviewMessageResponse['sources'],
+    actions: row.actions ?? [],
+    blocks: row.blocks ?? [],
+    handover_reason: row.handover_reason,
+    review:
+      row.review_verdict && row.reviewed_at
+        ? {
+            verdict: row.review_verdict,
+            note: row.review_note,
+            reviewed_by: row.reviewed_by,
+            reviewed_by_name: row.reviewed_by_name,
+            reviewed_at: row.reviewed_at.toISOString(),
+          }
+        : null,
   };
 }

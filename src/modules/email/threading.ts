@@ -34,8 +34,13 @@ export function ownMessageId(
   tenantId: string,
   conversationId: string,
   secret: string,
+  /** A fixed random part (24 hex digits) for an id that a retried attempt must find again. */
+  fixedRandom?: string,
 ): string {
-  const random = randomBytes(RANDOM_BYTES).toString('hex');
+  const random =
+    fixedRandom && /^[0-9a-f]{24}$/.test(fixedRandom)
+      ? fixedRandom
+      : randomBytes(RANDOM_BYTES).toString('hex');
   return `<${random}.${tagOf(secret, tenantId, conversationId, random)}@${domain.toLowerCase()}>`;
 }
 

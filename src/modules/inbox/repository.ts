@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import type { HandoverReason } from '../conversations/handover.js';
 import type { ConversationRow } from '../conversations/service.js';
 
@@ -42,10 +43,15 @@ export interface InboxFilters {
   view: 'all' | 'mine' | 'unassigned';
   userId: string;
   botId?: string;
+  /** Keyset position: after this row (by latest activity, then id). */
+  after?: TimeCursor;
   limit: number;
 }
 
-/** Waiting and assigned conversations, the newest activity first. */
+/** The inbox's sort key: the latest activity of a conversation. */
+const ACTIVITY = 'coalesce(c.last_message_at, c.handover_at, c.created_at)';
+
+/** Waiting and assigned conversations, the newest activity first, with each row's cursor position. */
 export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters) {
   const params: unknown[] = [tenantId];
   const where = [`c.tenant_id = $1`, `c.status = 'handed_over'`];
@@ -58,10 +64,15 @@ export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters
     params.push(filters.botId);
     where.push(`c.bot_id = $${params.length}::uuid`);
   }
+  if (filters.after) {
+    params.push(filters.after.at, filters.after.id);
+    where.push(`(${ACTIVITY}, c.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+  }
   params.push(filters.limit);
-  return db.query<InboxConversationRow>(
-    `${SELECT} WHERE ${where.join(' AND ')}
-     ORDER BY coalesce(c.last_message_at, c.handover_at, c.created_at) DESC, c.id DESC LIMIT $${params.length}`,
+  return db.query<InboxConversationRow & { cursor_at: string }>(
+    `SELECT * FROM (${SELECT.replace('SELECT ', `SELECT ${cursorTimestampSql(ACTIVITY)} AS cursor_at, `)}
+       WHERE ${where.join(' AND ')}
+       ORDER BY ${ACTIVITY} DESC, c.id DESC LIMIT $${params.length}) page`,
     params,
   );
 }
@@ -164,22 +175,31 @@ export async function insertNote(
 
 /**
  * Stores a message in a conversation without the bot: a person's reply (role assistant with
- * its author) or a customer's message while people hold the conversation (role user).
+ * its author) or a customer's message while people hold the conversation (role user). A
+ * customer's message sent again with the same Idempotency-Key is stored once: undefined then.
  */
 export async function insertMessage(
   tx: Queryable,
   tenantId: string,
   conversation: { id: string; bot_id: string; channel: string },
-  message: { role: 'user' | 'assistant'; content: string; authorUserId: string | null },
-): Promise<{ id: string; created_at: Date }> {
-  const row = await queryOne<{ id: string; created_at: Date }>(
+  message: {
+    role: 'user' | 'assistant';
+    content: string;
+    authorUserId: string | null;
+    idempotencyKey?: string | null;
+  },
+): Promise<{ id: string; created_at: Date } | undefined> {
+  return queryOne<{ id: string; created_at: Date }>(
     tx,
     `WITH inserted AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $7) RETURNING id, created_at
+       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, author_user_id,
+                             idempotency_key)
+       VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)
+       ON CONFLICT (conversation_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+       RETURNING id, created_at
      ), touched AS (
        UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
-       WHERE tenant_id = $1 AND id = $2
+       WHERE tenant_id = $1 AND id = $2 AND EXISTS (SELECT 1 FROM inserted)
      )
      SELECT id, created_at FROM inserted`,
     [
@@ -190,9 +210,9 @@ export async function insertMessage(
       message.role,
       message.content,
       message.authorUserId,
+      message.idempotencyKey ?? null,
     ],
   );
-  return row!;
 }
 
 /** The tenant's active user with an inbox role (an assignee), or undefined. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { nameSchemas } from '../../http/schemas.js';
 import { HANDOVER_REASONS } from '../conversations/handover.js';
-import { MAX_TEXT } from './limits.js';
+import { INBOX_PAGE, MAX_INBOX_PAGE, MAX_TEXT } from './limits.js';
 
 const nullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const nullableString = Type.Union([Type.String(), Type.Null()]);
@@ -68,7 +68,15 @@ export const InboxDetail = Type.Intersect(
   { title: 'InboxDetail' },
 );
 
-export const InboxList = Type.Object({ data: Type.Array(InboxConversation) }, { title: 'InboxList' });
+export const InboxList = Type.Object(
+  {
+    data: Type.Array(InboxConversation),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Cursor for the next page; null on the last page',
+    }),
+  },
+  { title: 'InboxList' },
+);
 
 export const InboxListQuery = Type.Object(
   {
@@ -76,7 +84,21 @@ export const InboxListQuery = Type.Object(
       literals(['all', 'mine', 'unassigned'] as const, 'all (default), mine (assigned to me), unassigned'),
     ),
     bot_id: Type.Optional(Type.String({ format: 'uuid' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_INBOX_PAGE,
+        default: INBOX_PAGE,
+        description: `Page size, 1 to ${MAX_INBOX_PAGE} (default ${INBOX_PAGE})`,
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'Opaque cursor: the next_cursor of the previous page',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -16,7 +16,8 @@ import { decide, stateOf, type HandoverAction, type HandoverState } from '../con
 import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { publishInboxChange, publishMessage } from './events.js';
-import { TRANSCRIPT_LIMIT } from './limits.js';
+import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
+import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
 
 /** Outbox kinds of a person's reply on channels with their own sender. */
@@ -55,16 +56,25 @@ export function serializeInboxConversation(row: repo.InboxConversationRow) {
 export async function listInboxPage(
   db: Queryable,
   user: AuthenticatedUser,
-  query: { view?: 'all' | 'mine' | 'unassigned'; bot_id?: string; limit?: number },
+  query: { view?: 'all' | 'mine' | 'unassigned'; bot_id?: string; limit?: number; cursor?: string },
 ) {
+  const limit = query.limit ?? INBOX_PAGE;
   const rows = await repo.listInbox(db, user.tenantId, {
     view: query.view ?? 'all',
     userId: user.id,
     botId: query.bot_id,
-    limit: query.limit ?? 100,
+    // The cursor names its view and bot, so it cannot be replayed against another list.
+    after: decodeTimeCursor(inboxList(query), query.cursor),
+    limit: limit + 1,
   });
-  return { data: rows.map(serializeInboxConversation) };
+  const page = splitPage(rows, limit, (last) =>
+    encodeTimeCursor(inboxList(query), { at: last.cursor_at, id: last.id }),
+  );
+  return { data: page.data.map(serializeInboxConversation), next_cursor: page.next_cursor };
 }
+
+const inboxList = (query: { view?: string; bot_id?: string }) =>
+  `inbox:${query.view ?? 'all'}:${query.bot_id ?? ''}`;
 
 export async function inboxDetail(db: Queryable, tenantId: string, id: string) {
   const row = await repo.findInboxConversation(db, tenantId, id);
@@ -287,11 +297,12 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
   const content = text(body.text, 'text');
   const result = await act(ctx, user, id, 'reply', {
     work: async (tx, row) => {
-      const message = await repo.insertMessage(tx, user.tenantId, row, {
+      // Without an Idempotency-Key the message is always stored.
+      const message = (await repo.insertMessage(tx, user.tenantId, row, {
         role: 'assistant',
         content,
         authorUserId: user.id,
-      });
+      }))!;
       await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
       // The one who answers has read what came before.
       await tx.query(`UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2`, [
@@ -365,11 +376,18 @@ export async function recordCustomerMessage(
   tenantId: string,
   conversationId: string,
   content: string,
+  idempotencyKey: string | null = null,
 ): Promise<void> {
   const stored = await ctx.db.transaction(async (tx) => {
     const row = await repo.lockForInbox(tx, tenantId, conversationId);
     if (!row || row.status !== 'handed_over') return undefined;
-    return repo.insertMessage(tx, tenantId, row, { role: 'user', content, authorUserId: null });
+    // A repeated request (same Idempotency-Key) finds its message stored already.
+    return repo.insertMessage(tx, tenantId, row, {
+      role: 'user',
+      content,
+      authorUserId: null,
+      idempotencyKey,
+    });
   });
   if (stored) await publishMessage(ctx, tenantId, conversationId, stored.id);
 }

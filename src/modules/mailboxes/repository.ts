@@ -183,3 +183,31 @@ export async function recordSyncError(db: Queryable, id: string, error: string):
 export async function recordTokenExpiry(db: Queryable, id: string, expiresAt: Date): Promise<void> {
   await db.query('UPDATE mailboxes SET token_expires_at = $2 WHERE id = $1', [id, expiresAt]);
 }
+
+export interface ReceivedMailRow {
+  id: string;
+  mailbox_id: string;
+  from_address: string | null;
+  subject: string | null;
+  status: string;
+  skip_reason: string | null;
+  conversation_id: string | null;
+  received_at: Date;
+}
+
+const RECEIVED_COLUMNS =
+  'id, mailbox_id, from_address, subject, status, skip_reason, conversation_id, received_at';
+
+export function listReceivedMails(
+  db: Queryable,
+  tenantId: string,
+  filter: { mailboxId?: string; conversationId?: string; status?: string; limit: number },
+): Promise<ReceivedMailRow[]> {
+  return db.query<ReceivedMailRow>(
+    `SELECT ${RECEIVED_COLUMNS} FROM email_inbound
+     WHERE tenant_id = $1 AND ($2::uuid IS NULL OR mailbox_id = $2) AND ($3::uuid IS NULL OR conversation_id = $3)
+       AND ($4::text IS NULL OR status = $4)
+     ORDER BY received_at DESC, id DESC LIMIT $5`,
+    [tenantId, filter.mailboxId ?? null, filter.conversationId ?? null, filter.status ?? null, filter.limit],
+  );
+}

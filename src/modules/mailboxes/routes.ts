@@ -11,6 +11,8 @@ import {
   MailboxParams,
   MailboxSchema,
   MailboxTestResult,
+  ReceivedMailList,
+  ReceivedMailQuery,
   UpdateMailboxBody,
 } from './schema.js';
 import { secretStoreFor } from './secret-store.js';
@@ -19,6 +21,8 @@ import {
   editMailbox,
   getMailbox,
   listBotMailboxes,
+  listConversationMails,
+  listMailboxMails,
   removeMailbox,
   serializeMailbox,
   type MailboxDeps,
@@ -151,5 +155,47 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       );
       return checkMailbox(ctx, row);
     },
+  );
+
+  app.get(
+    '/api/bots/:id/mailboxes/:mailboxId/mails',
+    {
+      onRequest: requireUser(ctx, 'bot:view'),
+      schema: {
+        tags,
+        operationId: 'listMailboxMails',
+        summary:
+          'The latest received mails of a mailbox, newest first, with why a mail was not answered (filter status)',
+        security,
+        params: MailboxParams,
+        querystring: ReceivedMailQuery,
+        response: { 200: ReceivedMailList, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) =>
+      listMailboxMails(
+        ctx.db,
+        currentUser(request).tenantId,
+        request.params.id,
+        request.params.mailboxId,
+        request.query,
+      ),
+  );
+
+  app.get(
+    '/api/conversations/:id/mails',
+    {
+      onRequest: requireUser(ctx, 'conversation:view'),
+      schema: {
+        tags,
+        operationId: 'listConversationMails',
+        summary:
+          'The mails received in an e-mail conversation, newest first, with why a mail was not answered',
+        security,
+        params: IdParams,
+        response: { 200: ReceivedMailList, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => listConversationMails(ctx.db, currentUser(request).tenantId, request.params.id),
   );
 };

@@ -49,6 +49,12 @@ export const MailboxSettings = Type.Object(
         description: 'Basic-auth user of the inbound webhook URL',
       }),
     ),
+    read_attachments: Type.Optional(
+      Type.Boolean({
+        description:
+          'The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -155,4 +161,38 @@ export const MailboxTestResult = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Array(Type.String(), { description: 'What was checked (imap, smtp, token, mailbox)' }),
   error: Type.Union([Type.String(), Type.Null()], { description: 'What failed, in words' }),
+});
+
+export const ReceivedMailSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    mailbox_id: Type.String({ format: 'uuid' }),
+    from_address: Type.Union([Type.String(), Type.Null()]),
+    subject: Type.Union([Type.String(), Type.Null()]),
+    status: Type.String({ description: 'received, answered, skipped or failed' }),
+    skip_reason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why the mail was not answered, as a code (mailer_daemon, auto_submitted, mailing_list, hourly_cap, duplicate_body, handed_over, …); codes of earlier versions are given as today’s code',
+    }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'For status failed: what went wrong, in words',
+    }),
+    conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    received_at: DateTime,
+  },
+  { $id: 'ReceivedMail', title: 'ReceivedMail' },
+);
+
+export const ReceivedMailList = Type.Object({ data: Type.Array(ReceivedMailSchema) });
+
+export const ReceivedMailQuery = Type.Object({
+  status: Type.Optional(
+    Type.Union([
+      Type.Literal('answered'),
+      Type.Literal('skipped'),
+      Type.Literal('failed'),
+      Type.Literal('received'),
+    ]),
+  ),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 });

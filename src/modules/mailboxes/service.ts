@@ -7,12 +7,16 @@ import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { getBot } from '../bots/service.js';
+import { getConversationDetail } from '../conversations/service.js';
+import { canonicalSkipReason } from '../email/reasons.js';
 import {
   deleteMailbox,
   findMailbox,
   insertMailbox,
   listMailboxes,
+  listReceivedMails,
   updateMailbox,
+  type ReceivedMailRow,
   type MailboxFields,
   type MailboxRow,
 } from './repository.js';
@@ -207,4 +211,45 @@ export function serializeMailbox(row: MailboxRow, config: Config, now = new Date
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** A received mail as the API shows it: the reason as today's code, an error in words. */
+export function serializeReceivedMail(row: ReceivedMailRow) {
+  const code = canonicalSkipReason(row.skip_reason);
+  return {
+    id: row.id,
+    mailbox_id: row.mailbox_id,
+    from_address: row.from_address,
+    subject: row.subject,
+    status: row.status,
+    skip_reason: code,
+    error: !code && row.skip_reason ? row.skip_reason : null,
+    conversation_id: row.conversation_id,
+    received_at: row.received_at.toISOString(),
+  };
+}
+
+/** The latest received mails of a mailbox (optionally one status). */
+export async function listMailboxMails(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  mailboxId: string,
+  query: { status?: string; limit?: number },
+) {
+  const mailbox = await getMailbox(db, tenantId, botId, mailboxId);
+  const rows = await listReceivedMails(db, tenantId, {
+    mailboxId: mailbox.id,
+    status: query.status,
+    limit: query.limit ?? 50,
+  });
+  return { data: rows.map(serializeReceivedMail) };
+}
+
+/** The mails received in a conversation (answered and not), newest first; 404 for another tenant's. */
+export async function listConversationMails(db: Queryable, tenantId: string, conversationId: string) {
+  // The conversation's own module answers 404 for an unknown or another tenant's conversation.
+  await getConversationDetail(db, tenantId, conversationId, { limit: 1 });
+  const rows = await listReceivedMails(db, tenantId, { conversationId, limit: 100 });
+  return { data: rows.map(serializeReceivedMail) };
 }

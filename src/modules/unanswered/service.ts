@@ -102,3 +102,68 @@ export async function resolveUnanswered(
     [tenantId, botId, trimmed, userId],
   );
 }
+
+/** Questions a "top" list groups at most (the newest occurrences of the period). */
+const TOP_OCCURRENCES = 2000;
+
+/**
+ * The most frequent unanswered questions of a period, over one bot or all of them: the
+ * customer questions the bot replied to without knowledge. One statement driven by the index
+ * of replies without knowledge, so its cost does not grow with the tenant's history; groups
+ * marked as handled leave the list as in listUnanswered.
+ */
+export async function topUnanswered(
+  db: Database,
+  tenantId: string,
+  scope: { botId: string | null; from: Date; before: Date; limit: number },
+) {
+  const rows = await db.query<OccurrenceRow & { bot_id: string }>(
+    `SELECT q.id, a.conversation_id, a.bot_id, q.content AS question, q.created_at AS at,
+            (c.escalated_at IS NOT NULL AND c.escalated_at >= q.created_at) AS handed_over,
+            NULL::text AS person_answer
+     FROM messages a
+     JOIN conversations c ON c.id = a.conversation_id AND NOT c.is_test
+     CROSS JOIN LATERAL (
+       SELECT u.id, u.content, u.created_at FROM messages u
+       WHERE u.conversation_id = a.conversation_id AND u.seq < a.seq AND u.role = 'user'
+       ORDER BY u.seq DESC LIMIT 1
+     ) q
+     WHERE a.tenant_id = $1 AND a.role = 'assistant' AND a.knowledge_used = false AND a.author_user_id IS NULL
+       AND a.created_at >= $2 AND a.created_at < $3 AND ($4::uuid IS NULL OR a.bot_id = $4::uuid)
+     ORDER BY a.created_at DESC LIMIT ${TOP_OCCURRENCES}`,
+    [tenantId, scope.from, scope.before, scope.botId],
+  );
+  const resolved = await db.query<{ bot_id: string; group_key: string; resolved_at: Date }>(
+    `SELECT bot_id, group_key, resolved_at FROM unanswered_resolutions
+     WHERE tenant_id = $1 AND ($2::uuid IS NULL OR bot_id = $2::uuid)`,
+    [tenantId, scope.botId],
+  );
+  const perBot = new Map<string, Occurrence[]>();
+  for (const r of rows) {
+    const list = perBot.get(r.bot_id) ?? [];
+    list.push({
+      messageId: r.id,
+      conversationId: r.conversation_id,
+      question: r.question,
+      at: r.at,
+      handedOver: r.handed_over,
+      personAnswer: null,
+    });
+    perBot.set(r.bot_id, list);
+  }
+  return [...perBot.entries()]
+    .flatMap(([botId, occurrences]) =>
+      groupQuestions(
+        occurrences,
+        new Map(resolved.filter((r) => r.bot_id === botId).map((r) => [r.group_key, r.resolved_at])),
+      ).map((g) => ({
+        bot_id: botId,
+        key: g.key,
+        question: g.question,
+        count: g.count,
+        handed_over: g.handed_over,
+      })),
+    )
+    .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key))
+    .slice(0, scope.limit);
+}

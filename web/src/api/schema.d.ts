@@ -437,7 +437,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to; kind: customers by default, test or all) */
+        /** List the tenant's conversations, newest first (filters bot_id, channel, sender_id, status, from, to, rating, review, handed_over, no_knowledge; kind: customers by default, test or all) */
         get: operations["listConversations"];
         put?: never;
         post?: never;
@@ -454,11 +454,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A conversation with its messages, oldest first (paginated with limit and cursor) */
+        /** A conversation with its messages, oldest first (paginated with limit and cursor): per bot reply its sources, actions, blocks, hand-over and review */
         get: operations["getConversation"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/messages/{messageId}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Rate a bot reply good or bad, with an optional note (replaces an earlier rating) */
+        put: operations["reviewConversationReply"];
+        post?: never;
+        /** Take back the rating of a bot reply */
+        delete: operations["deleteConversationReplyReview"];
         options?: never;
         head?: never;
         patch?: never;
@@ -473,6 +491,23 @@ export interface paths {
         };
         /** Messages used and remaining this month, tokens, activity per bot and per day */
         get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/overview/numbers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations, share answered from knowledge, share handed over, median time to a first human reply, satisfaction, top unanswered questions and bookings by bots, per bot and period */
+        get: operations["getOverviewNumbers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2016,6 +2051,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest received mails of a mailbox, newest first, with why a mail was not answered (filter status) */
+        get: operations["listMailboxMails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversations/{id}/mails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mails received in an e-mail conversation, newest first, with why a mail was not answered */
+        get: operations["listConversationMails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/email/inbound/postmark/{mailboxId}": {
         parameters: {
             query?: never;
@@ -2105,6 +2174,8 @@ export interface components {
                 client_id?: string;
                 /** @description Basic-auth user of the inbound webhook URL */
                 inbound_username?: string;
+                /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                read_attachments?: boolean;
             };
             /** @description Names of the secrets that are set (never their values) */
             secrets_set: string[];
@@ -2125,6 +2196,24 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** ReceivedMail */
+        ReceivedMail: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            mailbox_id: string;
+            from_address: string | null;
+            subject: string | null;
+            /** @description received, answered, skipped or failed */
+            status: string;
+            /** @description Why the mail was not answered, as a code (mailer_daemon, auto_submitted, mailing_list, hourly_cap, duplicate_body, handed_over, …); codes of earlier versions are given as today’s code */
+            skip_reason: string | null;
+            /** @description For status failed: what went wrong, in words */
+            error: string | null;
+            conversation_id: string | null;
+            /** Format: date-time */
+            received_at: string;
         };
         /** Error */
         ErrorBody: {
@@ -2147,7 +2236,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "route" | "widget_visitor";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "route" | "widget_visitor";
             } & {
                 [key: string]: unknown;
             };
@@ -2473,6 +2562,159 @@ export interface components {
             messages: components["schemas"]["Message"][];
             /** @description Cursor for the next (newer) page of messages; null when none remain */
             next_cursor: string | null;
+        };
+        /** ReviewMessage */
+        ReviewMessage: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description user: the sender; assistant: the bot
+             * @enum {string}
+             */
+            role: "user" | "assistant" | "system";
+            content: string;
+            channel: string;
+            /** @description Tokens this message consumed */
+            tokens: number;
+            /** @description AI model of a bot reply */
+            model: string | null;
+            knowledge_used: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description A person's reply: who wrote it (null: the bot or the customer) */
+            author_user_id: string | null;
+            author_name: string | null;
+            /** @description Knowledge entries the bot reply drew on (empty for other messages) */
+            sources: {
+                entry_id: string;
+                title: string;
+                /** @description Relevance score of the knowledge search */
+                score: number;
+            }[];
+            /** @description The reply's actions (bookings), as the chat answered them */
+            actions: unknown[];
+            /** @description The reply's interactive blocks */
+            blocks: unknown[];
+            /** @description Set on the bot reply that handed the conversation over to people: why */
+            handover_reason: string | null;
+            review: {
+                /**
+                 * @description good or bad
+                 * @enum {string}
+                 */
+                verdict: "good" | "bad";
+                note: string | null;
+                reviewed_by: string | null;
+                reviewed_by_name: string | null;
+                /** Format: date-time */
+                reviewed_at: string;
+            } | null;
+        };
+        /** ConversationReview */
+        ConversationReview: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bot_id: string;
+            /**
+             * @description Channel the conversation came in on
+             * @enum {string}
+             */
+            channel: "email" | "api" | "webhook";
+            /** @description Free identifier of the sender */
+            sender_id: string | null;
+            /** @description Free-form data sent with the chat */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description active, ended or handed_over
+             * @enum {string}
+             */
+            status: "active" | "ended" | "handed_over";
+            message_count: number;
+            last_message_at: string | null;
+            ended_at: string | null;
+            /** @description Why the conversation ended */
+            end_reason: string | null;
+            /** @description When it was handed over to a person */
+            escalated_at: string | null;
+            escalation_reason: string | null;
+            /** @description Satisfaction rating 1 to 5 */
+            rating: number | null;
+            rating_comment: string | null;
+            rated_at: string | null;
+            /** @description Contact linked to the sender */
+            contact_id: string | null;
+            /** @description A conversation of the dashboard's test chat */
+            is_test: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Messages, oldest first (one page) */
+            messages: components["schemas"]["ReviewMessage"][];
+            /** @description Cursor for the next (newer) page of messages; null when none remain */
+            next_cursor: string | null;
+        };
+        /** OverviewNumbers */
+        OverviewNumbers: {
+            /** @description A UTC day, YYYY-MM-DD */
+            from: string;
+            /** @description A UTC day, YYYY-MM-DD */
+            to: string;
+            bot_id: string | null;
+            /** @description Customers' conversations started in the period */
+            conversations: number;
+            /** @description Of those, handed over to people */
+            handed_over: number;
+            /** @description handed_over / conversations; null when there is nothing to divide by */
+            handed_over_share: number | null;
+            /** @description Bot replies in the period */
+            replies: number;
+            /** @description Bot replies that drew on the knowledge base */
+            replies_from_knowledge: number;
+            /** @description replies_from_knowledge / replies; null when there is nothing to divide by */
+            knowledge_share: number | null;
+            first_human_reply: {
+                /** @description Median time from hand-over to the first reply of a person (hand-overs in the period) */
+                median_seconds: number | null;
+                /** @description Hand-overs in the period */
+                handovers: number;
+                /** @description Of those, answered by a person */
+                answered: number;
+            };
+            satisfaction: {
+                average: number | null;
+                /** @description Ratings given in the period */
+                count: number;
+                /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
+                distribution: number[];
+            };
+            bookings: {
+                /** @description Bookings the bots made in the period (booking tags) */
+                made: number;
+                /** @description Of those, places on a waiting list */
+                waitlist: number;
+            };
+            /** @description The most frequent questions of the period the bot replied to without knowledge (groups marked as handled left out) */
+            top_unanswered: {
+                /** Format: uuid */
+                bot_id: string;
+                key: string;
+                question: string;
+                count: number;
+                handed_over: number;
+            }[];
+            /** @description Every day of the period, oldest first */
+            days: {
+                /** @description A UTC day, YYYY-MM-DD */
+                day: string;
+                conversations: number;
+                handed_over: number;
+                replies: number;
+                replies_from_knowledge: number;
+            }[];
         };
         /** PromptVersion */
         PromptVersion: {
@@ -5055,6 +5297,14 @@ export interface operations {
                 to?: string;
                 /** @description customers (default): without the dashboard's test chat; test: only those; all */
                 kind?: "customers" | "test" | "all";
+                /** @description Only with this customer's satisfaction rating */
+                rating?: number;
+                /** @description Only with a bot reply staff rated good (or bad) */
+                review?: "good" | "bad";
+                /** @description true: only conversations handed over to people; false: never handed over */
+                handed_over?: boolean;
+                /** @description true: only conversations with a bot reply that used no knowledge */
+                no_knowledge?: boolean;
             };
             header?: never;
             path?: never;
@@ -5127,7 +5377,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConversationDetail"];
+                    "application/json": components["schemas"]["ConversationReview"];
                 };
             };
             /** @description Default Response */
@@ -5137,6 +5387,130 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    reviewConversationReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID) */
+                id: string;
+                /** @description Message id (UUID): a bot reply */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description good or bad
+                     * @enum {string}
+                     */
+                    verdict: "good" | "bad";
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewMessage"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteConversationReplyReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Conversation id (UUID) */
+                id: string;
+                /** @description Message id (UUID): a bot reply */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewMessage"];
                 };
             };
             /** @description Default Response */
@@ -5254,6 +5628,69 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOverviewNumbers: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (default: all bots) */
+                bot_id?: string;
+                /** @description First day of the period (default: 29 days before `to`) */
+                from?: string;
+                /** @description Last day of the period, inclusive (default: today, UTC) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OverviewNumbers"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12068,7 +12505,10 @@ export interface operations {
                 /** @description all (default), mine (assigned to me), unassigned */
                 view?: "all" | "mine" | "unassigned";
                 bot_id?: string;
+                /** @description Page size, 1 to 200 (default 50) */
                 limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -12084,6 +12524,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["InboxConversation"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -12979,6 +13421,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                        read_attachments?: boolean;
                     };
                     secrets: {
                         /** @description IMAP/SMTP password */
@@ -13182,6 +13626,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
+                        read_attachments?: boolean;
                     };
                     secrets?: {
                         /** @description IMAP/SMTP password */
@@ -13301,6 +13747,133 @@ export interface operations {
             };
         };
     };
+    listMailboxMails: {
+        parameters: {
+            query?: {
+                status?: "answered" | "skipped" | "failed" | "received";
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivedMail"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listConversationMails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReceivedMail"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     receivePostmarkInbound: {
         parameters: {
             query?: never;
@@ -13325,6 +13898,15 @@ export interface operations {
                         Name: string;
                         Value: string;
                     }[];
+                    Attachments?: ({
+                        Name?: string;
+                        /** @description Base64 */
+                        Content?: string;
+                        ContentType?: string;
+                        ContentLength?: number;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 } & {
                     [key: string]: unknown;
                 };

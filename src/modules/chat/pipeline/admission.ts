@@ -146,7 +146,13 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
         throw new AppError(404, CHAT_TEXT.conversationNotFound);
       case 'handed_over':
         // People hold the conversation: the bot stays silent, the customer's message is kept for them.
-        await recordCustomerMessage(ctx, tenantId, inbound.input.conversationId!, inbound.input.message);
+        await recordCustomerMessage(
+          ctx,
+          tenantId,
+          inbound.input.conversationId!,
+          inbound.input.message,
+          idempotencyKey ?? null,
+        );
         throw handedOver();
       case 'quota_exhausted':
         throw new AppError(429, CHAT_TEXT.quotaExhausted);
@@ -160,7 +166,11 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
         conversationId: checked.conversationId ?? randomUUID(),
         isNewConversation: checked.conversationId === null,
         period,
-        quotaRemaining: quotaRemaining(checked.bot.monthly_message_quota, checked.used),
+        // The test chat's reservation is given back once it is stored: it does not count.
+        quotaRemaining: quotaRemaining(
+          checked.bot.monthly_message_quota,
+          inbound.test ? checked.used - 1 : checked.used,
+        ),
         reservationId: checked.reservationId,
         claimId,
         leaseEndsAt,

@@ -75,8 +75,16 @@ function exchangeOf(
     knowledgeUsed: response.knowledge_used,
     // The question carries the prompt's tokens, the answer its own: together tokens_used.
     question: { content: t.userMessage, tokens: reply.promptTokens },
-    answer: { content: response.reply, tokens: reply.completionTokens },
-    answerBlocks: response.blocks,
+    answer: {
+      content: response.reply,
+      tokens: reply.completionTokens,
+      details: {
+        // The review shows each source by its entry, title and score.
+        sources: response.sources.map((s) => ({ entry_id: s.entry_id, title: s.title, score: s.score })),
+        actions: response.actions,
+        blocks: response.blocks,
+      },
+    },
     idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
     reservation: { id: admitted.reservationId, period: admitted.period },
     handover,

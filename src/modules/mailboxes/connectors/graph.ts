@@ -10,6 +10,7 @@ import type { Config } from '../../../config.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import type { SecretStore } from '../../mailboxes/secret-store.js';
 import type { Verdict } from '../../outbox/policy.js';
+import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
 import type { OutgoingMail } from './smtp.js';
 
@@ -137,19 +138,22 @@ function htmlToText(html: string): string {
 
 /** A Graph message as an arrived mail. */
 export function graphMail(message: GraphMessage): InboundMail {
-  const headers = new Map<string, string>();
-  for (const h of message.internetMessageHeaders ?? []) headers.set(h.name.toLowerCase(), h.value);
+  const headers = headersFromPairs(message.internetMessageHeaders ?? []);
   const ids = (value: string | undefined) => value?.match(/<[^>]+>/g) ?? [];
   const content = message.body?.content ?? '';
+  const html = message.body?.contentType === 'html' ? content : null;
   return {
     messageId: message.internetMessageId ?? `<graph.${message.id}@graph.invalid>`,
-    from: message.from?.emailAddress?.address ?? message.sender?.emailAddress?.address ?? null,
+    from:
+      (message.from?.emailAddress?.address ?? message.sender?.emailAddress?.address ?? '').toLowerCase() ||
+      null,
     subject: message.subject ?? null,
-    inReplyTo: ids(headers.get('in-reply-to'))[0] ?? null,
-    references: ids(headers.get('references')),
-    text: message.body?.contentType === 'html' ? htmlToText(content) : content,
+    inReplyTo: ids(headers['in-reply-to']?.[0])[0] ?? null,
+    references: ids(headers['references']?.join(' ')),
+    text: html !== null ? htmlToText(content) : content,
+    html,
     headers,
-    contentType: headers.get('content-type') ?? 'text/plain',
+    contentType: headers['content-type']?.[0] ?? 'text/plain',
     providerId: message.id,
   };
 }

@@ -99,8 +99,9 @@ export async function syncRound(
               inReplyTo: null,
               references: [],
               text: '',
-              headers: new Map([['x-parley-skip', 'too_large']]),
+              headers: {},
               contentType: 'text/plain',
+              skipReason: 'too_large',
             })
           : await receiveMail(ctx, mailbox, await parseRawMail(message.source));
       outcomes.push(outcome);

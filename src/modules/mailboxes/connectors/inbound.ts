@@ -10,41 +10,51 @@ import { queryOne, type Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_TEXT } from '../../../http/errors.js';
 import { converse } from '../../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../../chat/pipeline/types.js';
-import type { ChatBlock } from '../../flow/stage.js';
+import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
+import { readAttachments, type InboundAttachment } from './attachments.js';
+import type { MailInput } from '../../email/mail.js';
+import { renderMailReply } from '../../email/format.js';
+import { stripReply } from '../../email/quotes.js';
+import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, isAutomated, loopGuard } from '../../email/robots.js';
 import {
-  isAutomated,
+  bareId,
+  chooseThread,
   ownMessageId,
   replyHeaders,
-  replySubject,
-  stripReply,
   threadCandidates,
-  type MailHeaders,
-} from './mail-core.js';
+  type KnownMessage,
+} from '../../email/threading.js';
+
+/** Before the attachments' text in the message the bot reads. */
+const ATTACHMENTS_LEAD = 'Text der Anhänge:';
 
 /** The outbox kind of e-mail replies (the bot's and a person's). */
 export const EMAIL_REPLY_KIND = 'email.reply';
 
-/** Per sender and mailbox: at most this many answers an hour, and a day. */
-export const SENDER_CAP_HOUR = 10;
-export const SENDER_CAP_DAY = 30;
-/** The same text from the same sender within this time is answered once. */
-const REPEAT_WINDOW_MINUTES = 10;
+export type { InboundAttachment } from './attachments.js';
 
 export interface InboundMail {
   /** With angle brackets; a mail without one gets a stable id from its content. */
   messageId: string;
   from: string | null;
+  /** Recipients (To and Cc, lower case). */
+  to?: string[];
   subject: string | null;
   inReplyTo: string | null;
   references: string[];
   text: string;
-  headers: MailHeaders;
+  html?: string | null;
+  /** Header values by lower-case name, every value of a repeated header kept. */
+  headers: Record<string, readonly string[]>;
   contentType: string;
   /** The provider's own id of the mail (Graph message id), for replying and marking read. */
   providerId?: string;
+  /** A reason known before reading the mail (e.g. `too_large`): stored, not answered. */
+  skipReason?: string;
+  attachments?: InboundAttachment[];
 }
 
 export type InboundOutcome =
@@ -58,17 +68,25 @@ export function bodyHash(text: string): string {
 }
 
 function domainOf(address: string): string {
-  return address.slice(address.lastIndexOf('@') + 1);
+  return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 }
 
-/** A reply's text for e-mail: the reply, then at most one interactive block as a numbered list. */
-export function plainTextBody(reply: string, blocks: ChatBlock[]): string {
-  const block = blocks[0];
-  if (!block || block.items.length === 0) return reply.trim();
-  const items = block.items.map(
-    (item, i) => `${i + 1}. ${item.title}${item.description ? ` – ${item.description}` : ''}`,
-  );
-  return `${reply.trim()}\n\n${items.join('\n')}`;
+/** The HMAC secret of our Message-IDs (derived from the service's secret key). */
+export function messageIdSecret(ctx: AppContext): string {
+  return secretStoreFor(ctx.config).hmacKey('email-message-id').toString('hex');
+}
+
+/** The shape the pure e-mail decisions read. */
+export function mailInput(mail: InboundMail): MailInput {
+  return {
+    headers: mail.headers,
+    from: mail.from?.toLowerCase() ?? null,
+    to: mail.to ?? [],
+    subject: mail.subject ?? '',
+    contentType: mail.contentType,
+    text: mail.text,
+    html: mail.html ?? null,
+  };
 }
 
 interface StoredInbound {
@@ -118,58 +136,85 @@ async function markSkipped(
   id: string,
   status: 'skipped' | 'failed',
   reason: string,
+  conversationId: string | null = null,
 ): Promise<void> {
   await db.query(
-    `UPDATE email_inbound SET status = $2, skip_reason = $3, processed_at = now() WHERE id = $1 AND status = 'received'`,
-    [id, status, reason.slice(0, 200)],
+    `UPDATE email_inbound SET status = $2, skip_reason = $3, processed_at = now(),
+       conversation_id = COALESCE($4::uuid, conversation_id)
+     WHERE id = $1 AND status = 'received'`,
+    [id, status, reason.slice(0, 200), conversationId],
   );
 }
 
-/** Why a person's mail is not answered though it is a person's: caps and repeats. */
-async function throttled(db: Queryable, mailbox: MailboxRow, from: string, hash: string, id: string) {
-  const row = await queryOne<{ hour: number; day: number; repeated: number }>(
-    db,
-    `SELECT count(*) FILTER (WHERE received_at > now() - interval '1 hour')::int AS hour,
-            count(*)::int AS day,
-            count(*) FILTER (WHERE body_hash = $3 AND received_at > now() - make_interval(mins => $5))::int AS repeated
-     FROM email_inbound
-     WHERE mailbox_id = $1 AND from_address = $2 AND status = 'answered' AND id <> $4
-       AND received_at > now() - interval '1 day'`,
-    [mailbox.id, from, hash, id, REPEAT_WINDOW_MINUTES],
-  );
-  if (!row) return null;
-  if (row.repeated > 0) return 'repeated_text';
-  if (row.hour >= SENDER_CAP_HOUR) return 'sender_hourly_cap';
-  if (row.day >= SENDER_CAP_DAY) return 'sender_daily_cap';
-  return null;
-}
-
-/**
- * The conversation a reply belongs to: one whose mails (ours or the customer's) carry an id the
- * reply refers to, in this mailbox, with this sender as its participant. Otherwise none (a new
- * conversation): a forwarded mail or another recipient of the same mail starts its own.
- */
-async function findThread(
+/** What the bot already sent this sender from this mailbox, for the loop guard. */
+async function loopCounts(
   db: Queryable,
   mailbox: MailboxRow,
   from: string,
-  ids: string[],
-): Promise<string | null> {
-  if (ids.length === 0) return null;
-  const row = await queryOne<{ conversation_id: string }>(
+  strippedText: string,
+  id: string,
+) {
+  const sent = await queryOne<{ hour: number; day: number }>(
     db,
-    `SELECT t.conversation_id FROM (
-       SELECT conversation_id, message_id FROM email_outbound WHERE mailbox_id = $1 AND message_id = ANY($2::text[])
-       UNION ALL
-       SELECT conversation_id, message_id FROM email_inbound WHERE mailbox_id = $1 AND message_id = ANY($2::text[])
+    `SELECT count(*) FILTER (WHERE created_at > now() - interval '1 hour')::int AS hour, count(*)::int AS day
+     FROM email_outbound
+     WHERE mailbox_id = $1 AND lower(to_address) = $2 AND automated AND created_at > now() - interval '1 day'`,
+    [mailbox.id, from],
+  );
+  const recent = await db.query<{ stripped_text: string }>(
+    `SELECT stripped_text FROM email_inbound
+     WHERE mailbox_id = $1 AND lower(from_address) = $2 AND status = 'answered' AND id <> $3
+       AND processed_at > now() - make_interval(secs => $4)`,
+    [mailbox.id, from, id, DUPLICATE_BODY_WINDOW_MS / 1000],
+  );
+  const fingerprint = bodyFingerprint(strippedText);
+  return {
+    repliesLastHour: sent?.hour ?? 0,
+    repliesLastDay: sent?.day ?? 0,
+    sameBodyAnsweredRecently: recent.some((r) => bodyFingerprint(r.stripped_text) === fingerprint),
+  };
+}
+
+/**
+ * What the store holds for the ids a mail refers to: our replies and received mails of this
+ * tenant's conversations with this bot, each with the conversation's participants (its sender
+ * and everyone who wrote in it). The decision (chooseThread) checks tenant and HMAC tags.
+ */
+async function knownMessages(
+  db: Queryable,
+  mailbox: MailboxRow,
+  ids: string[],
+): Promise<(KnownMessage & { ended: boolean })[]> {
+  if (ids.length === 0) return [];
+  const bracketed = ids.map((id) => `<${bareId(id)}>`);
+  const rows = await db.query<{
+    message_id: string;
+    conversation_id: string;
+    status: string;
+    participants: string[];
+  }>(
+    `SELECT t.message_id, c.id AS conversation_id, c.status,
+            ARRAY(SELECT lower(c.sender_id) WHERE c.sender_id IS NOT NULL
+                  UNION SELECT lower(i.from_address) FROM email_inbound i
+                  WHERE i.conversation_id = c.id AND i.from_address IS NOT NULL) AS participants
+     FROM (
+       SELECT conversation_id, message_id FROM email_outbound
+       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
+       UNION
+       SELECT conversation_id, message_id FROM email_inbound
+       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
      ) t
      JOIN conversations c ON c.id = t.conversation_id
-     WHERE c.tenant_id = $3 AND lower(c.sender_id) = $4 AND c.status <> 'ended'
-     ORDER BY array_position($2::text[], t.message_id::text)
-     LIMIT 1`,
-    [mailbox.id, ids, mailbox.tenant_id, from],
+     WHERE c.tenant_id = $1 AND c.bot_id = $3`,
+    [mailbox.tenant_id, bracketed, mailbox.bot_id],
   );
-  return row?.conversation_id ?? null;
+  return rows.map((r) => ({
+    messageId: r.message_id,
+    tenantId: mailbox.tenant_id,
+    conversationId: r.conversation_id,
+    participants: r.participants,
+    ended: r.status === 'ended',
+  }));
 }
 
 /** The engine's output port for a mail: the reply's outbound row and outbox message, in the exchange's transaction. */
@@ -178,12 +223,26 @@ function mailDelivery(
   mailbox: MailboxRow,
   mail: InboundMail,
   inboundId: string,
+  strippedText: string,
 ): ChannelDelivery {
   return {
     async enqueue(tx: Queryable, reply: OutboundReply) {
-      const key = secretStoreFor(ctx.config).hmacKey('email-message-id');
-      const messageId = ownMessageId(domainOf(mailbox.address), key);
-      const threading = replyHeaders({ messageId: mail.messageId, references: mail.references });
+      const messageId = ownMessageId(
+        domainOf(mailbox.address),
+        mailbox.tenant_id,
+        reply.conversationId,
+        messageIdSecret(ctx),
+      );
+      const threading = replyHeaders(
+        {
+          messageId: mail.messageId,
+          references: mail.references,
+          inReplyTo: mail.inReplyTo ? [mail.inReplyTo] : [],
+          subject: mail.subject ?? '',
+        },
+        messageId,
+        { automated: true },
+      );
       const outbound = await queryOne<{ id: string }>(
         tx,
         `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
@@ -196,10 +255,14 @@ function mailDelivery(
           inboundId,
           messageId,
           mail.from,
-          replySubject(mail.subject),
-          threading.inReplyTo,
-          threading.references,
-          plainTextBody(reply.response.reply, reply.response.blocks),
+          threading.subject,
+          mail.messageId,
+          threading.references.map((id) => `<${id}>`),
+          renderMailReply({
+            reply: reply.response.reply,
+            blocks: reply.response.blocks,
+            language: detectLanguage(strippedText),
+          }),
         ],
       );
       await enqueue(tx, mailbox.tenant_id, [
@@ -234,31 +297,67 @@ export async function receiveMail(
   const stored = await storeOnce(ctx.db, mailbox, mail, hash);
   if (stored.status !== 'received') return { status: 'duplicate', inboundId: stored.id };
   const from = mail.from?.toLowerCase() ?? null;
-  const skip = async (reason: string, status: 'skipped' | 'failed' = 'skipped'): Promise<InboundOutcome> => {
-    await markSkipped(ctx.db, stored.id, status, reason);
+  const skip = async (
+    reason: string,
+    status: 'skipped' | 'failed' = 'skipped',
+    conversationId: string | null = null,
+  ): Promise<InboundOutcome> => {
+    await markSkipped(ctx.db, stored.id, status, reason, conversationId);
     return { status, inboundId: stored.id, reason };
   };
 
-  const robot = isAutomated({
-    headers: mail.headers,
-    from,
-    contentType: mail.contentType,
-    ownAddresses: [mailbox.address, ...mailbox.aliases].map((a) => a.toLowerCase()),
-    ownDomain: domainOf(mailbox.address),
-  });
-  if (robot) return skip(robot);
-  const text = stripReply(mail.text);
+  if (mail.skipReason) return skip(mail.skipReason);
+  const input = mailInput(mail);
+  const robot = isAutomated(input, { addresses: [mailbox.address, ...mailbox.aliases] });
+  if (robot.automated) return skip(robot.reason);
+  // Our own mail came back (a forward, a rule): its Message-ID is one we sent.
+  const own = await queryOne(
+    ctx.db,
+    `SELECT 1 FROM email_outbound WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1)
+       AND message_id = $2 LIMIT 1`,
+    [mailbox.tenant_id, mail.messageId],
+  );
+  if (own) return skip('own_message_id');
+  const text = stripReply(mail.text, mail.html ?? null).text;
   await ctx.db.query('UPDATE email_inbound SET stripped_text = $2 WHERE id = $1', [stored.id, text]);
   if (!text) return skip('empty_text');
-  const limited = await throttled(ctx.db, mailbox, from!, hash, stored.id);
-  if (limited) return skip(limited);
 
-  const conversationId = await findThread(
-    ctx.db,
-    mailbox,
-    from!,
-    threadCandidates(mail.inReplyTo, mail.references),
-  );
+  const candidates = threadCandidates(input);
+  const known = await knownMessages(ctx.db, mailbox, candidates);
+  const decision = chooseThread({
+    tenantId: mailbox.tenant_id,
+    domain: domainOf(mailbox.address),
+    secret: messageIdSecret(ctx),
+    sender: from!,
+    candidates,
+    inReplyTo: mail.inReplyTo ? [bareId(mail.inReplyTo)] : [],
+    known,
+  });
+  let conversationId: string | null = null;
+  let linkedConversationId: string | null = null;
+  if (decision.kind === 'join') {
+    const ended = known.some((k) => k.conversationId === decision.conversationId && k.ended);
+    if (ended) linkedConversationId = decision.conversationId;
+    else conversationId = decision.conversationId;
+  } else if (decision.kind === 'new') {
+    linkedConversationId = decision.linkedConversationId;
+  }
+
+  const guard = loopGuard(await loopCounts(ctx.db, mailbox, from!, text, stored.id), {
+    perHour: ctx.config.email.replyCapHour,
+    perDay: ctx.config.email.replyCapDay,
+  });
+  if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
+
+  const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
+  if (attachments.notes.length > 0)
+    await ctx.db.query('UPDATE email_inbound SET attachments = $2 WHERE id = $1', [
+      stored.id,
+      JSON.stringify(attachments.notes),
+    ]);
+  const message = attachments.text
+    ? `${text.slice(0, 10_000)}\n\n${ATTACHMENTS_LEAD}\n${attachments.text}`
+    : text.slice(0, 10_000);
   const turn = (conversation: string | null) =>
     converse(
       ctx,
@@ -266,24 +365,30 @@ export async function receiveMail(
         tenantId: mailbox.tenant_id,
         botId: mailbox.bot_id,
         input: {
-          message: text.slice(0, 10_000),
+          message,
           senderId: from,
           channel: 'email',
           conversationId: conversation,
-          metadata: { email: { mailbox_id: mailbox.id, subject: mail.subject ?? '' } },
+          metadata: {
+            email: {
+              mailbox_id: mailbox.id,
+              subject: mail.subject ?? '',
+              ...(linkedConversationId ? { linked_conversation_id: linkedConversationId } : {}),
+            },
+          },
         },
         idempotencyKey: `email:${stored.id}`,
       },
-      { delivery: mailDelivery(ctx, mailbox, mail, stored.id) },
+      { delivery: mailDelivery(ctx, mailbox, mail, stored.id, text) },
     );
   try {
     const outcome = await turn(conversationId);
     return { status: 'answered', inboundId: stored.id, conversationId: outcome!.response.conversation_id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    if (error.error === CHAT_EXTRA_TEXT.handedOver) return skip('handed_over');
+    if (error.error === CHAT_EXTRA_TEXT.handedOver) return skip('handed_over', 'skipped', conversationId);
     if (error.error === CHAT_TEXT.botDisabled) return skip('bot_disabled');
-    if (error.error === CHAT_TEXT.quotaExhausted) return skip('quota_exhausted');
+    if (error.error === CHAT_TEXT.quotaExhausted) return skip('quota_exhausted', 'skipped', conversationId);
     if (error.statusCode >= 500 || error.statusCode === 409) throw error;
     return skip(error.error, 'failed');
   }

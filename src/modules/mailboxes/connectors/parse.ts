@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import type { InboundMail } from './inbound.js';
+import { mailFromParsed } from '../../email/mail.js';
+import type { InboundAttachment, InboundMail } from './inbound.js';
 
 /** Largest raw mail that is read (bigger ones are stored as skipped). */
 export const MAX_RAW_BYTES = 10 * 1024 * 1024;
@@ -12,26 +13,33 @@ function ids(value: string | string[] | undefined): string[] {
   );
 }
 
-/** A raw RFC 5322 mail as an arrived mail: headers as sent, plain text (from HTML when that is all). */
+/** A raw RFC 5322 mail as an arrived mail: headers as sent, plain text and HTML, attachments. */
 export async function parseRawMail(raw: Buffer): Promise<InboundMail> {
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
-  const headers = new Map<string, string>();
-  for (const { key, line } of parsed.headerLines) {
-    const value = line.slice(line.indexOf(':') + 1).trim();
-    if (!headers.has(key)) headers.set(key, value);
-  }
+  const input = mailFromParsed(parsed);
   const messageId =
     ids(parsed.messageId)[0] ??
     `<${createHash('sha256').update(raw).digest('hex').slice(0, 32)}@no-message-id.invalid>`;
-  const text = parsed.text ?? (typeof parsed.html === 'string' ? parsed.html.replace(/<[^>]+>/g, ' ') : '');
+  const html = typeof parsed.html === 'string' ? parsed.html : null;
+  const attachments: InboundAttachment[] = (parsed.attachments ?? [])
+    .filter((a) => a.contentDisposition !== 'inline' || !a.related)
+    .map((a) => ({
+      filename: a.filename ?? null,
+      contentType: (a.contentType ?? 'application/octet-stream').toLowerCase(),
+      size: a.size ?? a.content.length,
+      content: a.content,
+    }));
   return {
     messageId,
-    from: parsed.from?.value[0]?.address?.toLowerCase() ?? null,
+    from: parsed.from?.value[0]?.address?.toLowerCase() ?? input.from,
+    to: [...input.to],
     subject: parsed.subject ?? null,
     inReplyTo: ids(parsed.inReplyTo)[0] ?? null,
     references: ids(parsed.references),
-    text,
-    headers,
-    contentType: (headers.get('content-type') ?? 'text/plain').split(';')[0]!.trim(),
+    text: parsed.text ?? (html ? html.replace(/<[^>]+>/g, ' ') : ''),
+    html,
+    headers: input.headers,
+    contentType: input.contentType,
+    attachments,
   };
 }

@@ -14,6 +14,7 @@ import { errorResponses } from '../../../http/schemas.js';
 import { isUuid } from '../../../shared/ids.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
 import { receiveMail } from './inbound.js';
 
@@ -27,6 +28,19 @@ const PostmarkInbound = Type.Object(
     TextBody: Type.Optional(Type.String()),
     HtmlBody: Type.Optional(Type.String()),
     Headers: Type.Optional(Type.Array(Type.Object({ Name: Type.String(), Value: Type.String() }))),
+    Attachments: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            Name: Type.Optional(Type.String()),
+            Content: Type.Optional(Type.String({ description: 'Base64' })),
+            ContentType: Type.Optional(Type.String()),
+            ContentLength: Type.Optional(Type.Integer()),
+          },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
   },
   { additionalProperties: true },
 );
@@ -38,6 +52,7 @@ type PostmarkInbound = {
   TextBody?: string;
   HtmlBody?: string;
   Headers?: Array<{ Name: string; Value: string }>;
+  Attachments?: Array<{ Name?: string; Content?: string; ContentType?: string; ContentLength?: number }>;
 };
 
 /** Equal in constant time (over hashes, so the lengths leak nothing either). */
@@ -70,22 +85,29 @@ export function authorized(
 }
 
 export function postmarkMail(body: PostmarkInbound): InboundMail {
-  const headers = new Map<string, string>();
-  for (const h of body.Headers ?? []) {
-    const name = h.Name.toLowerCase();
-    if (!headers.has(name)) headers.set(name, h.Value);
-  }
+  const headers = headersFromPairs((body.Headers ?? []).map((h) => ({ name: h.Name, value: h.Value })));
   const ids = (value: string | undefined) => value?.match(/<[^<>\s]+>/g) ?? [];
+  const html = body.HtmlBody ?? null;
   return {
     messageId:
-      ids(headers.get('message-id'))[0] ?? `<${body.MessageID ?? 'unknown'}@inbound.postmarkapp.com>`,
+      ids(headers['message-id']?.[0])[0] ?? `<${body.MessageID ?? 'unknown'}@inbound.postmarkapp.com>`,
     from: (body.FromFull?.Email ?? body.From ?? '').toLowerCase() || null,
     subject: body.Subject ?? null,
-    inReplyTo: ids(headers.get('in-reply-to'))[0] ?? null,
-    references: ids(headers.get('references')),
-    text: body.TextBody ?? (body.HtmlBody ?? '').replace(/<[^>]+>/g, ' '),
+    inReplyTo: ids(headers['in-reply-to']?.[0])[0] ?? null,
+    references: ids(headers['references']?.join(' ')),
+    text: body.TextBody ?? (html ?? '').replace(/<[^>]+>/g, ' '),
+    html,
     headers,
-    contentType: (headers.get('content-type') ?? 'text/plain').split(';')[0]!.trim(),
+    contentType: headers['content-type']?.[0] ?? 'text/plain',
+    attachments: (body.Attachments ?? []).map((a) => {
+      const content = Buffer.from(a.Content ?? '', 'base64');
+      return {
+        filename: a.Name ?? null,
+        contentType: (a.ContentType ?? 'application/octet-stream').toLowerCase(),
+        size: content.length,
+        content,
+      };
+    }),
   };
 }
 

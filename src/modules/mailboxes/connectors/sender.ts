@@ -5,14 +5,15 @@
  * the first attempt, so every attempt sends the same mail; the outbox's send-once key and claim
  * make sure only one instance attempts it at a time and none after it was sent.
  */
+import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
 import { queryOne, type Queryable } from '../../../db/database.js';
 import { findMailboxById, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import type { OutboxMessage, OutboxSender, SendResult } from '../../outbox/service.js';
 import { graphClient, replyByGraph } from './graph.js';
-import { EMAIL_REPLY_KIND } from './inbound.js';
-import { ownMessageId, replyHeaders, replySubject } from './mail-core.js';
+import { ownMessageId, replyHeaders } from '../../email/threading.js';
+import { EMAIL_REPLY_KIND, messageIdSecret } from './inbound.js';
 import { sendBySmtp, type OutgoingMail } from './smtp.js';
 
 interface OutboundRow {
@@ -55,11 +56,12 @@ async function personReply(
     message_id: string;
     subject: string | null;
     references_ids: string[];
+    in_reply_to: string | null;
     from_address: string;
     address: string;
   }>(
     db,
-    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.from_address, m.address
+    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.in_reply_to, i.from_address, m.address
      FROM email_inbound i JOIN mailboxes m ON m.id = i.mailbox_id
      WHERE i.tenant_id = $1 AND i.conversation_id = $2 AND i.from_address IS NOT NULL
      ORDER BY i.received_at DESC LIMIT 1`,
@@ -72,9 +74,19 @@ async function personReply(
   );
   if (!parent || !message) return undefined;
   const domain = parent.address.slice(parent.address.lastIndexOf('@') + 1);
-  const key = secretStoreFor(ctx.config).hmacKey('email-message-id');
-  const messageId = ownMessageId(domain, key, payload.message_id.replaceAll('-', ''));
-  const threading = replyHeaders({ messageId: parent.message_id, references: parent.references_ids });
+  // Derived from the message's id: a retried attempt finds the same row.
+  const fixed = createHash('sha256').update(`person-reply:${payload.message_id}`).digest('hex').slice(0, 24);
+  const messageId = ownMessageId(domain, tenantId, payload.conversation_id, messageIdSecret(ctx), fixed);
+  const threading = replyHeaders(
+    {
+      messageId: parent.message_id,
+      references: parent.references_ids,
+      inReplyTo: parent.in_reply_to ? [parent.in_reply_to] : [],
+      subject: parent.subject ?? '',
+    },
+    messageId,
+    { automated: false },
+  );
   await db.query(
     `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
        in_reply_to, references_ids, body_text, automated)
@@ -87,9 +99,9 @@ async function personReply(
       parent.id,
       messageId,
       parent.from_address,
-      replySubject(parent.subject),
-      threading.inReplyTo,
-      threading.references,
+      threading.subject,
+      parent.message_id,
+      threading.references.map((id) => `<${id}>`),
       message.content,
     ],
   );

@@ -110,6 +110,9 @@ class ImapRunner implements Runner {
         while (!this.stopped && (await syncRound(this.ctx, client, mailbox, this.holder)).more) {
           // A full batch: the next follows at once.
         }
+        // IDLE at once (imapflow would start it only after 15 s without commands): a mail that
+        // arrives now is reported at once. The next command (the next round) ends it.
+        if (!this.stopped && client.usable) void client.idle().catch(() => undefined);
       } catch (error) {
         await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
         this.log?.warn({ mailbox: this.mailboxId, err: words(error) }, 'mailbox round failed');

@@ -52,3 +52,92 @@ export function useRotateIdentitySecret(botId: string) {
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: channelKeys.widget(botId) }),
   });
 }
+
+// --- e-mail ---
+
+export type Mailbox = Ok<'/api/bots/{id}/mailboxes/{mailboxId}', 'get'>;
+export type MailboxBody = Body<'/api/bots/{id}/mailboxes', 'post'>;
+export type MailboxPatch = Body<'/api/bots/{id}/mailboxes/{mailboxId}', 'patch'>;
+export type ReceivedMail = Ok<'/api/bots/{id}/mailboxes/{mailboxId}/mails', 'get'>['data'][number];
+export type MailboxCheck = Ok<'/api/bots/{id}/mailboxes/{mailboxId}/test', 'post'>;
+
+/** Cache keys: everything of a bot's mailboxes lies under `all(botId)`, so a change is one invalidation. */
+export const mailboxKeys = {
+  all: (botId: string) => ['mailboxes', botId] as const,
+  list: (botId: string) => ['mailboxes', botId, 'list'] as const,
+  mails: (botId: string, mailboxId: string) => ['mailboxes', botId, mailboxId, 'mails'] as const,
+  conversationMails: (conversationId: string) => ['conversation', conversationId, 'mails'] as const,
+};
+
+export function useMailboxes(botId: string) {
+  return useQuery({
+    queryKey: mailboxKeys.list(botId),
+    queryFn: async () =>
+      (await call(api.GET('/api/bots/{id}/mailboxes', { params: { path: { id: botId } } }))).data,
+  });
+}
+
+/** The latest mails of a mailbox that were not answered, with their reasons. */
+export function useSkippedMails(botId: string, mailboxId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: mailboxKeys.mails(botId, mailboxId),
+    enabled,
+    queryFn: async () =>
+      (
+        await call(
+          api.GET('/api/bots/{id}/mailboxes/{mailboxId}/mails', {
+            params: { path: { id: botId, mailboxId }, query: { status: 'skipped', limit: 20 } },
+          }),
+        )
+      ).data,
+  });
+}
+
+/** The mails received in an e-mail conversation (only asked for when the conversation is one). */
+export function useConversationMails(conversationId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: mailboxKeys.conversationMails(conversationId),
+    enabled,
+    queryFn: async () =>
+      (await call(api.GET('/api/conversations/{id}/mails', { params: { path: { id: conversationId } } })))
+        .data,
+  });
+}
+
+export function useSaveMailbox(botId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { id: string; patch: MailboxPatch } | { id?: undefined; body: MailboxBody }) =>
+      'patch' in input
+        ? call(
+            api.PATCH('/api/bots/{id}/mailboxes/{mailboxId}', {
+              params: { path: { id: botId, mailboxId: input.id } },
+              body: input.patch,
+            }),
+          )
+        : call(api.POST('/api/bots/{id}/mailboxes', { params: { path: { id: botId } }, body: input.body })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: mailboxKeys.all(botId) }),
+  });
+}
+
+export function useDeleteMailbox(botId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (mailboxId: string) =>
+      call(
+        api.DELETE('/api/bots/{id}/mailboxes/{mailboxId}', { params: { path: { id: botId, mailboxId } } }),
+      ),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: mailboxKeys.all(botId) }),
+  });
+}
+
+export function useCheckMailbox(botId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (mailboxId: string) =>
+      call(
+        api.POST('/api/bots/{id}/mailboxes/{mailboxId}/test', { params: { path: { id: botId, mailboxId } } }),
+      ),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: mailboxKeys.all(botId) }),
+  });
+}

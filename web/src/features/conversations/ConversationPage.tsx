@@ -1,34 +1,41 @@
-import { Alert, Anchor, Badge, Breadcrumbs, Button, Card, Group, Paper, Stack, Text } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Card,
+  Group,
+  Paper,
+  Rating,
+  Stack,
+  Text,
+} from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
-import { api, call } from '../../api/client';
 import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { useSkipReasonText } from '../channels/EmailChannel';
+import { useConversationMails } from '../channels/queries';
 import { STATUS_COLOUR } from './ConversationsPage';
+import { useConversationReview, useReopenConversation, type ReviewMessage } from './queries';
+import { ReplyFacts, ReplyVerdict } from './ReplyReview';
+
+/** Who wrote a message: the customer, the bot, or a person of the team. */
+function authorOf(m: ReviewMessage): 'user' | 'bot' | 'person' {
+  if (m.role === 'user') return 'user';
+  return m.author_user_id ? 'person' : 'bot';
+}
 
 export function ConversationPage() {
   const { t, i18n } = useTranslation();
   const { conversationId = '' } = useParams();
   const canEdit = useCan('bot:edit');
-  const queryClient = useQueryClient();
-  const key = ['conversation', conversationId];
-  const conversation = useQuery({
-    queryKey: key,
-    queryFn: () =>
-      call(
-        api.GET('/api/conversations/{id}', {
-          params: { path: { id: conversationId }, query: { limit: 200 } },
-        }),
-      ),
-  });
-  const reopen = useMutation({
-    mutationFn: () =>
-      call(api.POST('/api/conversations/{id}/reopen', { params: { path: { id: conversationId } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: key }),
-  });
+  const canReview = useCan('conversation:review');
+  const conversation = useConversationReview(conversationId);
+  const reopen = useReopenConversation(conversationId);
   if (conversation.isPending) return <Loading />;
   if (conversation.error) return <ErrorAlert error={conversation.error} />;
   const c = conversation.data;
@@ -49,7 +56,11 @@ export function ConversationPage() {
         {c.status === 'handed_over' && (
           <Alert color="orange" title={t('conversations.handedOver')}>
             <Stack gap="xs" align="flex-start">
-              <Text size="sm">{c.escalation_reason ?? t('conversations.handedOverText')}</Text>
+              <Text size="sm">
+                {c.escalation_reason
+                  ? t(`review.reasons.${c.escalation_reason}`, { defaultValue: c.escalation_reason })
+                  : t('conversations.handedOverText')}
+              </Text>
               {canEdit && (
                 <Button size="xs" onClick={() => reopen.mutate()} loading={reopen.isPending}>
                   {t('conversations.giveBack')}
@@ -60,36 +71,116 @@ export function ConversationPage() {
           </Alert>
         )}
         <Card withBorder>
-          <Group gap="lg" mb="sm">
+          <Group gap="lg" mb="sm" wrap="wrap">
             <Text size="sm">
               {t('conversations.sender')}: {c.sender_id ?? '—'}
             </Text>
             <Text size="sm">
               {t('conversations.channel')}: {t(`channels.${c.channel}`)}
             </Text>
+            <Group gap={6} data-testid="customer-rating">
+              <Text size="sm">{t('review.customerRating')}:</Text>
+              {c.rating ? (
+                <>
+                  <Rating
+                    value={c.rating}
+                    readOnly
+                    size="sm"
+                    aria-label={t('review.stars', { value: c.rating })}
+                  />
+                  {c.rating_comment && (
+                    <Text size="sm" fs="italic">
+                      „{c.rating_comment}“
+                    </Text>
+                  )}
+                </>
+              ) : (
+                <Text size="sm" c="dimmed">
+                  {t('review.notRated')}
+                </Text>
+              )}
+            </Group>
           </Group>
           <Stack gap="xs">
-            {c.messages.map((m) => (
-              <Paper
-                key={m.id}
-                p="sm"
-                radius="md"
-                bg={m.role === 'user' ? 'indigo.0' : 'gray.0'}
-                ml={m.role === 'user' ? 'xl' : 0}
-                mr={m.role === 'user' ? 0 : 'xl'}
-              >
-                <Text size="xs" c="dimmed">
-                  {m.role === 'user' ? t('chat.caller') : t('chat.bot')} ·{' '}
-                  {formatDateTime(m.created_at, i18n.language)}
-                </Text>
-                <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
-                  {m.content}
-                </Text>
-              </Paper>
-            ))}
+            {c.messages.map((m) => {
+              const author = authorOf(m);
+              return (
+                <Paper
+                  key={m.id}
+                  p="sm"
+                  radius="md"
+                  bg={author === 'user' ? 'indigo.0' : author === 'person' ? 'teal.0' : 'gray.0'}
+                  ml={author === 'user' ? 'xl' : 0}
+                  mr={author === 'user' ? 0 : 'xl'}
+                  data-testid={`message-${author}`}
+                >
+                  <Text size="xs" c="dimmed">
+                    {author === 'user'
+                      ? t('chat.caller')
+                      : author === 'person'
+                        ? t('review.person', { name: m.author_name ?? '—' })
+                        : t('chat.bot')}{' '}
+                    · {formatDateTime(m.created_at, i18n.language)}
+                  </Text>
+                  <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                    {m.content}
+                  </Text>
+                  {author === 'bot' && (
+                    <>
+                      <ReplyFacts message={m} />
+                      <ReplyVerdict conversationId={c.id} message={m} canReview={canReview} />
+                    </>
+                  )}
+                </Paper>
+              );
+            })}
           </Stack>
         </Card>
+        {c.channel === 'email' && <ConversationMails conversationId={conversationId} />}
       </Stack>
     </>
+  );
+}
+
+/** An e-mail conversation's received mails; one not answered shows its reason in words. */
+function ConversationMails({ conversationId }: { conversationId: string }) {
+  const { t, i18n } = useTranslation();
+  const mails = useConversationMails(conversationId, true);
+  const reason = useSkipReasonText();
+  if (mails.isPending) return <Loading />;
+  if (mails.error) return <ErrorAlert error={mails.error} />;
+  if (mails.data.length === 0) return null;
+  return (
+    <Card withBorder>
+      <Text fw={600} mb="xs">
+        {t('email.conversationMails')}
+      </Text>
+      <Stack gap="sm">
+        {mails.data.map((mail) => (
+          <Stack key={mail.id} gap={2}>
+            <Group gap="xs" wrap="wrap">
+              <Text size="sm">
+                {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'}
+              </Text>
+              <Badge
+                variant="light"
+                color={mail.status === 'answered' ? 'green' : mail.status === 'failed' ? 'red' : 'gray'}
+              >
+                {mail.status === 'answered'
+                  ? t('email.answered')
+                  : mail.status === 'failed'
+                    ? t('email.failed')
+                    : t('email.notAnswered')}
+              </Badge>
+            </Group>
+            {(mail.skip_reason || mail.error) && (
+              <Text size="sm" c="dimmed">
+                {reason(mail)}
+              </Text>
+            )}
+          </Stack>
+        ))}
+      </Stack>
+    </Card>
   );
 }

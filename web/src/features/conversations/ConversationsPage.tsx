@@ -1,7 +1,7 @@
 import '@mantine/dates/styles.css';
-import { Badge, Button, Group, Select, Table, Text } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Select, Table, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -11,6 +11,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { useConversationList, type ConversationFilters } from './queries';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -29,30 +30,28 @@ export function ConversationsPage() {
   const [channel, setChannel] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const [range, setRange] = useState<[string | null, string | null]>([null, null]);
+  const [rating, setRating] = useState<string | null>(null);
+  const [review, setReview] = useState<string | null>(null);
+  const [handedOver, setHandedOver] = useState<string | null>(null);
+  const [noKnowledge, setNoKnowledge] = useState(false);
   const bots = useQuery({
     queryKey: ['bots', null],
     queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
   });
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
-  const query = {
+  const query: ConversationFilters = {
     limit: 50,
+    ...(rating ? { rating: Number(rating) } : {}),
+    ...(review ? { review: review as 'good' | 'bad' } : {}),
+    ...(handedOver ? { handed_over: handedOver === 'yes' } : {}),
+    ...(noKnowledge ? { no_knowledge: true } : {}),
     ...(botId ? { bot_id: botId } : {}),
     ...(channel ? { channel: channel as Conversation['channel'] } : {}),
     ...(status ? { status: status as Conversation['status'] } : {}),
     ...(range[0] ? { from: `${isoDay(range[0])}T00:00:00Z` } : {}),
     ...(range[1] ? { to: `${isoDay(range[1])}T23:59:59Z` } : {}),
   };
-  const list = useInfiniteQuery({
-    queryKey: ['conversations', query],
-    queryFn: ({ pageParam }) =>
-      call(
-        api.GET('/api/conversations', {
-          params: { query: { ...query, ...(pageParam ? { cursor: pageParam } : {}) } },
-        }),
-      ),
-    initialPageParam: null as string | null,
-    getNextPageParam: (page) => page.next_cursor,
-  });
+  const list = useConversationList(query);
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
@@ -94,6 +93,39 @@ export function ConversationsPage() {
           onChange={(value) => setRange(value as [string | null, string | null])}
           w={240}
         />
+        <Select
+          label={t('review.filterRating')}
+          clearable
+          value={rating}
+          onChange={setRating}
+          data={['1', '2', '3', '4', '5'].map((r) => ({ value: r, label: t('review.stars', { value: r }) }))}
+          w={130}
+        />
+        <Select
+          label={t('review.filterReview')}
+          clearable
+          value={review}
+          onChange={setReview}
+          data={(['good', 'bad'] as const).map((v) => ({ value: v, label: t(`review.verdicts.${v}`) }))}
+          w={170}
+        />
+        <Select
+          label={t('review.filterHandedOver')}
+          clearable
+          value={handedOver}
+          onChange={setHandedOver}
+          data={[
+            { value: 'yes', label: t('review.yes') },
+            { value: 'no', label: t('review.no') },
+          ]}
+          w={140}
+        />
+        <Checkbox
+          label={t('review.filterNoKnowledge')}
+          checked={noKnowledge}
+          onChange={(e) => setNoKnowledge(e.currentTarget.checked)}
+          mb={8}
+        />
       </Group>
       {list.isPending ? (
         <Loading />
@@ -110,9 +142,10 @@ export function ConversationsPage() {
               { label: t('conversations.sender') },
               { label: t('conversations.channel') },
               { label: t('conversations.status') },
+              { label: t('review.rating') },
               { label: t('conversations.messages'), align: 'right' as const },
             ]}
-            minWidth={640}
+            minWidth={720}
             highlightOnHover
           >
             {rows.map((c) => (
@@ -132,6 +165,7 @@ export function ConversationsPage() {
                     {t(`conversations.statuses.${c.status}`)}
                   </Badge>
                 </Table.Td>
+                <Table.Td>{c.rating ? t('review.stars', { value: c.rating }) : '—'}</Table.Td>
                 <Table.Td ta="right">{c.message_count}</Table.Td>
               </Table.Tr>
             ))}

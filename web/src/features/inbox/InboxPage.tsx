@@ -13,7 +13,7 @@ import {
   Textarea,
   Title,
 } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
@@ -40,19 +40,38 @@ const STATE_COLOUR: Record<string, string> = {
  * the selected one's transcript with claim, reply, note, assign, give back and close. Live
  * through the server's event stream (see live.ts).
  */
+/** Conversations per page of the list; "more" loads the next. */
+const INBOX_PAGE = 50;
+
 export function InboxPage() {
   const { t, i18n } = useTranslation();
   const [params, setParams] = useSearchParams();
   const [view, setView] = useState<View>('all');
   const [botId, setBotId] = useState<string | null>(null);
   const selected = params.get('c');
-  const list = useQuery({
-    queryKey: [...INBOX_KEY, 'list', view],
-    queryFn: () => call(api.GET('/api/inbox', { params: { query: { view } } })),
+  const list = useInfiniteQuery({
+    queryKey: [...INBOX_KEY, 'list', view, botId],
+    queryFn: ({ pageParam }) =>
+      call(
+        api.GET('/api/inbox', {
+          params: {
+            query: {
+              view,
+              limit: INBOX_PAGE,
+              ...(botId ? { bot_id: botId } : {}),
+              ...(pageParam ? { cursor: pageParam } : {}),
+            },
+          },
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
   });
-  const all = list.data?.data ?? [];
-  const bots = [...new Map(all.map((c) => [c.bot_id, c.bot_name])).entries()];
-  const rows = botId ? all.filter((c) => c.bot_id === botId) : all;
+  const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
+  // The bots seen so far name the filter's choices (agents may not list the tenant's bots).
+  const [seenBots] = useState(() => new Map<string, string>());
+  for (const c of rows) seenBots.set(c.bot_id, c.bot_name);
+  const bots = [...seenBots.entries()];
   const [permission, setPermission] = useState(
     typeof Notification === 'undefined' ? 'unsupported' : Notification.permission,
   );
@@ -154,6 +173,17 @@ export function InboxPage() {
               </Table.Tr>
             ))}
           </DataTable>
+          {list.hasNextPage && (
+            <Button
+              variant="default"
+              mt="sm"
+              onClick={() => void list.fetchNextPage()}
+              loading={list.isFetchingNextPage}
+              data-testid="inbox-more"
+            >
+              {t('common.more')}
+            </Button>
+          )}
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 7 }}>
           {selected ? <ConversationPane id={selected} /> : <Text c="dimmed">{t('inbox.pick')}</Text>}

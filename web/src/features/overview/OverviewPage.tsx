@@ -21,6 +21,7 @@ import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
+import { Numbers } from './Numbers';
 
 // The chart library is the largest part of this page: loaded only when there is a chart to draw.
 const UsageChart = lazy(() => import('./UsageChart'));
@@ -189,6 +190,7 @@ export function OverviewPage() {
           </Card>
         </SimpleGrid>
         <Onboarding />
+        <Numbers />
         <Card withBorder>
           <Title order={2} size="h4" mb="sm">
             {t('overview.perDay')}
