@@ -12,7 +12,8 @@ export function sseEvent(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function openStream(reply: FastifyReply): (chunk: string) => void {
+/** Starts the server-sent events response (headers set so far go along); returns its writer. */
+export function openStream(reply: FastifyReply): (chunk: string) => void {
   reply.hijack();
   // Headers set so far (request id, RateLimit-*) go out with the stream.
   const headers: OutgoingHttpHeaders = {};

@@ -29,6 +29,8 @@ import {
 } from './schema.js';
 
 export type { ConversationRow } from './repository.js';
+/** Whether the dashboard's test chat held an exchange with the bot. */
+export { hasTestExchange } from './repository.js';
 
 const CONVERSATION_LIST = 'conversations';
 const MESSAGE_LIST = 'messages';
