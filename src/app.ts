@@ -48,6 +48,8 @@ import { testChatRoutes } from './modules/chat/test-chat-routes.js';
 import { startScheduler } from './scheduler.js';
 import { widgetRoutes } from './modules/widget/routes.js';
 import { widgetSettingsRoutes } from './modules/widget/settings-routes.js';
+import { sharePageRoutes } from './modules/widget/share-page.js';
+import { goLiveRoutes } from './modules/golive/routes.js';
 import { mailboxRoutes } from './modules/mailboxes/routes.js';
 import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
 
@@ -147,6 +149,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(testChatRoutes, { ctx });
   await app.register(widgetRoutes, { ctx });
   await app.register(widgetSettingsRoutes, { ctx });
+  await app.register(sharePageRoutes, { ctx });
+  await app.register(goLiveRoutes, { ctx });
   await app.register(inboxRoutes, { ctx });
   await app.register(unansweredRoutes, { ctx });
   await app.register(mailboxRoutes, { ctx });

@@ -93,7 +93,12 @@ describe('dashboard journey', () => {
     await page.waitForURL(/\/bots\/[0-9a-f-]{36}$/);
     botUrl = new URL(page.url()).pathname;
     await page.getByRole('heading', { name: 'Salon-Bot', level: 1 }).waitFor();
-    await page.getByText('Der Bot ist aktiv und beantwortet Nachrichten.').waitFor();
+    // A new bot starts inactive; the checklist says what is missing before it goes live.
+    await page.getByText(/^Der Bot ist nicht aktiv/).waitFor();
+    await page.getByTestId('golive-checklist').getByText('1 von 5 erledigt').waitFor();
+    await expect(page.getByTestId('activation-missing').textContent()).resolves.toBe(
+      'Noch offen: Prompt gespeichert, Wissen hinterlegt, Ein Kanal verbunden, Testgespräch geführt',
+    );
     await checkPage('bot-settings');
   });
 
@@ -182,8 +187,6 @@ describe('dashboard journey', () => {
     await checkPage('bot-flow');
 
     await tab('Einstellungen').click();
-    await page.getByRole('button', { name: 'Deaktivieren' }).click();
-    await confirmModal('Deaktivieren');
     await page.getByRole('button', { name: 'Aktivieren' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'Aktivierung abgelehnt' });
     await refused.waitFor();

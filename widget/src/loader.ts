@@ -24,6 +24,18 @@ function sheet(css: string): CSSStyleSheet {
   return s;
 }
 
+/** The bot of a preview (`data-preview`: JSON `{name, language, theme}`), or undefined. */
+function previewOf(script: HTMLScriptElement): WidgetConfig['preview'] {
+  const raw = script.dataset.preview;
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as WidgetConfig['preview'];
+    return value && typeof value === 'object' && typeof value.name === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function start(script: HTMLScriptElement) {
   const key = script.dataset.key ?? '';
   if (!/^pk_[A-Za-z0-9_-]+$/.test(key)) {
@@ -36,6 +48,7 @@ function start(script: HTMLScriptElement) {
     identityToken: script.dataset.identity || undefined,
     consentRequired: script.dataset.consent === 'required',
     fullscreen: script.dataset.fullscreen === 'true',
+    preview: previewOf(script),
   };
   const host = document.createElement('parley-chat');
   const shadow = host.attachShadow({ mode: 'open' });
@@ -43,7 +56,8 @@ function start(script: HTMLScriptElement) {
   shadow.adoptedStyleSheets = [sheet(LAUNCHER_CSS), themeSheet];
 
   const root = document.createElement('div');
-  root.className = script.dataset.position === 'left' ? 'root left' : 'root';
+  const position = config.preview?.theme?.position ?? script.dataset.position;
+  root.className = position === 'left' || position === 'bottom-left' ? 'root left' : 'root';
   const launcher = document.createElement('button');
   launcher.type = 'button';
   launcher.className = 'launcher';
@@ -88,7 +102,7 @@ function start(script: HTMLScriptElement) {
     }
   };
   launcher.addEventListener('click', () => void open());
-  if (config.fullscreen) void open();
+  if (config.fullscreen || config.preview) void open();
 }
 
 const script = findScript();

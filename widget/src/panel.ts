@@ -71,7 +71,12 @@ export function isHandover(value: unknown): boolean {
 export function mount(context: MountContext): PanelHandle {
   const { config, shadow, root, launcher, themeSheet } = context;
   const api = new WidgetApi(config.origin);
-  const store = createStore(browserStorage(), config.publishableKey, config.consentRequired);
+  // A preview stores nothing and sends nothing.
+  const store = createStore(
+    config.preview ? undefined : browserStorage(),
+    config.publishableKey,
+    config.consentRequired && !config.preview,
+  );
   const viewportSheet = sheet('');
   shadow.adoptedStyleSheets = [...shadow.adoptedStyleSheets, sheet(PANEL_CSS), viewportSheet];
   if (config.fullscreen) root.classList.add('full');
@@ -555,6 +560,17 @@ export function mount(context: MountContext): PanelHandle {
       panel.hidden = false;
       launcher.setAttribute('aria-expanded', 'true');
       onViewport();
+      if (config.preview) {
+        if (started) return;
+        started = true;
+        saved = { token: '', expires_at: new Date(0).toISOString(), visitor_id: '', bot: config.preview };
+        applyBot(config.preview);
+        greet();
+        input.disabled = true;
+        send.disabled = true;
+        deleteButton.hidden = true;
+        return;
+      }
       if (config.consentRequired && !store.consented()) {
         showConsent();
         return;

@@ -9,6 +9,11 @@ export interface WidgetConfig {
   consentRequired: boolean;
   /** Open at once, full size (the hosted share page). */
   fullscreen: boolean;
+  /**
+   * Preview in the dashboard: the panel shows this bot's look and greeting without any request
+   * and without storing anything; the input is off.
+   */
+  preview?: Session['bot'] | undefined;
 }
 
 export interface Block {

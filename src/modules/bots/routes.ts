@@ -35,7 +35,12 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
       schema: {
         operationId: 'createBot',
         tags,
-        summary: 'Create a bot; a system_prompt becomes its first prompt version',
+        summary:
+          'Create a bot; it starts inactive (a draft) and a system_prompt becomes its first prompt version',
+        description:
+          'A bot created in the dashboard starts with is_active false and status draft, whatever the body says: ' +
+          'it goes live through the activation once its go-live checklist (GET /api/bots/:id/golive) is done. ' +
+          'A draft can be tried in the test chat. POST /v1/bots keeps its own defaults (active).',
         security,
         body: CreateBotBody,
         response: { 201: BotSchema, ...errorResponses(400, 401, 403) },
@@ -43,7 +48,12 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     },
     async (request, reply) => {
       const user = currentUser(request);
-      const bot = await createBot(ctx.db, user.tenantId, request.body, user.id);
+      const bot = await createBot(
+        ctx.db,
+        user.tenantId,
+        { ...request.body, is_active: false, status: 'draft' },
+        user.id,
+      );
       return reply.status(201).send(serializeBot(bot));
     },
   );

@@ -73,7 +73,8 @@ interface AdmissionRow extends ChatBot {
  * `quota` requests through however many race, on any number of instances; unlimited tenants
  * (quota null) are counted too. $4 is the conversation id (null when none is named or it is
  * malformed), $5 whether one was named, $6 the reservation's lease in seconds, $7 when the caller
- * stops waiting for the answer: a statement that a frozen server runs only later, after the
+ * stops waiting for the answer, $9 whether a draft is admitted (the dashboard's test chat): a
+ * statement that a frozen server runs only later, after the
  * caller gave up, reserves nothing (it would be held until its lease ran out).
  *
  * The statement commits asynchronously (synchronous_commit off for its own transaction only):
@@ -99,7 +100,8 @@ const ADMIT = genericPlan(`WITH bot AS (
   reserved AS (
     INSERT INTO usage_counters AS u (tenant_id, period, messages_used)
     SELECT $1, $3::date, 1 FROM bot
-    WHERE bot.is_active AND bot.status <> 'disabled' AND clock_timestamp() <= $7
+    WHERE (bot.is_active OR ($9::boolean AND bot.status = 'draft')) AND bot.status <> 'disabled'
+      AND clock_timestamp() <= $7
       AND (NOT $5::boolean OR EXISTS (SELECT 1 FROM conversation WHERE status <> 'handed_over'))
       AND coalesce(bot.monthly_message_quota > 0, true)
     ON CONFLICT (tenant_id, period) DO UPDATE SET messages_used = u.messages_used + 1
@@ -145,6 +147,7 @@ export async function admitChat(
   leaseSeconds: number,
   validUntil: Date,
   historyLimit = 0,
+  options: { test?: boolean } = {},
 ): Promise<Admission> {
   if (!isUuid(botId)) return { kind: 'bot_not_found' };
   const named = conversationId !== null;
@@ -157,6 +160,7 @@ export async function admitChat(
     leaseSeconds,
     validUntil,
     historyLimit,
+    options.test === true,
   ]);
   if (!row) return { kind: 'bot_not_found' };
   const {
@@ -172,7 +176,9 @@ export async function admitChat(
     escalation_subscribed,
     ...bot
   } = row;
-  if (!bot.is_active || bot.status === 'disabled') return { kind: 'bot_disabled' };
+  // A draft (never activated) is tried in the dashboard's test chat before it goes live.
+  const tryingDraft = options.test === true && bot.status === 'draft';
+  if ((!bot.is_active && !tryingDraft) || bot.status === 'disabled') return { kind: 'bot_disabled' };
   if (named && conversation_id === null) return { kind: 'conversation_not_found' };
   if (conversation_status === 'handed_over') return { kind: 'handed_over' };
   if (messages_used === null || reservation_id === null) return { kind: 'quota_exhausted' };

@@ -463,6 +463,20 @@ export const EXCHANGE_CONTINUED_CONVERSATION = `UPDATE conversations
 export const MARK_TEST_CONVERSATION = `UPDATE conversations SET is_test = true
   WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test`;
 
+/** Whether the dashboard's test chat held an exchange with the bot (a test conversation with a reply). */
+export async function hasTestExchange(db: Queryable, tenantId: string, botId: string): Promise<boolean> {
+  const row = await queryOne<{ found: boolean }>(
+    db,
+    `SELECT EXISTS (
+       SELECT 1 FROM conversations c
+       JOIN messages m ON m.conversation_id = c.id AND m.role = 'assistant'
+       WHERE c.tenant_id = $1 AND c.bot_id = $2 AND c.is_test
+     ) AS found`,
+    [tenantId, botId],
+  );
+  return row?.found === true;
+}
+
 /** A message of the review: what a bot reply carried, who wrote a person's reply, staff's verdict. */
 export interface ReviewMessageRow extends MessageRow {
   author_user_id: string | null;

@@ -42,6 +42,8 @@ export {
   lockConversationForLead,
   relinkConversationsOfPerson as moveConversationsOfPerson,
 } from './repository.js';
+/** Whether the dashboard's test chat held an exchange with the bot. */
+export { hasTestExchange } from './repository.js';
 
 const CONVERSATION_LIST = 'conversations';
 const MESSAGE_LIST = 'messages';

@@ -47,3 +47,21 @@ export function publishMessage(
     await fanout.publish(tenantTopic(tenantId), event);
   });
 }
+
+/**
+ * A conversation's status change on its own topic (`{type: 'status', status}`), for the streams
+ * that show one conversation (the widget's events: "a person will answer").
+ */
+export function publishConversationStatus(
+  ctx: Ctx,
+  tenantId: string,
+  conversationId: string,
+  status: 'handed_over' | 'active' | 'ended',
+): Promise<void> {
+  return safely(ctx, () =>
+    fanoutOf(ctx.coordination).publish(conversationTopic(tenantId, conversationId), {
+      type: 'status',
+      status,
+    }),
+  );
+}

@@ -318,3 +318,13 @@ export async function setOnboardingStep(
   );
   return row!.steps;
 }
+
+/** How many entries a bot answers from: its own and the tenant's entries for all bots. */
+export async function countBotEntries(db: Queryable, tenantId: string, botId: string): Promise<number> {
+  const row = await queryOne<{ n: number }>(
+    db,
+    'SELECT count(*)::int AS n FROM knowledge_entries WHERE tenant_id = $1 AND (bot_id = $2 OR bot_id IS NULL)',
+    [tenantId, botId],
+  );
+  return row?.n ?? 0;
+}

@@ -307,3 +307,8 @@ export async function hitTest(
     })),
   };
 }
+
+/** How many knowledge entries the bot answers from (its own and those for all bots). */
+export function countKnowledgeFor(db: Queryable, tenantId: string, botId: string): Promise<number> {
+  return repo.countBotEntries(db, tenantId, botId);
+}

@@ -67,6 +67,14 @@ export function canonicalOrigin(value: string): string | undefined {
   }
 }
 
+/**
+ * Whether the browser says the request comes from a page of the service's own origin
+ * (`Sec-Fetch-Site: same-origin`): browsers send no Origin header on a same-origin GET.
+ */
+export function sameOriginFetch(request: FastifyRequest): boolean {
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}
+
 /** The Origin header, or 403 when there is none. */
 export function requireOrigin(request: FastifyRequest): string {
   const origin = requestOrigin(request);
@@ -76,6 +84,43 @@ export function requireOrigin(request: FastifyRequest): string {
 
 export function originAllowed(settings: Pick<WidgetSettingsRow, 'allowed_origins'>, origin: string): boolean {
   return settings.allowed_origins.includes(origin);
+}
+
+/**
+ * Whether the origin is the service's own: the hosted share page /c/<bot> runs there. That is
+ * the origin of PUBLIC_BASE_URL, or the host the browser addressed: host and port compared with
+ * the request's Host (behind a proxy: the forwarded host with TRUST_PROXY), so a scheme
+ * rewritten by a TLS proxy does not matter.
+ */
+export function isOwnOrigin(request: FastifyRequest, origin: string, publicBaseUrl?: string): boolean {
+  if (publicBaseUrl && canonicalOrigin(publicBaseUrl.replace(/\/+$/, '')) === origin) return true;
+  const host = request.host;
+  if (!host) return false;
+  try {
+    return new URL(origin).host === new URL(`${new URL(origin).protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a page may use a bot's widget: `widget` for an origin the bot lists, `share` for the
+ * service's own origin while the bot's share link is on (its hosted page), else undefined.
+ */
+export function entryOf(
+  settings: Pick<WidgetSettingsRow, 'allowed_origins' | 'share_link_enabled'>,
+  origin: string,
+  request: FastifyRequest,
+  publicBaseUrl?: string,
+): 'widget' | 'share' | undefined {
+  if (settings.share_link_enabled && isOwnOrigin(request, origin, publicBaseUrl)) return 'share';
+  if (originAllowed(settings, origin)) return 'widget';
+  return undefined;
+}
+
+/** The widget switch applies to websites; the share page follows its own switch. */
+export function requireOpen(settings: Pick<WidgetSettingsRow, 'enabled'>, entry: 'widget' | 'share'): void {
+  if (entry === 'widget' && !settings.enabled) throw widgetDisabled();
 }
 
 /** CORS headers for an origin the bot lists (never `*`, never credentials: no cookies are used). */
@@ -130,16 +175,25 @@ export async function authenticateVisitor(
   reply: FastifyReply,
   options: { allowExpired?: boolean } = {},
 ): Promise<Visitor> {
-  const origin = requireOrigin(request);
+  const sent = requestOrigin(request);
+  // A same-origin GET (the share page's transcript and events) carries no Origin header.
+  if (!sent && !sameOriginFetch(request)) throw forbiddenOrigin(true);
   const token = bearer(request);
   const check = token ? readVisitorToken(keyringOf(ctx), token) : { ok: false as const };
   if (!check.ok) throw unauthorizedVisitor('visitor_token_invalid');
   const { claims } = check;
+  const origin =
+    sent ?? (isOwnOrigin(request, claims.origin, ctx.config.publicBaseUrl) ? claims.origin : undefined);
+  if (!origin) throw forbiddenOrigin(true);
   const settings = await findSettings(ctx.db, claims.tenant_id, claims.bot_id);
   // A token from another origin, or an origin no longer listed: as if from a foreign site.
-  if (!settings || claims.origin !== origin || !originAllowed(settings, origin)) throw forbiddenOrigin(false);
+  const entry =
+    settings && claims.origin === origin
+      ? entryOf(settings, origin, request, ctx.config.publicBaseUrl)
+      : undefined;
+  if (!settings || !entry) throw forbiddenOrigin(false);
   allowCors(reply, origin);
-  if (!settings.enabled) throw widgetDisabled();
+  requireOpen(settings, entry);
   if (keyFingerprint(settings.publishable_key) !== claims.key)
     throw unauthorizedVisitor('publishable_key_invalid');
   if (check.expired) {

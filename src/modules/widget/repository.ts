@@ -1,4 +1,8 @@
 import { queryOne, type Queryable } from '../../db/database.js';
+import type { Static } from '@sinclair/typebox';
+import type { ChatBlockSchema } from '../chat/schema.js';
+
+type ChatBlock = Static<typeof ChatBlockSchema>;
 
 export interface WidgetTheme {
   primary_color?: string;
@@ -60,6 +64,23 @@ export function findByPublishableKey(
      FROM widget_settings w JOIN bots b ON b.id = w.bot_id
      WHERE w.publishable_key = $1`,
     [publishableKey],
+  );
+}
+
+/**
+ * The settings of a bot whose share link is on, with the bot's name (any tenant: the hosted page
+ * /c/<bot> is public); undefined when the bot is unknown or its share link is off.
+ */
+export function findShared(
+  db: Queryable,
+  botId: string,
+): Promise<(WidgetSettingsRow & { bot_name: string }) | undefined> {
+  return queryOne(
+    db,
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')}, b.name AS bot_name
+     FROM widget_settings w JOIN bots b ON b.id = w.bot_id
+     WHERE w.bot_id = $1 AND w.share_link_enabled`,
+    [botId],
   );
 }
 
@@ -187,6 +208,8 @@ export interface TranscriptRow {
   seq: number;
   role: string;
   content: string;
+  /** The interactive blocks a bot reply showed; null when none. */
+  blocks: ChatBlock[] | null;
   created_at: Date;
 }
 
@@ -198,7 +221,7 @@ export async function transcript(
   afterMessageId?: string,
 ): Promise<TranscriptRow[]> {
   return db.query<TranscriptRow>(
-    `SELECT id, seq::int AS seq, role, content, created_at FROM messages
+    `SELECT id, seq::int AS seq, role, content, blocks, created_at FROM messages
      WHERE tenant_id = $1 AND conversation_id = $2
        AND ($3::uuid IS NULL OR seq > coalesce((SELECT seq FROM messages WHERE id = $3 AND conversation_id = $2), 0))
      ORDER BY seq LIMIT 500`,
@@ -214,7 +237,7 @@ export function findMessage(
 ): Promise<TranscriptRow | undefined> {
   return queryOne(
     db,
-    `SELECT id, seq::int AS seq, role, content, created_at FROM messages
+    `SELECT id, seq::int AS seq, role, content, blocks, created_at FROM messages
      WHERE tenant_id = $1 AND conversation_id = $2 AND id = $3`,
     [tenantId, conversationId, messageId],
   );
@@ -242,4 +265,20 @@ export async function anyWidgetAllows(db: Queryable, origin: string): Promise<bo
     [origin],
   );
   return rows.length > 0;
+}
+
+/** The id of the conversation's last message (of the role when given), or undefined. */
+export async function lastMessageId(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  role?: 'assistant',
+): Promise<string | undefined> {
+  const row = await queryOne<{ id: string }>(
+    db,
+    `SELECT id FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND ($3::text IS NULL OR role = $3)
+     ORDER BY seq DESC LIMIT 1`,
+    [tenantId, conversationId, role ?? null],
+  );
+  return row?.id;
 }

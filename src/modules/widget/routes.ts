@@ -7,21 +7,24 @@ import { rateLimitRefusals } from '../../observability/metrics.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { answerChat } from '../chat/answer.js';
 import { parseChatRequest } from '../chat/request.js';
+import { openEventStream as openStream } from '../../shared/sse.js';
+import { noteChatStreamError } from '../../observability/metrics.js';
 import { ChatResponseSchema } from '../chat/schema.js';
 import {
   allowCors,
   authenticateVisitor,
   bearer,
   forbiddenOrigin,
+  entryOf,
   keyringOf,
-  originAllowed,
   preflightHeaders,
+  requireOpen,
   requireOrigin,
   unauthorizedVisitor,
   visitorOf,
-  widgetDisabled,
 } from './access.js';
 import { streamEvents } from './events.js';
+import { widgetMessageStream } from './message-stream.js';
 import * as repo from './repository.js';
 import { findBot } from '../bots/service.js';
 import { deleteConversationsByIds } from '../conversations/service.js';
@@ -217,9 +220,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         ? await repo.findByPublishableKey(ctx.db, publishableKey)
         : undefined;
       if (!settings) throw unauthorizedVisitor('publishable_key_invalid');
-      if (!originAllowed(settings, origin)) throw forbiddenOrigin(false);
+      const entry = entryOf(settings, origin, request, ctx.config.publicBaseUrl);
+      if (!entry) throw forbiddenOrigin(false);
       allowCors(reply, origin);
-      if (!settings.enabled) throw widgetDisabled();
+      requireOpen(settings, entry);
       const keyring = keyringOf(ctx);
 
       let identity: { visitor_id: string; name?: string; email?: string } | undefined;
@@ -347,8 +351,10 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         description:
           'The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the ' +
           'visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the ' +
-          'reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response, or ' +
-          '`error`. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.',
+          'reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its ' +
+          '`message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with ' +
+          '`Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a ' +
+          '`: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.',
         security,
         body: WidgetMessageBody,
         response: { 200: ChatResponseSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
@@ -389,7 +395,18 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         },
         idempotencyKey: null,
       };
-      return answerChat(ctx, inbound, request, reply);
+      // Stream events carry message ids to resume from on /v1/widget/events.
+      const anchorId = open ? await repo.lastMessageId(ctx.db, claims.tenant_id, open.id) : undefined;
+      return answerChat(ctx, inbound, request, reply, (target) =>
+        widgetMessageStream({
+          open: () => openStream(target),
+          end: () => target.raw.end(),
+          anchorId,
+          replyId: (response) =>
+            repo.lastMessageId(ctx.db, claims.tenant_id, response.conversation_id, 'assistant'),
+          onError: (body) => noteChatStreamError(request, body.error),
+        }),
+      );
     },
   );
 

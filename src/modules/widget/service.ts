@@ -19,13 +19,18 @@ export function newIdentitySecret(): string {
 /** Context the identity secret is bound to when encrypted: it decrypts only for its bot. */
 export const identitySecretContext = (botId: string) => `widget.identity:${botId}`;
 
+/** 404 unless the bot is one of the tenant's; writes nothing. */
+export async function requireBot(db: Queryable, tenantId: string, botId: string): Promise<void> {
+  if (!isUuid(botId) || !(await findBot(db, tenantId, botId))) throw notFound('Bot');
+}
+
 /** The bot's widget settings, created with defaults on first use; 404 for a bot of another tenant. */
 export async function settingsOf(
   db: Queryable,
   tenantId: string,
   botId: string,
 ): Promise<repo.WidgetSettingsRow> {
-  if (!isUuid(botId) || !(await findBot(db, tenantId, botId))) throw notFound('Bot');
+  await requireBot(db, tenantId, botId);
   return repo.ensureSettings(db, tenantId, botId, newPublishableKey());
 }
 
@@ -86,5 +91,27 @@ export function fromOf(role: string): 'visitor' | 'bot' | 'person' {
 }
 
 export function serializeMessage(row: repo.TranscriptRow) {
-  return { id: row.id, from: fromOf(row.role), text: row.content, created_at: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    from: fromOf(row.role),
+    text: row.content,
+    ...(row.blocks && row.blocks.length > 0 ? { blocks: row.blocks } : {}),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * The bot's website channels as the go-live checklist reads them (nothing is created): the
+ * widget switched on with at least one allowed origin, and the share link.
+ */
+export async function widgetChannels(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+): Promise<{ widget_live: boolean; share_link: boolean }> {
+  const settings = await repo.findSettings(db, tenantId, botId);
+  return {
+    widget_live: settings !== undefined && settings.enabled && settings.allowed_origins.length > 0,
+    share_link: settings?.share_link_enabled === true,
+  };
 }

@@ -19,6 +19,7 @@ import {
   rotateIdentitySecret,
   serializeMessage,
   serializeSettings,
+  requireBot,
   settingsOf,
 } from './service.js';
 
@@ -137,7 +138,8 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
     async (request) => {
       const { tenantId } = currentUser(request);
       const { id: botId, visitorId } = request.params;
-      await settingsOf(ctx.db, tenantId, botId);
+      // A read: the bot is checked, its widget settings are not created.
+      await requireBot(ctx.db, tenantId, botId);
       const conversations = await repo.visitorConversations(ctx.db, tenantId, botId, visitorId);
       if (conversations.length === 0) throw notFound('Widget visitor');
       return {

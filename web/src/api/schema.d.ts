@@ -383,7 +383,10 @@ export interface paths {
         /** List the tenant's bots, newest first (cursor pagination, filters is_active and status) */
         get: operations["listBots"];
         put?: never;
-        /** Create a bot; a system_prompt becomes its first prompt version */
+        /**
+         * Create a bot; it starts inactive (a draft) and a system_prompt becomes its first prompt version
+         * @description A bot created in the dashboard starts with is_active false and status draft, whatever the body says: it goes live through the activation once its go-live checklist (GET /api/bots/:id/golive) is done. A draft can be tried in the test chat. POST /v1/bots keeps its own defaults (active).
+         */
         post: operations["createBot"];
         delete?: never;
         options?: never;
@@ -1586,7 +1589,7 @@ export interface paths {
         put?: never;
         /**
          * Send the visitor’s message to the bot (JSON, or server-sent events with Accept: text/event-stream)
-         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response, or `error`. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.
+         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its `message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with `Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a `: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.
          */
         post: operations["sendWidgetMessage"];
         delete?: never;
@@ -1717,6 +1720,40 @@ export interface paths {
         post?: never;
         /** Delete a visitor's widget conversations with the bot and their messages */
         delete: operations["deleteWidgetVisitor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/c/{bot}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's hosted chat page (share link): the widget full screen; 404 while the switch is off */
+        get: operations["getSharePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/golive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's go-live checklist: prompt, knowledge, pre-flight, a channel, a test conversation */
+        get: operations["getGoLiveChecklist"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3259,6 +3296,23 @@ export interface components {
             daily_message_budget: number;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** GoLiveChecklist */
+        GoLiveChecklist: {
+            items: {
+                /** @description prompt, knowledge, preflight (no red block), channel, test_conversation */
+                key: "prompt" | "knowledge" | "preflight" | "channel" | "test_conversation";
+                done: boolean;
+                /** @description The bot page's tab where the item is done */
+                tab: "prompt" | "knowledge" | "flow" | "channels" | "chat";
+                /** @description The connected channels (widget on with an origin, share link on, an active mailbox) */
+                channels?: ("widget" | "share_link" | "email")[];
+            }[];
+            /** @description Every item is done */
+            ready: boolean;
+            /** @description The open items, in checklist order */
+            missing: ("prompt" | "knowledge" | "preflight" | "channel" | "test_conversation")[];
+            is_active: boolean;
         };
         /** InboxConversation */
         InboxConversation: {
@@ -12332,6 +12386,88 @@ export interface operations {
                     "application/json": {
                         deleted_conversations: number;
                     };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSharePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id */
+                bot: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description text/html: the chat does not exist or is switched off */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+        };
+    };
+    getGoLiveChecklist: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GoLiveChecklist"];
                 };
             };
             /** @description Default Response */

@@ -133,6 +133,7 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
           seconds,
           statementDeadline(ctx),
           HISTORY_LIMIT,
+          { test: inbound.test === true },
         ),
       'quota',
     );

@@ -12,7 +12,7 @@ import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../htt
 import type { HandoverReason } from '../../conversations/handover.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 import * as flowStage from '../../flow/stage.js';
-import { publishInboxChange } from '../../inbox/events.js';
+import { publishConversationStatus, publishInboxChange } from '../../inbox/events.js';
 import { isHandOverReply } from '../../models/offline.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
@@ -224,7 +224,10 @@ export async function finish(
       period: turn.admitted.period,
     });
   }
-  if (handover) await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
+  if (handover) {
+    await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
+    await publishConversationStatus(ctx, tenantId, conversationId, 'handed_over');
+  }
   return response;
 }
 

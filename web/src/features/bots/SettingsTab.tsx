@@ -31,6 +31,8 @@ import { botQueryKey, useBot, useBotId } from './BotPage';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { flowKeys } from '../flow/queries';
+import { GoLiveChecklist, useMissingText } from './GoLiveChecklist';
+import { goLiveKey } from './queries';
 
 const CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
 
@@ -82,10 +84,12 @@ function Activation({ bot }: { bot: Bot }) {
       queryClient.setQueryData(botQueryKey(bot.id), updated);
       void queryClient.invalidateQueries({ queryKey: ['bots'] });
       void queryClient.invalidateQueries({ queryKey: flowKeys.preflight(bot.id) });
+      void queryClient.invalidateQueries({ queryKey: goLiveKey(bot.id) });
       notify(updated.is_active ? t('bot.activated') : t('bot.deactivated'));
     },
   });
   const refused = refusedActivation(toggle.error);
+  const missing = useMissingText(bot.id);
   return (
     <Card withBorder>
       <Title order={2} size="h4" mb="xs">
@@ -134,9 +138,21 @@ function Activation({ bot }: { bot: Bot }) {
             {t('bot.deactivate')}
           </Button>
         ) : (
-          <Button color="teal" loading={toggle.isPending} onClick={() => toggle.mutate(true)}>
-            {t('bot.activate')}
-          </Button>
+          <Group gap="sm">
+            <Button
+              color="teal"
+              loading={toggle.isPending}
+              onClick={() => toggle.mutate(true)}
+              aria-describedby={missing ? 'activation-missing' : undefined}
+            >
+              {t('bot.activate')}
+            </Button>
+            {missing && (
+              <Text size="sm" c="dimmed" id="activation-missing" data-testid="activation-missing">
+                {missing}
+              </Text>
+            )}
+          </Group>
         ))}
     </Card>
   );
@@ -261,6 +277,7 @@ export function SettingsTab() {
 
   return (
     <Stack>
+      <GoLiveChecklist botId={botId} />
       <Activation bot={bot.data} />
       <Card withBorder>
         <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
-import type { Bot } from '../../api/types';
+import type { Bot, Ok } from '../../api/types';
 
 export const botKeys = {
   all: ['bots'] as const,
@@ -31,5 +31,17 @@ export function useCreateBot(onCreated: (bot: Bot) => void) {
       void queryClient.invalidateQueries({ queryKey: botKeys.all });
       onCreated(bot);
     },
+  });
+}
+
+export type GoLive = Ok<'/api/bots/{id}/golive', 'get'>;
+
+/** Under the bot's key: a change of the bot (or its channels, knowledge, flow) reads it anew. */
+export const goLiveKey = (botId: string) => ['bot', botId, 'golive'] as const;
+
+export function useGoLive(botId: string) {
+  return useQuery({
+    queryKey: goLiveKey(botId),
+    queryFn: () => call(api.GET('/api/bots/{id}/golive', { params: { path: { id: botId } } })),
   });
 }

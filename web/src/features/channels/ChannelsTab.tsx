@@ -1,27 +1,32 @@
 import { SegmentedControl, Stack } from '@mantine/core';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBotId } from '../bots/BotPage';
 import { EmailChannel } from './EmailChannel';
+import { WebsiteChannel } from './WebsiteChannel';
 
-const PARTS = ['email'] as const;
-type Part = (typeof PARTS)[number];
+type Part = 'website' | 'email';
 
-/** Bot → Channels: where the bot answers besides the API (one part per channel). */
+/** Bot → Channels: where the bot answers besides the API, one part per channel (Website first). */
 export function ChannelsTab() {
   const { t } = useTranslation();
   const botId = useBotId();
-  const [part, setPart] = useState<Part>('email');
+  const [part, setPart] = useState<Part>('website');
+  const PARTS: { value: Part; label: string; element: ReactNode }[] = [
+    { value: 'website', label: t('channels.parts.website'), element: <WebsiteChannel botId={botId} /> },
+    { value: 'email', label: t('channels.email'), element: <EmailChannel botId={botId} /> },
+  ];
+  const current = PARTS.find((p) => p.value === part) ?? PARTS[0]!;
   return (
     <Stack>
       <SegmentedControl
         aria-label={t('bot.channelParts')}
-        value={part}
+        value={current.value}
         onChange={(value) => setPart(value as Part)}
-        data={PARTS.map((p) => ({ value: p, label: t(`channels.${p}`) }))}
+        data={PARTS.map(({ value, label }) => ({ value, label }))}
         style={{ alignSelf: 'flex-start' }}
       />
-      {part === 'email' && <EmailChannel botId={botId} />}
+      {current.element}
     </Stack>
   );
 }

@@ -1,0 +1,450 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Code,
+  ColorInput,
+  CopyButton,
+  Group,
+  NumberInput,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  TagsInput,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useCan } from '../../app/session';
+import { confirmAction } from '../../components/confirm';
+import { notify } from '../../components/notify';
+import { SecretOnce } from '../../components/SecretOnce';
+import { ErrorAlert, Loading } from '../../components/states';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
+import { useBot } from '../bots/BotPage';
+import { canonicalOrigin, cspLinesOf, previewDocument, snippetOf } from './origins';
+import {
+  useRotateIdentitySecret,
+  useRotatePublishableKey,
+  useUpdateWidget,
+  useWidgetSettings,
+  type WidgetPatch,
+  type WidgetSettings,
+} from './queries';
+
+const HEX = /^#[0-9a-fA-F]{6}$/;
+
+function formValues(settings: WidgetSettings) {
+  return {
+    allowed_origins: settings.allowed_origins,
+    verified_only: settings.verified_only,
+    language: settings.language,
+    daily_message_budget: settings.daily_message_budget,
+    primary_color: settings.theme.primary_color ?? '#1c5fd4',
+    background_color: settings.theme.background_color ?? '#ffffff',
+    text_color: settings.theme.text_color ?? '#1a1b1e',
+    position: settings.theme.position ?? 'bottom-right',
+    greeting: settings.theme.greeting ?? '',
+    avatar_url: settings.theme.avatar_url ?? '',
+  };
+}
+type Values = ReturnType<typeof formValues>;
+
+function toBody(values: Values): WidgetPatch {
+  return {
+    allowed_origins: values.allowed_origins.map((o) => canonicalOrigin(o) ?? o),
+    verified_only: values.verified_only,
+    language: values.language,
+    daily_message_budget: Number(values.daily_message_budget),
+    theme: {
+      primary_color: values.primary_color,
+      background_color: values.background_color,
+      text_color: values.text_color,
+      position: values.position,
+      ...(values.greeting.trim() ? { greeting: values.greeting.trim() } : {}),
+      ...(values.avatar_url.trim() ? { avatar_url: values.avatar_url.trim() } : {}),
+    },
+  };
+}
+
+/** A text to copy: shown as code with a copy button. */
+function CopyBlock({ label, value, testId }: { label: string; value: string; testId: string }) {
+  const { t } = useTranslation();
+  return (
+    <Stack gap={4}>
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm" fw={500}>
+          {label}
+        </Text>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Button size="compact-xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
+              {copied ? t('secret.copied') : t('secret.copy')}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+      <Code block data-testid={testId} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        {value}
+      </Code>
+    </Stack>
+  );
+}
+
+/** The real widget in preview mode (no requests), in a frame, following the form as it is typed. */
+function Preview({
+  botName,
+  settings,
+  values,
+}: {
+  botName: string;
+  settings: WidgetSettings;
+  values: Values;
+}) {
+  const { t } = useTranslation();
+  const [debounced] = useDebouncedValue(values, 400);
+  const doc = useMemo(() => {
+    const body = toBody(debounced);
+    const theme = Object.fromEntries(
+      Object.entries(body.theme ?? {}).filter(
+        ([key, value]) => !key.endsWith('_color') || (typeof value === 'string' && HEX.test(value)),
+      ),
+    );
+    return previewDocument(window.location.origin, settings.publishable_key, {
+      name: botName,
+      language: debounced.language,
+      theme,
+    });
+  }, [debounced, botName, settings.publishable_key]);
+  return (
+    <Card withBorder>
+      <Title order={3} size="h5" mb="xs">
+        {t('channels.website.preview')}
+      </Title>
+      <Text size="xs" c="dimmed" mb="xs">
+        {t('channels.website.previewHelp')}
+      </Text>
+      <iframe
+        title={t('channels.website.preview')}
+        srcDoc={doc}
+        data-testid="widget-preview"
+        style={{
+          width: '100%',
+          height: 620,
+          border: '1px solid var(--mantine-color-gray-3)',
+          borderRadius: 8,
+        }}
+      />
+    </Card>
+  );
+}
+
+function Keys({ botId, settings }: { botId: string; settings: WidgetSettings }) {
+  const { t } = useTranslation();
+  const canEdit = useCan('bot:edit');
+  const rotateKey = useRotatePublishableKey(botId);
+  const rotateSecret = useRotateIdentitySecret(botId);
+  const [secret, setSecret] = useState<string | null>(null);
+  return (
+    <Card withBorder>
+      <Stack>
+        <Title order={3} size="h5">
+          {t('channels.website.keys')}
+        </Title>
+        {(rotateKey.error ?? rotateSecret.error) && (
+          <ErrorAlert error={rotateKey.error ?? rotateSecret.error} />
+        )}
+        <Group justify="space-between" align="flex-end">
+          <div>
+            <Text size="sm" fw={500}>
+              {t('channels.website.publishableKey')}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {t('channels.website.publishableKeyHelp')}
+            </Text>
+            <Code data-testid="publishable-key">{settings.publishable_key}</Code>
+          </div>
+          {canEdit && (
+            <Button
+              variant="light"
+              color="red"
+              loading={rotateKey.isPending}
+              onClick={() =>
+                confirmAction({
+                  title: t('channels.website.rotateKey'),
+                  text: t('channels.website.rotateKeyConfirm'),
+                  confirm: t('channels.website.rotateKey'),
+                  onConfirm: () =>
+                    rotateKey.mutate(undefined, {
+                      onSuccess: () => notify(t('channels.website.keyRotated')),
+                    }),
+                })
+              }
+            >
+              {t('channels.website.rotateKey')}
+            </Button>
+          )}
+        </Group>
+        <Group justify="space-between" align="flex-end">
+          <div>
+            <Text size="sm" fw={500}>
+              {t('channels.website.identitySecret')}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {settings.identity_secret_set
+                ? t('channels.website.secretSet')
+                : t('channels.website.secretNone')}
+            </Text>
+          </div>
+          {canEdit && (
+            <Button
+              variant="light"
+              loading={rotateSecret.isPending}
+              onClick={() => {
+                const run = () =>
+                  rotateSecret.mutate(undefined, { onSuccess: (r) => setSecret(r.identity_secret) });
+                if (!settings.identity_secret_set) return run();
+                confirmAction({
+                  title: t('channels.website.rotateSecret'),
+                  text: t('channels.website.rotateSecretConfirm'),
+                  confirm: t('channels.website.rotateSecret'),
+                  onConfirm: run,
+                });
+              }}
+            >
+              {settings.identity_secret_set
+                ? t('channels.website.rotateSecret')
+                : t('channels.website.createSecret')}
+            </Button>
+          )}
+        </Group>
+        {secret && (
+          <SecretOnce
+            label={t('channels.website.identitySecret')}
+            secret={secret}
+            onDone={() => setSecret(null)}
+          />
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+/** Bots → Channels → Website: the widget's switch, origins, appearance with preview, snippet and keys. */
+export function WebsiteChannel({ botId }: { botId: string }) {
+  const { t } = useTranslation();
+  const canEdit = useCan('bot:edit');
+  const bot = useBot(botId);
+  const settings = useWidgetSettings(botId);
+  const update = useUpdateWidget(botId);
+  const toggle = useUpdateWidget(botId);
+  const form = useForm<Values>({
+    validate: {
+      allowed_origins: (origins) => {
+        const wrong = origins.find((o) => canonicalOrigin(o) === null);
+        return wrong ? t('channels.website.originInvalid', { value: wrong }) : null;
+      },
+      primary_color: (v) => (HEX.test(v) ? null : t('channels.website.colorInvalid')),
+      background_color: (v) => (HEX.test(v) ? null : t('channels.website.colorInvalid')),
+      text_color: (v) => (HEX.test(v) ? null : t('channels.website.colorInvalid')),
+      avatar_url: (v) =>
+        !v.trim() || /^https:\/\/\S+$/.test(v.trim()) ? null : t('channels.website.avatarInvalid'),
+      greeting: (v) => (v.length <= 500 ? null : t('channels.website.greetingTooLong')),
+    },
+  });
+  useEffect(() => {
+    if (settings.data && !form.initialized) form.initialize(formValues(settings.data));
+  }, [settings.data, form]);
+  const save = (values: Values) =>
+    update.mutateAsync(toBody(values)).then((updated) => {
+      form.resetDirty(formValues(updated));
+      form.setValues(formValues(updated));
+      notify(t('common.saved'));
+    });
+  useFormUnsavedChanges(form, save, canEdit && form.initialized);
+
+  if (settings.isPending || bot.isPending) return <Loading />;
+  if (settings.error) return <ErrorAlert error={settings.error} />;
+  if (bot.error) return <ErrorAlert error={bot.error} />;
+  if (!form.initialized) return <Loading />;
+  const data = settings.data;
+  const origin = window.location.origin;
+  const shareUrl = `${origin}/c/${botId}`;
+
+  return (
+    <Stack>
+      <Card withBorder>
+        <Stack>
+          {toggle.error && <ErrorAlert error={toggle.error} />}
+          <Switch
+            label={t('channels.website.enabled')}
+            description={t('channels.website.enabledHelp')}
+            checked={data.enabled}
+            disabled={!canEdit || toggle.isPending}
+            onChange={(e) => toggle.mutate({ enabled: e.currentTarget.checked })}
+          />
+          {data.enabled && data.allowed_origins.length === 0 && (
+            <Alert color="yellow" role="status">
+              {t('channels.website.noOrigins')}
+            </Alert>
+          )}
+          <Switch
+            label={t('channels.website.shareLink')}
+            description={t('channels.website.shareLinkHelp')}
+            checked={data.share_link_enabled}
+            disabled={!canEdit || toggle.isPending}
+            onChange={(e) => toggle.mutate({ share_link_enabled: e.currentTarget.checked })}
+          />
+          {data.share_link_enabled && (
+            <Group gap="xs">
+              <Anchor href={shareUrl} target="_blank" rel="noopener" data-testid="share-link">
+                {shareUrl}
+              </Anchor>
+              <CopyButton value={shareUrl}>
+                {({ copied, copy }) => (
+                  <Button size="compact-xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
+                    {copied ? t('secret.copied') : t('secret.copy')}
+                  </Button>
+                )}
+              </CopyButton>
+            </Group>
+          )}
+        </Stack>
+      </Card>
+
+      <form onSubmit={form.onSubmit((values) => void save(values).catch(() => undefined))} noValidate>
+        <fieldset disabled={!canEdit} style={{ border: 0, padding: 0, margin: 0 }}>
+          <Stack>
+            {update.error && <ErrorAlert error={update.error} />}
+            <Card withBorder>
+              <Stack>
+                <Title order={3} size="h5">
+                  {t('channels.website.access')}
+                </Title>
+                <TagsInput
+                  label={t('channels.website.origins')}
+                  description={t('channels.website.originsHelp')}
+                  placeholder="https://www.example.com"
+                  splitChars={[',', ' ']}
+                  clearable
+                  {...form.getInputProps('allowed_origins')}
+                />
+                <Switch
+                  label={t('channels.website.verifiedOnly')}
+                  description={t('channels.website.verifiedOnlyHelp')}
+                  {...form.getInputProps('verified_only', { type: 'checkbox' })}
+                />
+                <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                  <Select
+                    label={t('channels.website.language')}
+                    allowDeselect={false}
+                    data={[
+                      { value: 'de', label: 'Deutsch' },
+                      { value: 'en', label: 'English' },
+                    ]}
+                    {...form.getInputProps('language')}
+                  />
+                  <NumberInput
+                    label={t('channels.website.budget')}
+                    description={t('channels.website.budgetHelp')}
+                    min={0}
+                    max={10_000_000}
+                    {...form.getInputProps('daily_message_budget')}
+                  />
+                </SimpleGrid>
+              </Stack>
+            </Card>
+            <Card withBorder>
+              <Stack>
+                <Title order={3} size="h5">
+                  {t('channels.website.appearance')}
+                </Title>
+                <SimpleGrid cols={{ base: 1, sm: 3 }}>
+                  <ColorInput
+                    label={t('channels.website.primary')}
+                    format="hex"
+                    withEyeDropper={false}
+                    {...form.getInputProps('primary_color')}
+                  />
+                  <ColorInput
+                    label={t('channels.website.background')}
+                    format="hex"
+                    withEyeDropper={false}
+                    {...form.getInputProps('background_color')}
+                  />
+                  <ColorInput
+                    label={t('channels.website.text')}
+                    format="hex"
+                    withEyeDropper={false}
+                    {...form.getInputProps('text_color')}
+                  />
+                </SimpleGrid>
+                <div>
+                  <Text size="sm" fw={500} id="widget-position-label">
+                    {t('channels.website.position')}
+                  </Text>
+                  <SegmentedControl
+                    aria-labelledby="widget-position-label"
+                    data={[
+                      { value: 'bottom-right', label: t('channels.website.right') },
+                      { value: 'bottom-left', label: t('channels.website.left') },
+                    ]}
+                    {...form.getInputProps('position')}
+                  />
+                </div>
+                <Textarea
+                  label={t('channels.website.greeting')}
+                  description={t('channels.website.greetingHelp')}
+                  autosize
+                  minRows={2}
+                  maxLength={500}
+                  {...form.getInputProps('greeting')}
+                />
+                <TextInput
+                  label={t('channels.website.avatar')}
+                  description={t('channels.website.avatarHelp')}
+                  placeholder="https://"
+                  {...form.getInputProps('avatar_url')}
+                />
+              </Stack>
+            </Card>
+            {canEdit && (
+              <Group>
+                <Button type="submit" loading={update.isPending} disabled={!form.isDirty()}>
+                  {t('common.save')}
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        </fieldset>
+      </form>
+
+      <Preview botName={bot.data.name} settings={data} values={form.values} />
+
+      <Card withBorder>
+        <Stack>
+          <Title order={3} size="h5">
+            {t('channels.website.install')}
+          </Title>
+          <Text size="sm">{t('channels.website.installHelp')}</Text>
+          <CopyBlock
+            label={t('channels.website.snippet')}
+            value={snippetOf(origin, data.publishable_key)}
+            testId="snippet"
+          />
+          <CopyBlock label={t('channels.website.csp')} value={cspLinesOf(origin)} testId="csp-lines" />
+        </Stack>
+      </Card>
+
+      <Keys botId={botId} settings={data} />
+    </Stack>
+  );
+}
