@@ -11,7 +11,7 @@
  * transcript.
  */
 import type { ChatErrorBody, ChatResponse, StreamSink } from '../chat/pipeline/types.js';
-import { sseEvent } from '../chat/sse.js';
+import { sseEvent } from '../../shared/sse.js';
 
 export const MESSAGE_HEARTBEAT_MS = 15_000;
 
