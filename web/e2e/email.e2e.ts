@@ -22,6 +22,9 @@ describe('e-mail channel: connect a mailbox', () => {
 
   it('adds a Microsoft 365 mailbox and shows its health without the secret', async () => {
     await page.goto(`/bots/${harness.botId}/channels`);
+    // Website comes first; the e-mail part is one click away (and in the address).
+    await page.getByText('E-Mail', { exact: true }).click();
+    await page.waitForURL(/[?&]part=email/);
     await page.getByText('Noch kein Postfach').waitFor();
     await page.getByRole('button', { name: 'Postfach verbinden' }).first().click();
     const dialog = page.getByRole('dialog');

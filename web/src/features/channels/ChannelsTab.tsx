@@ -1,20 +1,25 @@
 import { SegmentedControl, Stack } from '@mantine/core';
-import { useState, type ReactNode } from 'react';
+import { type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import { useBotId } from '../bots/BotPage';
 import { EmailChannel } from './EmailChannel';
 import { WebsiteChannel } from './WebsiteChannel';
 
 type Part = 'website' | 'email';
 
-/** Bot → Channels: where the bot answers besides the API, one part per channel (Website first). */
+/**
+ * Bot → Channels: where the bot answers besides the API, one part per channel (Website first).
+ * The part shown is in the address (`?part=email`), so a link can lead to it.
+ */
 export function ChannelsTab() {
   const { t } = useTranslation();
   const botId = useBotId();
-  const [part, setPart] = useState<Part>('website');
+  const [params, setParams] = useSearchParams();
+  const part = params.get('part');
   const PARTS: { value: Part; label: string; element: ReactNode }[] = [
     { value: 'website', label: t('channels.parts.website'), element: <WebsiteChannel botId={botId} /> },
-    { value: 'email', label: t('channels.email'), element: <EmailChannel botId={botId} /> },
+    { value: 'email', label: t('channels.parts.email'), element: <EmailChannel botId={botId} /> },
   ];
   const current = PARTS.find((p) => p.value === part) ?? PARTS[0]!;
   return (
@@ -22,7 +27,7 @@ export function ChannelsTab() {
       <SegmentedControl
         aria-label={t('bot.channelParts')}
         value={current.value}
-        onChange={(value) => setPart(value as Part)}
+        onChange={(value) => setParams({ part: value }, { replace: true })}
         data={PARTS.map(({ value, label }) => ({ value, label }))}
         style={{ alignSelf: 'flex-start' }}
       />
