@@ -26,6 +26,7 @@ import { useCan } from '../../app/session';
 import { confirmAction } from '../../components/confirm';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { formatDateTime } from '../../format';
 import {
   useCheckMailbox,
@@ -145,16 +146,20 @@ function MailboxForm({ botId, mailbox, onClose }: { botId: string; mailbox?: Mai
   const v = form.values;
   const secretHint = (name: string) =>
     editing && mailbox?.secrets_set.includes(name) ? t('email.secretKept') : undefined;
-  const submit = (values: FormValues) => {
+  const variables = (values: FormValues) => {
     const body = bodyOf(values, editing);
     const { kind: _kind, ...patch } = body;
-    save.mutate(mailbox ? { id: mailbox.id, patch } : { body }, {
-      onSuccess: () => {
-        notify(t('email.saved'));
-        onClose();
-      },
-    });
+    return mailbox ? { id: mailbox.id, patch } : { body };
   };
+  const saved = {
+    onSuccess: () => {
+      notify(t('email.saved'));
+      onClose();
+    },
+  };
+  const submit = (values: FormValues) => save.mutate(variables(values), saved);
+  // Leaving with unsaved changes (another tab, another page, closing the browser tab) asks first.
+  useFormUnsavedChanges(form, (values) => save.mutateAsync(variables(values), saved));
   const smtpFields = (
     <>
       <SimpleGrid cols={{ base: 1, sm: 2 }}>
