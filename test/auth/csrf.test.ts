@@ -109,6 +109,14 @@ describeApp('cross-site request forgery guard for cookie sessions', (get) => {
     });
     expect(v1.statusCode).toBe(201);
     const bot = bearer.json() as { id: string };
+    // A bot created in the dashboard starts as an inactive draft: activated before it chats.
+    const activated = await inject({
+      method: 'PATCH',
+      url: `/api/bots/${bot.id}`,
+      headers: tenant.owner.headers,
+      payload: { is_active: true, status: 'active' },
+    });
+    expect(activated.statusCode).toBe(200);
     const chat = await inject({
       method: 'POST',
       url: `/api/bot-chat/${bot.id}/chat`,
