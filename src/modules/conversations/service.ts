@@ -73,55 +73,67 @@ export async function listConversationsPage(db: Queryable, tenantId: string, fil
 }
 
 /**
- * A conversation with one page of its messages, oldest first. The message cursor is bound
- * to the conversation, so it cannot be replayed against another one.
+ * A conversation with one page of its messages, oldest first, each message read by `read` and
+ * shaped by `serialize`. The message cursor is bound to the conversation, so it cannot be
+ * replayed against another one.
  */
-export async function getConversationDetail(
+async function conversationWithMessages<Row extends { seq: number }, Out>(
   db: Queryable,
   tenantId: string,
   conversationId: string,
   query: { limit?: number; cursor?: string },
+  read: (
+    db: Queryable,
+    tenantId: string,
+    conversationId: string,
+    page: { afterSeq?: number; limit: number },
+  ) => Promise<Row[]>,
+  serialize: (row: Row) => Out,
 ) {
   const conversation = await findConversation(db, tenantId, conversationId);
   if (!conversation) throw notFound('Conversation');
   const list = `${MESSAGE_LIST}:${conversation.id}`;
   const limit = query.limit ?? DEFAULT_MESSAGE_PAGE;
-  const rows = await listMessages(db, tenantId, conversation.id, {
+  const rows = await read(db, tenantId, conversation.id, {
     afterSeq: decodeSeqCursor(list, query.cursor),
     limit: limit + 1,
   });
   const page = splitPage(rows, limit, (last) => encodeSeqCursor(list, last.seq));
   return {
     ...serializeConversation(conversation),
-    messages: page.data.map(serializeMessage),
+    messages: page.data.map(serialize),
     next_cursor: page.next_cursor,
   };
+}
+
+/** A conversation with one page of its messages (the API's view). */
+export function getConversationDetail(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  return conversationWithMessages(db, tenantId, conversationId, query, listMessages, serializeMessage);
 }
 
 /**
  * The dashboard's review of a conversation: its messages with what each bot reply carried
  * (sources and scores, actions, blocks, hand-over, tokens, model) and staff's verdicts.
  */
-export async function getConversationReview(
+export function getConversationReview(
   db: Queryable,
   tenantId: string,
   conversationId: string,
   query: { limit?: number; cursor?: string },
 ) {
-  const conversation = await findConversation(db, tenantId, conversationId);
-  if (!conversation) throw notFound('Conversation');
-  const list = `${MESSAGE_LIST}:${conversation.id}`;
-  const limit = query.limit ?? DEFAULT_MESSAGE_PAGE;
-  const rows = await listReviewMessages(db, tenantId, conversation.id, {
-    afterSeq: decodeSeqCursor(list, query.cursor),
-    limit: limit + 1,
-  });
-  const page = splitPage(rows, limit, (last) => encodeSeqCursor(list, last.seq));
-  return {
-    ...serializeConversation(conversation),
-    messages: page.data.map(serializeReviewMessage),
-    next_cursor: page.next_cursor,
-  };
+  return conversationWithMessages(
+    db,
+    tenantId,
+    conversationId,
+    query,
+    listReviewMessages,
+    serializeReviewMessage,
+  );
 }
 
 /** Staff rate a bot reply good or bad with a note; another tenant's reply is a 404. */
