@@ -7,9 +7,9 @@ import { receiveMail } from '../../src/modules/mailboxes/connectors/inbound.js';
 import { parseRawMail } from '../../src/modules/mailboxes/connectors/parse.js';
 import { MailboxConnections } from '../../src/modules/mailboxes/connectors/sync.js';
 import { describeApp } from '../helpers/app.js';
-import { buildTenant } from '../helpers/factories.js';
 import { textPdf } from '../knowledge/documents.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
+import { connectDovecotMailbox } from './mailbox-setup.js';
 
 const DOCX = readFileSync(join(import.meta.dirname, '../fixtures/knowledge/werkstatt.docx'));
 const PDF = textPdf(['Preisliste: Der Kurs Yoga am Morgen kostet 49 Euro.']);
@@ -42,34 +42,8 @@ afterAll(async () => {
 
 describeApp('e-mail attachments: limits, and text for the bot only when the mailbox allows it', (get) => {
   async function setUp(readAttachments: boolean) {
-    const { ctx, app } = get();
-    await ctx.db.query('UPDATE mailboxes SET is_active = false');
-    await dovecot.clear();
-    const tenant = await buildTenant(ctx);
-    const bot = await tenant.bot();
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'imap',
-        name: 'Studio',
-        address: 'bot@example.test',
-        settings: {
-          imap_host: '127.0.0.1',
-          imap_port: dovecot.port,
-          imap_tls: false,
-          smtp_host: '127.0.0.1',
-          smtp_port: 2525,
-          smtp_tls: false,
-          username: dovecot.user,
-          read_attachments: readAttachments,
-        },
-        secrets: { password: dovecot.password },
-      },
-    });
-    expect(res.statusCode).toBe(201);
-    return (await findMailboxById(ctx.db, res.json().id))!;
+    const { mailboxId } = await connectDovecotMailbox(get(), dovecot, { smtpPort: 2525, readAttachments });
+    return (await findMailboxById(get().ctx.db, mailboxId))!;
   }
 
   async function userMessageOf(conversationId: string): Promise<string> {

@@ -6,8 +6,8 @@ import { createEmailSender } from '../../src/modules/mailboxes/connectors/sender
 import { MailboxConnections } from '../../src/modules/mailboxes/connectors/sync.js';
 import { OutboxWorker } from '../../src/modules/outbox/worker.js';
 import { describeApp, startApp, stopApp } from '../helpers/app.js';
-import { buildTenant } from '../helpers/factories.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
+import { connectDovecotMailbox } from './mailbox-setup.js';
 import { startSmtpRecorder, type SmtpRecorder } from './smtp-recorder.js';
 
 let dovecot: Dovecot;
@@ -63,33 +63,8 @@ describeApp('e-mail faults: an instance killed between reply and send, a lease t
   const sender = (ctx: AppContext) => new OutboxWorker({ db: ctx.db, senders: [createEmailSender(ctx)] });
 
   async function setUp() {
-    const { ctx, app } = get();
-    await ctx.db.query('UPDATE mailboxes SET is_active = false');
-    await dovecot.clear();
-    const tenant = await buildTenant(ctx);
-    const bot = await tenant.bot();
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'imap',
-        name: 'Studio',
-        address: 'bot@example.test',
-        settings: {
-          imap_host: '127.0.0.1',
-          imap_port: dovecot.port,
-          imap_tls: false,
-          smtp_host: '127.0.0.1',
-          smtp_port: smtp.port,
-          smtp_tls: false,
-          username: dovecot.user,
-        },
-        secrets: { password: dovecot.password },
-      },
-    });
-    expect(res.statusCode).toBe(201);
-    return (await findMailboxById(ctx.db, res.json().id))!;
+    const { mailboxId } = await connectDovecotMailbox(get(), dovecot, { smtpPort: smtp.port });
+    return (await findMailboxById(get().ctx.db, mailboxId))!;
   }
 
   it('the exchange and its outbox row commit together: a restarted instance sends the reply exactly once', async () => {

@@ -4,8 +4,8 @@ import { createEmailSender } from '../../src/modules/mailboxes/connectors/sender
 import { MailboxConnections } from '../../src/modules/mailboxes/connectors/sync.js';
 import { OutboxWorker } from '../../src/modules/outbox/worker.js';
 import { describeApp } from '../helpers/app.js';
-import { buildTenant } from '../helpers/factories.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
+import { connectDovecotMailbox } from './mailbox-setup.js';
 import { startSmtpRecorder, type SmtpRecorder } from './smtp-recorder.js';
 
 let dovecot: Dovecot;
@@ -45,36 +45,11 @@ describeApp('e-mail over IMAP (Dovecot) and SMTP (recording server)', (get) => {
   const worker = (ctx: AppContext, now?: () => Date) =>
     new OutboxWorker({ db: ctx.db, senders: [createEmailSender(ctx)], now });
 
-  async function setUp() {
-    const { ctx } = get();
-    // One mailbox on the one Dovecot user at a time: earlier tests' mailboxes are switched off.
-    await ctx.db.query('UPDATE mailboxes SET is_active = false');
-    await dovecot.clear();
-    const tenant = await buildTenant(ctx);
-    const bot = await tenant.bot({ system_prompt: 'Du bist der Assistent des Studios.' });
-    const res = await get().app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'imap',
-        name: 'Studio',
-        address: 'bot@example.test',
-        settings: {
-          imap_host: '127.0.0.1',
-          imap_port: dovecot.port,
-          imap_tls: false,
-          smtp_host: '127.0.0.1',
-          smtp_port: smtp.port,
-          smtp_tls: false,
-          username: dovecot.user,
-        },
-        secrets: { password: dovecot.password },
-      },
+  const setUp = () =>
+    connectDovecotMailbox(get(), dovecot, {
+      smtpPort: smtp.port,
+      systemPrompt: 'Du bist der Assistent des Studios.',
     });
-    expect(res.statusCode).toBe(201);
-    return { tenant, bot, mailboxId: res.json().id as string };
-  }
 
   async function inbound(mailboxId: string) {
     return get().db.query<{
