@@ -272,6 +272,13 @@ function firstTokenDelay(ready: Ready, visitor: Visitor): Promise<number> {
   });
 }
 
+/** How often each value occurs. */
+function countBy(values: number[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
 async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   try {
@@ -316,15 +323,26 @@ async function main(): Promise<void> {
         [ready.tenantId, ready.botId, chunk.map((v) => v.visitorId)],
       );
     }
+    // A stream refused while the database is busy (503, Retry-After: 1) is opened again after a
+    // second, as the widget does; the first round's refusals are reported.
     const opening = Date.now();
+    let waiting = visitors;
     const statuses: number[] = [];
-    for (let i = 0; i < visitors.length; i += 200) {
-      statuses.push(
-        ...(await Promise.all(visitors.slice(i, i + 200).map((v) => holdStream(ready, v, held)))),
-      );
+    for (let round = 0; round < 5 && waiting.length > 0; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      const refused: Visitor[] = [];
+      for (let i = 0; i < waiting.length; i += 200) {
+        const chunk = waiting.slice(i, i + 200);
+        const results = await Promise.all(chunk.map((v) => holdStream(ready, v, held)));
+        results.forEach((status, k) => {
+          if (round === 0) statuses.push(status);
+          if (status !== 200) refused.push(chunk[k]!);
+        });
+      }
+      waiting = refused;
     }
     const openSeconds = (Date.now() - opening) / 1000;
-    const open = statuses.filter((s) => s === 200).length;
+    const open = visitors.length - waiting.length;
 
     // /health while every stream is held.
     const health: number[] = [];
@@ -343,7 +361,10 @@ async function main(): Promise<void> {
     const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
     console.log(`Widget benchmark on PostgreSQL (one instance; ${cores} cores, load average ${load})`);
     console.log(
-      `  event streams: ${open}/${STREAMS} opened in ${openSeconds.toFixed(1)} s, ${stillOpen} still open after ${SECONDS} s`,
+      `  event streams: ${open}/${STREAMS} opened in ${openSeconds.toFixed(1)} s, ${stillOpen} still open after ${SECONDS} s` +
+        (open < statuses.length
+          ? ` (refused: ${JSON.stringify(countBy(statuses.filter((s) => s !== 200)))})`
+          : ''),
     );
     console.log(
       `  /health during the streams: ${health.length} samples, p50 ${percentile(health, 50).toFixed(1)} ms, ` +
