@@ -27,7 +27,7 @@ import type { AppContext } from '../src/shared/context.js';
 import { memoryCoordination } from '../src/coordination/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
-import { createBot } from '../src/modules/bots/service.js';
+import { createBot } from '../src/modules/bots/editing.js';
 import { answer } from '../src/modules/chat/pipeline/engine.js';
 import {
   hitTest,

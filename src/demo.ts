@@ -1,5 +1,5 @@
 import type { AppContext } from './shared/context.js';
-import { createBot } from './modules/bots/service.js';
+import { createBot } from './modules/bots/editing.js';
 import { createTenant } from './modules/tenants/service.js';
 import { insertUser } from './modules/auth/repository.js';
 import { importEntries, type EntryInput } from './modules/knowledge/service.js';

@@ -60,6 +60,30 @@ export async function queryOne<T>(
   return rows[0];
 }
 
+/**
+ * Runs work inside a savepoint of an open transaction. A throw rolls back to the savepoint
+ * and is thrown on; a result that `keep` refuses is rolled back too, and is returned; else the
+ * savepoint is released. The transaction itself goes on either way.
+ */
+export async function inSavepoint<T>(
+  tx: Queryable,
+  name: string,
+  work: () => Promise<T>,
+  keep: (result: T) => boolean = () => true,
+): Promise<T> {
+  if (!/^\w+$/.test(name)) throw new Error(`invalid savepoint name: ${name}`);
+  await tx.query(`SAVEPOINT ${name}`);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await tx.query(`ROLLBACK TO SAVEPOINT ${name}`);
+    throw error;
+  }
+  await tx.query(keep(result) ? `RELEASE SAVEPOINT ${name}` : `ROLLBACK TO SAVEPOINT ${name}`);
+  return result;
+}
+
 /** Type parsers shared by both engines: bigint and numeric as numbers, date as 'YYYY-MM-DD'. */
 export const OID = { int8: 20, numeric: 1700, date: 1082 } as const;
 export const parseNumber = (value: string): number => Number(value);

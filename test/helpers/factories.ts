@@ -4,7 +4,7 @@ import { insertSession, insertUser } from '../../src/modules/auth/repository.js'
 import type { Role } from '../../src/modules/auth/permissions.js';
 import { randomToken, sha256Hex } from '../../src/modules/auth/secrets.js';
 import { SESSION_TOKEN_PREFIX } from '../../src/modules/auth/sessions.js';
-import { createBot } from '../../src/modules/bots/service.js';
+import { createBot } from '../../src/modules/bots/editing.js';
 import type { BotFields, BotRow } from '../../src/modules/bots/repository.js';
 import { createTenant, type CreateTenantInput } from '../../src/modules/tenants/service.js';
 import { recordSecret } from './log-sink.js';

@@ -136,6 +136,19 @@ export function lockBot(db: Queryable, tenantId: string, botId: string): Promise
   ]);
 }
 
+/**
+ * Holds the bot for the rest of the transaction so it cannot be deleted (FOR KEY SHARE: edits
+ * of the bot go on); false when the bot is not the tenant's.
+ */
+export async function holdBot(db: Queryable, tenantId: string, botId: string): Promise<boolean> {
+  if (!isUuid(botId)) return false;
+  const row = await queryOne(db, 'SELECT id FROM bots WHERE tenant_id = $1 AND id = $2 FOR KEY SHARE', [
+    tenantId,
+    botId,
+  ]);
+  return row !== undefined;
+}
+
 export interface BotListOptions {
   isActive?: boolean;
   status?: BotRow['status'];

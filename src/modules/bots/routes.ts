@@ -5,7 +5,8 @@ import { currentUser, requireUser } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { BotListQuery, BotSchema, CreateBotBody, UpdateBotBody } from './schema.js';
-import { createBot, editBot, getBot, listBotsPage, removeBot, serializeBot } from './service.js';
+import { createBot, editBot } from './editing.js';
+import { getBot, listBotsPage, removeBot, serializeBot } from './service.js';
 
 /** Dashboard bot management (session auth): bot:view to read, bot:edit to write. */
 export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {

@@ -1,45 +1,21 @@
-import type { Database, Queryable } from '../../db/database.js';
-import { conflict, notFound } from '../../http/errors.js';
+/**
+ * The bots table's owner: every other module reads and writes a bot through here. Creating
+ * and changing a bot together with its prompt version and pre-flight check is in editing.ts,
+ * above the modules (prompt-versions, preflight, flow) that read bots from this file.
+ */
+import type { Queryable } from '../../db/database.js';
+import { notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
-import { runPreflight } from '../preflight/service.js';
-import { insertCurrentVersion } from '../prompt-versions/service.js';
-import {
-  deleteBot,
-  findBot,
-  insertBot,
-  listBots,
-  lockBot,
-  updateBot,
-  type BotFields,
-  type BotRow,
-} from './repository.js';
-import type { BotListFilters, BotResponse, UpdateBotInput } from './schema.js';
+import { deleteBot, findBot, listBots, updateBot, type BotRow } from './repository.js';
+import type { BotListFilters, BotResponse } from './schema.js';
 
-/** Reads other modules use: the bot row by id (undefined when absent), and with a row lock. */
-export { findBot, lockBot, type BotRow } from './repository.js';
+/**
+ * Reads other modules use: the bot row by id (undefined when absent), with a row lock, and
+ * held against deletion (FOR KEY SHARE); the pre-flight's generated prompt.
+ */
+export { findBot, holdBot, lockBot, setGeneratedPrompt, type BotRow } from './repository.js';
 
 const BOT_LIST = 'bots';
-
-/** Creates a bot; a bot created with a prompt also gets its first prompt version. */
-export function createBot(
-  db: Database,
-  tenantId: string,
-  fields: BotFields & { name: string },
-  createdBy: string | null = null,
-): Promise<BotRow> {
-  return db.transaction(async (tx) => {
-    const bot = await insertBot(tx, tenantId, fields);
-    if (bot.system_prompt.trim() !== '') {
-      await insertCurrentVersion(tx, tenantId, {
-        botId: bot.id,
-        promptText: bot.system_prompt,
-        versionName: 'Initial',
-        createdBy,
-      });
-    }
-    return bot;
-  });
-}
 
 /** One page of the tenant's bots, newest first. */
 export async function listBotsPage(db: Queryable, tenantId: string, filters: BotListFilters) {
@@ -63,48 +39,16 @@ export async function getBot(db: Queryable, tenantId: string, botId: string): Pr
 }
 
 /**
- * A change that switches the bot on: is_active turns true, or status turns active. Setting a
- * value the bot already has is not an activation (nothing is switched on).
+ * Sets the bot's editable prompt (prompt versions keep it equal to the current version);
+ * undefined when the bot is not the tenant's.
  */
-export function isActivation(current: Pick<BotRow, 'is_active' | 'status'>, change: UpdateBotInput): boolean {
-  const turnsActive = change.is_active === true && !current.is_active;
-  const turnsStatusActive = change.status === 'active' && current.status !== 'active';
-  return turnsActive || turnsStatusActive;
-}
-
-/**
- * Changes a bot in one transaction under the bot's row lock. An activation first runs the
- * pre-flight check and is refused (nothing written) while any block is red; a changed
- * system_prompt is stored as a new current prompt version.
- */
-export function editBot(
-  db: Database,
+export function setSystemPrompt(
+  tx: Queryable,
   tenantId: string,
   botId: string,
-  change: UpdateBotInput,
-  editedBy: string | null,
-): Promise<BotRow> {
-  return db.transaction(async (tx) => {
-    const current = await lockBot(tx, tenantId, botId);
-    if (!current) throw notFound('Bot');
-    if (isActivation(current, change)) {
-      const preflight = await runPreflight(tx, tenantId, botId);
-      if (!preflight.canActivate) {
-        const redBlocks = preflight.blocks.filter((block) => block.status === 'red');
-        throw conflict(
-          `The bot cannot be activated: ${redBlocks.length} block(s) of its flow have no routing (pre-flight red)`,
-          { code: 'bot_activation_blocked', field: 'is_active', red_blocks: redBlocks },
-        );
-      }
-    }
-    const { system_prompt: prompt, ...fields } = change;
-    let bot = (await updateBot(tx, tenantId, botId, fields))!;
-    if (prompt !== undefined && prompt !== current.system_prompt) {
-      await insertCurrentVersion(tx, tenantId, { botId, promptText: prompt, createdBy: editedBy });
-      bot = (await findBot(tx, tenantId, botId))!;
-    }
-    return bot;
-  });
+  prompt: string,
+): Promise<BotRow | undefined> {
+  return updateBot(tx, tenantId, botId, { system_prompt: prompt });
 }
 
 export async function removeBot(db: Queryable, tenantId: string, botId: string): Promise<void> {

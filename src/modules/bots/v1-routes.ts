@@ -4,7 +4,8 @@ import { tenantOfKey } from '../auth/guard.js';
 import { Page } from '../../shared/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
 import { BotListQuery, BotSchema, V1CreateBotBody } from './schema.js';
-import { createBot, getBot, listBotsPage, serializeBot } from './service.js';
+import { createBot } from './editing.js';
+import { getBot, listBotsPage, serializeBot } from './service.js';
 
 /** Errors every /v1 route can answer besides its own. */
 export const V1_ERRORS = [401, 403, 429] as const;

@@ -13,6 +13,31 @@ import * as repo from './repository.js';
 import type { ContactRow } from './repository.js';
 import { serializeContact } from './service.js';
 
+/**
+ * Deletes a contact with its past bookings (cancelled, attended, no-show). A contact with a
+ * confirmed or waitlist booking is kept: those bookings must be cancelled first, so that the
+ * waitlist moves up and webhooks fire as for any cancellation. Event rows are locked before
+ * the contact, in the same order as a booking takes them. It lives here, beside the other
+ * writes that reach into events, so that the contacts service (which bookings read) imports
+ * nothing of events.
+ */
+export async function deleteContact(db: Database, tenantId: string, contactId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await repo.findContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const eventIds = await repo.eventsOfContact(tx, tenantId, contactId);
+    await lockEventsForUpdate(tx, tenantId, eventIds);
+    if (!(await repo.lockContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const open = await repo.countOpenBookings(tx, tenantId, contactId);
+    if (open > 0) {
+      throw conflict(
+        `Contact has ${open} confirmed or waitlist booking(s); cancel them before deleting the contact`,
+      );
+    }
+    await repo.deleteContactRow(tx, tenantId, contactId);
+    for (const eventId of eventIds) await recomputeEventCounts(tx, tenantId, eventId);
+  });
+}
+
 async function lockPair(
   tx: Queryable,
   tenantId: string,

@@ -19,10 +19,15 @@ import {
   ResolveContactBody,
   UpdateContactBody,
 } from './schema.js';
-import { erasePerson, exportPerson, listPersonConversations, mergeContacts } from './people.js';
+import {
+  deleteContact,
+  erasePerson,
+  exportPerson,
+  listPersonConversations,
+  mergeContacts,
+} from './people.js';
 import {
   createContact,
-  deleteContact,
   editContact,
   getContact,
   listContactBookingsPage,

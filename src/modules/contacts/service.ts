@@ -4,18 +4,13 @@ import type { LeadBody } from '../webhooks/schema.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { normalizePhone } from './identity.js';
-import { lockEventsForUpdate, recomputeEventCounts } from '../events/repository.js';
 import {
-  countOpenBookings,
-  deleteContactRow,
-  eventsOfContact,
   findContact,
   findOrCreateContactByIdentity,
   insertContact,
   listBookingsOfContact,
   listContacts,
   listLeadsOfContact,
-  lockContact,
   updateContact,
   type ContactFields,
   type ContactRow,
@@ -170,29 +165,6 @@ export async function listContactsPage(
     encodeTimeCursor(CONTACT_LIST, { at: last.cursor_at, id: last.id }),
   );
   return { data: page.data.map(serializeContact), next_cursor: page.next_cursor };
-}
-
-/**
- * Deletes a contact with its past bookings (cancelled, attended, no-show). A contact with a
- * confirmed or waitlist booking is kept: those bookings must be cancelled first, so that the
- * waitlist moves up and webhooks fire as for any cancellation. Event rows are locked before
- * the contact, in the same order as a booking takes them.
- */
-export async function deleteContact(db: Database, tenantId: string, contactId: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (!(await findContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const eventIds = await eventsOfContact(tx, tenantId, contactId);
-    await lockEventsForUpdate(tx, tenantId, eventIds);
-    if (!(await lockContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const open = await countOpenBookings(tx, tenantId, contactId);
-    if (open > 0) {
-      throw conflict(
-        `Contact has ${open} confirmed or waitlist booking(s); cancel them before deleting the contact`,
-      );
-    }
-    await deleteContactRow(tx, tenantId, contactId);
-    for (const eventId of eventIds) await recomputeEventCounts(tx, tenantId, eventId);
-  });
 }
 
 type SubPageQuery = { limit?: number; cursor?: string };

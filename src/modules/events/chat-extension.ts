@@ -5,7 +5,7 @@
  * exchange, so a reply that is not stored (conversation handed over, failure) books nothing.
  */
 import { LRUCache } from 'lru-cache';
-import type { Database, Queryable } from '../../db/database.js';
+import { inSavepoint, type Database, type Queryable } from '../../db/database.js';
 import { cacheLookups } from '../../observability/metrics.js';
 import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
 import { findOrCreateContactBySender } from '../contacts/service.js';
@@ -135,26 +135,31 @@ async function bookFromTag(
   if (!event || (event.bot_id !== null && event.bot_id !== turn.bot.id)) {
     return refusedAction(tag, 'event_not_found', 'Event not found');
   }
-  await tx.query('SAVEPOINT chat_booking');
   let outcome: BookingOutcome;
   try {
-    const contact = await findOrCreateContactBySender(tx, turn.tenantId, {
-      senderId,
-      channel: turn.channel,
-    });
-    outcome = await bookInTransaction(tx, turn.tenantId, {
-      eventId: event.id,
-      contactId: contact.id,
-      channel: bookingChannelOf(turn.channel),
-      metadata: {
-        source: 'chat',
-        bot_id: turn.bot.id,
-        conversation_id: turn.conversationId,
-        tag: tag.kind,
+    outcome = await inSavepoint(
+      tx,
+      'chat_booking',
+      async () => {
+        const contact = await findOrCreateContactBySender(tx, turn.tenantId, {
+          senderId,
+          channel: turn.channel,
+        });
+        return bookInTransaction(tx, turn.tenantId, {
+          eventId: event.id,
+          contactId: contact.id,
+          channel: bookingChannelOf(turn.channel),
+          metadata: {
+            source: 'chat',
+            bot_id: turn.bot.id,
+            conversation_id: turn.conversationId,
+            tag: tag.kind,
+          },
+        });
       },
-    });
+      (result) => result.ok,
+    );
   } catch (error) {
-    await tx.query('ROLLBACK TO SAVEPOINT chat_booking');
     // A concurrent booking of the same contact won the unique index.
     if (isUniqueViolation(error)) {
       return refusedAction(
@@ -166,11 +171,7 @@ async function bookFromTag(
     }
     throw error;
   }
-  if (outcome.ok) {
-    await tx.query('RELEASE SAVEPOINT chat_booking');
-    return bookedAction(tag, outcome);
-  }
-  await tx.query('ROLLBACK TO SAVEPOINT chat_booking');
+  if (outcome.ok) return bookedAction(tag, outcome);
   const action = refusedAction(tag, outcome.code, outcome.message, event.title);
   if (outcome.existing) {
     action.booking_id = outcome.existing.id;

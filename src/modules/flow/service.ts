@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
-import { findBot, lockBot } from '../bots/repository.js';
+import { findBot, lockBot } from '../bots/service.js';
 import { END_TARGET } from './model.js';
 import {
   deleteBlock,

@@ -178,6 +178,21 @@ export async function listEntries(
   return { entries, total: count?.n ?? 0 };
 }
 
+/**
+ * Holds a source of the scope for the rest of the transaction (an advisory lock): imports of
+ * the same source into one scope wait for each other instead of both writing.
+ */
+export async function holdSource(
+  tx: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  sourceKey: string,
+): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `knowledge-source:${tenantId}:${scope.botId ?? 'tenant'}:${sourceKey}`,
+  ]);
+}
+
 /** The SHA-256 of what an earlier import of this source stored in the scope, if any. */
 export async function findSourceHash(
   db: Queryable,

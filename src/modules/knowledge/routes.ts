@@ -4,10 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import { currentUser, requireUser } from '../auth/guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { describeOnboarding, ONBOARDING_STEP_KEYS, type OnboardingStepKey } from './onboarding.js';
-import * as repo from './repository.js';
 import type { EntryRow, EntryScope, EntrySummaryRow } from './repository.js';
 import {
   BotEntryParams,
@@ -39,8 +37,6 @@ interface ScopeRoutes {
   operationId: (tenantWide: string) => string;
   resolve(request: FastifyRequest): Promise<EntryScope>;
 }
-
-const ENTRY_LIST = 'knowledge_entries';
 
 /** Knowledge entries of a bot and of the tenant, the hit test, and the onboarding checklist. */
 export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -103,17 +99,8 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
       async (request) => {
         const where = await scope.resolve(request);
         const query = request.query as Static<typeof ListQuery>;
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-        const after = decodeTimeCursor(ENTRY_LIST, query.cursor);
-        const { entries, total } = await repo.listEntries(ctx.db, tenantOf(request), where, {
-          limit,
-          after,
-          tag: query.tag,
-        });
-        const page = splitPage(entries, limit, (last) =>
-          encodeTimeCursor(ENTRY_LIST, { at: last.cursor_at, id: last.id }),
-        );
-        return { data: page.data.map(serializeSummary), next_cursor: page.next_cursor, total };
+        const page = await service.listEntriesPage(ctx.db, tenantOf(request), where, query);
+        return { data: page.data.map(serializeSummary), next_cursor: page.next_cursor, total: page.total };
       },
     );
 
@@ -281,7 +268,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         response: { 200: OnboardingResponse, ...errorResponses(401, 403) },
       },
     },
-    async (request) => describeOnboarding(await repo.findOnboarding(ctx.db, tenantOf(request))),
+    async (request) => describeOnboarding(await service.getOnboarding(ctx.db, tenantOf(request))),
   );
 
   app.put(
@@ -301,7 +288,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     async (request) => {
       const step = request.params.step;
       if (!(ONBOARDING_STEP_KEYS as string[]).includes(step)) throw notFound('Onboarding step');
-      const steps = await repo.setOnboardingStep(
+      const steps = await service.setOnboardingStep(
         ctx.db,
         tenantOf(request),
         step as OnboardingStepKey,

@@ -1,9 +1,8 @@
 import type { Database, Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
 import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
-import { isUuid } from '../../shared/ids.js';
-import { findBot, type BotRow } from '../bots/service.js';
+import { findBot, holdBot, type BotRow } from '../bots/service.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
+import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
 import { MAX_IMPORT_ENTRIES, type EntryInput } from './schema.js';
 import { scheduleBackfill } from './vectors.js';
@@ -109,13 +108,7 @@ export async function embedChunks(
 /** Holds the bot for the transaction so it cannot be deleted under a new entry. */
 export async function holdScope(tx: Queryable, tenantId: string, scope: EntryScope): Promise<void> {
   if (scope.botId === null) return;
-  const bot = isUuid(scope.botId)
-    ? await queryOne(tx, 'SELECT id FROM bots WHERE tenant_id = $1 AND id = $2 FOR KEY SHARE', [
-        tenantId,
-        scope.botId,
-      ])
-    : undefined;
-  if (!bot) throw notFound('Bot');
+  if (!(await holdBot(tx, tenantId, scope.botId))) throw notFound('Bot');
 }
 
 export async function writeIndex(
@@ -214,6 +207,30 @@ export async function replaceEntry(
   afterEmbedding(deps, [embedded]);
   return stored;
 }
+
+const ENTRY_LIST = 'knowledge_entries';
+
+/** One page of the scope's entries (newest first, without full content), with the scope's total. */
+export async function listEntriesPage(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  query: { limit?: number; cursor?: string; tag?: string },
+) {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const { entries, total } = await repo.listEntries(db, tenantId, scope, {
+    limit,
+    after: decodeTimeCursor(ENTRY_LIST, query.cursor),
+    tag: query.tag,
+  });
+  const page = splitPage(entries, limit, (last) =>
+    encodeTimeCursor(ENTRY_LIST, { at: last.cursor_at, id: last.id }),
+  );
+  return { ...page, total };
+}
+
+/** The tenant's onboarding steps, and marking one done or not done. */
+export { findOnboarding as getOnboarding, setOnboardingStep } from './repository.js';
 
 export async function removeEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {
   if (!(await repo.deleteEntry(db, tenantId, scope, entryId))) throw notFound('Knowledge entry');

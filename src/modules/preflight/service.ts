@@ -1,7 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { findBot, setGeneratedPrompt } from '../bots/repository.js';
+import { findBot, setGeneratedPrompt } from '../bots/service.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/service.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';

@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { findBot, lockBot, updateBot } from '../bots/repository.js';
+import { findBot, lockBot, setSystemPrompt } from '../bots/service.js';
 import { diffPrompts, type PromptDiff } from './diff.js';
 import {
   deleteNonCurrentVersion,
@@ -22,7 +22,7 @@ export async function insertCurrentVersion(
   input: Parameters<typeof insertVersionRow>[2],
 ): Promise<PromptVersionRow> {
   const version = await insertVersionRow(tx, tenantId, input);
-  await updateBot(tx, tenantId, input.botId, { system_prompt: input.promptText });
+  await setSystemPrompt(tx, tenantId, input.botId, input.promptText);
   return version;
 }
 
@@ -79,7 +79,7 @@ export function restorePromptVersion(db: Database, ref: VersionRef): Promise<Pro
     if (!(await lockBot(tx, ref.tenantId, ref.botId))) throw notFound('Bot');
     const version = await makeVersionCurrent(tx, ref.tenantId, ref.botId, ref.versionId);
     if (!version) throw notFound('Prompt version');
-    await updateBot(tx, ref.tenantId, ref.botId, { system_prompt: version.prompt_text });
+    await setSystemPrompt(tx, ref.tenantId, ref.botId, version.prompt_text);
     return version;
   });
 }

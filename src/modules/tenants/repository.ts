@@ -67,6 +67,11 @@ export async function insertSubscription(
   ))!;
 }
 
+/** Locks the tenant row for the rest of the transaction (serialises per-tenant limits). */
+export async function lockTenant(db: Queryable, tenantId: string): Promise<void> {
+  await db.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+}
+
 export function findTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
   return queryOne<TenantRow>(db, 'SELECT * FROM tenants WHERE id = $1', [tenantId]);
 }

@@ -3,7 +3,7 @@ import { badRequest } from '../../http/errors.js';
 import * as repo from './repository.js';
 
 export type { SubscriptionRow, TenantPlan, TenantRow } from './repository.js';
-export { findTenant, findTenantPlan } from './repository.js';
+export { findTenant, findTenantPlan, lockTenant } from './repository.js';
 
 export interface CreateTenantInput {
   name: string;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { enqueue } from '../outbox/service.js';
 import type { WebhookEventType } from './event-types.js';
+import { insertDeliveries, listSubscribedEndpointIds } from './repository.js';
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.js';
 
@@ -26,19 +27,7 @@ export async function queueDeliveries(
       payload: { delivery_id: id },
     })),
   );
-  const event =
-    typeof eventId === 'string'
-      ? `SELECT $4::uuid AS id`
-      : `INSERT INTO webhook_events (tenant_id, type, data) VALUES ($1, $4, $5::jsonb) RETURNING id`;
-  await tx.query(
-    `WITH event AS (${event})
-     INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id)
-     SELECT d.id, $1, event.id, d.endpoint_id
-     FROM unnest($2::uuid[], $3::uuid[]) AS d(id, endpoint_id) CROSS JOIN event`,
-    typeof eventId === 'string'
-      ? [tenantId, ids, endpointIds, eventId]
-      : [tenantId, ids, endpointIds, eventId.type, eventId.data],
-  );
+  await insertDeliveries(tx, tenantId, eventId, ids, endpointIds);
   return ids;
 }
 
@@ -58,15 +47,7 @@ export async function enqueueEvent(
   type: WebhookEventType,
   data: object,
 ): Promise<void> {
-  const targets = await tx.query<{ id: string }>(
-    'SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND is_active AND $2 = ANY(event_types)',
-    [tenantId, type],
-  );
+  const targets = await listSubscribedEndpointIds(tx, tenantId, type);
   if (targets.length === 0) return;
-  await queueDeliveries(
-    tx,
-    tenantId,
-    { type, data: JSON.stringify(data) },
-    targets.map((t) => t.id),
-  );
+  await queueDeliveries(tx, tenantId, { type, data: JSON.stringify(data) }, targets);
 }

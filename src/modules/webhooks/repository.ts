@@ -2,7 +2,6 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { queueDeliveries } from './outbox.js';
 
 export interface EndpointRow {
   id: string;
@@ -205,19 +204,108 @@ export function findDelivery(
   );
 }
 
-/** A fresh pending delivery of the same event to the same endpoint; the old one stays in the log. */
-export async function insertRedelivery(
+/** The event of a delivery of the endpoint, if the tenant has that delivery. */
+export async function findDeliveryEventId(
   db: Queryable,
   tenantId: string,
   endpointId: string,
   deliveryId: string,
-): Promise<DeliveryRow | undefined> {
-  const original = await queryOne<{ event_id: string }>(
+): Promise<string | undefined> {
+  const row = await queryOne<{ event_id: string }>(
     db,
     'SELECT event_id FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2 AND id = $3',
     [tenantId, endpointId, deliveryId],
   );
-  if (!original) return undefined;
-  const [id] = await queueDeliveries(db, tenantId, original.event_id, [endpointId]);
-  return findDelivery(db, tenantId, endpointId, id!);
+  return row?.event_id;
+}
+
+/** How many endpoints the tenant has registered. */
+export async function countEndpoints(db: Queryable, tenantId: string): Promise<number> {
+  const row = await queryOne<{ n: number }>(
+    db,
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1',
+    [tenantId],
+  );
+  return row?.n ?? 0;
+}
+
+/** The ids of the tenant's active endpoints that subscribe to an event type. */
+export async function listSubscribedEndpointIds(
+  db: Queryable,
+  tenantId: string,
+  type: string,
+): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND is_active AND $2 = ANY(event_types)',
+    [tenantId, type],
+  );
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Inserts deliveries (ids given) of one event to endpoints: of a stored event (its id), or of
+ * a new event (type and JSON data) that is stored in the same statement.
+ */
+export async function insertDeliveries(
+  db: Queryable,
+  tenantId: string,
+  event: string | { type: string; data: string },
+  ids: string[],
+  endpointIds: string[],
+): Promise<void> {
+  const source =
+    typeof event === 'string'
+      ? `SELECT $4::uuid AS id`
+      : `INSERT INTO webhook_events (tenant_id, type, data) VALUES ($1, $4, $5::jsonb) RETURNING id`;
+  await db.query(
+    `WITH event AS (${source})
+     INSERT INTO webhook_deliveries (id, tenant_id, event_id, endpoint_id)
+     SELECT d.id, $1, event.id, d.endpoint_id
+     FROM unnest($2::uuid[], $3::uuid[]) AS d(id, endpoint_id) CROSS JOIN event`,
+    typeof event === 'string'
+      ? [tenantId, ids, endpointIds, event]
+      : [tenantId, ids, endpointIds, event.type, event.data],
+  );
+}
+
+/** What one delivery sends: its event and its endpoint, loaded when it is sent. */
+export interface DeliveryToSend {
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  data: unknown;
+  event_created_at: Date;
+  url: string;
+  is_active: boolean;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+}
+
+/** A delivery with its event and endpoint, by id (the outbox message's id); any tenant's. */
+export function findDeliveryToSend(db: Queryable, deliveryId: string): Promise<DeliveryToSend | undefined> {
+  return queryOne<DeliveryToSend>(
+    db,
+    `SELECT d.endpoint_id, d.event_id, e.type AS event_type, e.data, e.created_at AS event_created_at,
+            w.url, w.is_active, w.secret, w.previous_secret, w.previous_secret_expires_at
+     FROM webhook_deliveries d
+     JOIN webhook_events e ON e.id = d.event_id
+     JOIN webhook_endpoints w ON w.id = d.endpoint_id
+     WHERE d.id = $1`,
+    [deliveryId],
+  );
+}
+
+/** Switches off the endpoint of a delivery, saying why. */
+export async function disableEndpointOfDelivery(
+  db: Queryable,
+  tenantId: string,
+  deliveryId: string,
+  reason: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE webhook_endpoints SET is_active = false, disabled_reason = $3, disabled_at = now(), updated_at = now()
+     WHERE tenant_id = $1 AND id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $2)`,
+    [tenantId, deliveryId, reason],
+  );
 }

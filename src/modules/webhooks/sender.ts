@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { AppContext } from '../../shared/context.js';
-import { queryOne, type Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import { webhookDeliveries } from '../../observability/metrics.js';
 import type { Verdict } from '../outbox/policy.js';
 import type { OutboxMessage } from '../outbox/service.js';
@@ -12,22 +12,9 @@ import {
 } from '../outbox/worker.js';
 import { postJson, type PostResult } from '../../shared/guarded-http.js';
 import { WEBHOOK_KIND } from './outbox.js';
+import { disableEndpointOfDelivery, findDeliveryToSend, type DeliveryToSend } from './repository.js';
 import { SecretBox } from './secret-box.js';
 import { signedHeaders } from './signing.js';
-
-/** What one delivery sends: its event and its endpoint, loaded when it is sent. */
-interface DeliveryToSend {
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  data: unknown;
-  event_created_at: Date;
-  url: string;
-  is_active: boolean;
-  secret: string;
-  previous_secret: string | null;
-  previous_secret_expires_at: Date | null;
-}
 
 export const GONE_REASON = 'The receiver answered 410 Gone';
 /** A delivery to a switched-off endpoint waits this long before it looks again. */
@@ -86,16 +73,7 @@ export function webhookSender(options: WebhookSenderOptions): OutboxSender {
     maxAttempts: webhooks.maxAttempts,
     attemptTimeoutMs: webhooks.timeoutMs,
     async send(message: OutboxMessage, now: Date): Promise<SendResult> {
-      const delivery = await queryOne<DeliveryToSend>(
-        db,
-        `SELECT d.endpoint_id, d.event_id, e.type AS event_type, e.data, e.created_at AS event_created_at,
-                w.url, w.is_active, w.secret, w.previous_secret, w.previous_secret_expires_at
-         FROM webhook_deliveries d
-         JOIN webhook_events e ON e.id = d.event_id
-         JOIN webhook_endpoints w ON w.id = d.endpoint_id
-         WHERE d.id = $1`,
-        [message.id],
-      );
+      const delivery = await findDeliveryToSend(db, message.id);
       if (!delivery) {
         return { verdict: { kind: 'permanent', reason: 'The delivery no longer exists' }, durationMs: 0 };
       }
@@ -124,11 +102,7 @@ export function webhookSender(options: WebhookSenderOptions): OutboxSender {
     },
     async afterAttempt(tx, message, next) {
       if (next.kind !== 'dead' || next.reason !== GONE_REASON) return;
-      await tx.query(
-        `UPDATE webhook_endpoints SET is_active = false, disabled_reason = $3, disabled_at = now(), updated_at = now()
-         WHERE tenant_id = $1 AND id = (SELECT endpoint_id FROM webhook_deliveries WHERE id = $2)`,
-        [message.tenant_id, message.id, GONE_REASON],
-      );
+      await disableEndpointOfDelivery(tx, message.tenant_id, message.id, GONE_REASON);
     },
     observe(outcome) {
       const label = { sent: 'succeeded', retried: 'retried', dead: 'failed', lost: 'lost', held: undefined }[

@@ -1,6 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import { timePage } from '../../shared/pagination.js';
+import { lockTenant } from '../tenants/service.js';
+import { queueDeliveries } from './outbox.js';
 import * as repo from './repository.js';
 import type { SecretBox } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
@@ -41,12 +43,8 @@ export async function createEndpoint(
   const secret = generateSigningSecret();
   const endpoint = await deps.db.transaction(async (tx) => {
     // The tenant row lock serialises concurrent registrations, so the limit holds.
-    await tx.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
-    const [{ n }] = (await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM webhook_endpoints WHERE tenant_id = $1',
-      [tenantId],
-    )) as [{ n: number }];
-    if (n >= MAX_ENDPOINTS_PER_TENANT) {
+    await lockTenant(tx, tenantId);
+    if ((await repo.countEndpoints(tx, tenantId)) >= MAX_ENDPOINTS_PER_TENANT) {
       throw conflict(`A tenant can register at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints`, {
         code: 'webhook_limit',
         limit: MAX_ENDPOINTS_PER_TENANT,
@@ -110,9 +108,13 @@ export async function redeliver(
       'Webhook endpoint is disabled; switch it on before redelivering',
     );
   }
-  const delivery = await deps.db.transaction((tx) =>
-    repo.insertRedelivery(tx, tenantId, endpointId, deliveryId),
-  );
+  // A fresh pending delivery of the same event to the same endpoint; the old one stays in the log.
+  const delivery = await deps.db.transaction(async (tx) => {
+    const eventId = await repo.findDeliveryEventId(tx, tenantId, endpointId, deliveryId);
+    if (!eventId) return undefined;
+    const [id] = await queueDeliveries(tx, tenantId, eventId, [endpointId]);
+    return repo.findDelivery(tx, tenantId, endpointId, id!);
+  });
   if (!delivery) throw notFound('Webhook delivery');
   return delivery;
 }

@@ -6,16 +6,9 @@ import type { AppContext } from '../../../shared/context.js';
 import { currentUser, requireUser } from '../../auth/guard.js';
 import { badRequest } from '../../../http/errors.js';
 import { receiveMultipart, UploadBudget } from '../../../http/multipart-upload.js';
-import {
-  decodeTimeCursor,
-  DEFAULT_PAGE_SIZE,
-  encodeTimeCursor,
-  splitPage,
-} from '../../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../../http/schemas.js';
 import { validatorCompiler } from '../../../http/validation.js';
 import type { DocumentRow, ImportProgressRow } from './repository.js';
-import { listDocuments, listImports } from './repository.js';
 import {
   BotImportParams,
   ImportJsonBody,
@@ -29,14 +22,13 @@ import {
   createImport,
   getImport,
   importDeps,
+  listImportsPage,
   MAX_IMPORT_FILES,
   type ImportDeps,
   type ImportRequest,
 } from './service.js';
 import type { EntryScope } from '../repository.js';
 import { requireBot } from '../service.js';
-
-const IMPORT_LIST = 'knowledge_imports';
 
 const budgets = new WeakMap<AppContext, UploadBudget>();
 
@@ -158,25 +150,10 @@ export const knowledgeImportRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
         const where = await scope.resolve(request);
         const tenantId = tenantOf(request);
         const query = request.query as Static<typeof ImportListQuery>;
-        const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-        const rows = await listImports(ctx.db, tenantId, where, {
-          limit,
-          after: decodeTimeCursor(IMPORT_LIST, query.cursor),
-        });
-        const page = splitPage(rows, limit, (last) =>
-          encodeTimeCursor(IMPORT_LIST, { at: last.cursor_at, id: last.id }),
-        );
-        const documents = await listDocuments(
-          ctx.db,
-          tenantId,
-          page.data.map((job) => job.id),
-        );
+        const page = await listImportsPage(ctx.db, tenantId, where, query);
         return {
-          data: page.data.map((job) => {
-            const { documents: _documents, ...summary } = serializeImport(
-              job,
-              documents.filter((d) => d.import_id === job.id),
-            );
+          data: page.data.map((view) => {
+            const { documents: _documents, ...summary } = serializeImport(view.job, view.documents);
             return summary;
           }),
           next_cursor: page.next_cursor,

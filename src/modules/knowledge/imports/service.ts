@@ -4,6 +4,12 @@ import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { badRequest, notFound } from '../../../http/errors.js';
 import { TargetRefusedError, urlRefusal, hostOf, resolveAllowedAddresses } from '../../../shared/ssrf.js';
+import {
+  decodeTimeCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeTimeCursor,
+  splitPage,
+} from '../../../shared/pagination.js';
 import { importUrl } from './fetch.js';
 import * as repo from './repository.js';
 import type { DocumentRow, DocumentWrite, ImportProgressRow } from './repository.js';
@@ -142,4 +148,32 @@ export async function getImport(
   const job = await repo.findImport(db, tenantId, scope, importId);
   if (!job) throw notFound('Knowledge import');
   return { job, documents: await repo.listDocuments(db, tenantId, [job.id]) };
+}
+
+const IMPORT_LIST = 'knowledge_imports';
+
+/** One page of the scope's imports, newest first, each with its documents. */
+export async function listImportsPage(
+  db: Queryable,
+  tenantId: string,
+  scope: EntryScope,
+  query: { limit?: number; cursor?: string },
+): Promise<{ data: ImportView[]; next_cursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await repo.listImports(db, tenantId, scope, {
+    limit,
+    after: decodeTimeCursor(IMPORT_LIST, query.cursor),
+  });
+  const page = splitPage(rows, limit, (last) =>
+    encodeTimeCursor(IMPORT_LIST, { at: last.cursor_at, id: last.id }),
+  );
+  const documents = await repo.listDocuments(
+    db,
+    tenantId,
+    page.data.map((job) => job.id),
+  );
+  return {
+    data: page.data.map((job) => ({ job, documents: documents.filter((d) => d.import_id === job.id) })),
+    next_cursor: page.next_cursor,
+  };
 }

@@ -279,9 +279,7 @@ export class ImportWorker {
       if (outcome.status !== 'entries') return finish(tx, outcome.status);
       await holdScope(tx, job.tenant_id, scope);
       // Imports of the same source into one scope wait for each other instead of both writing.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `knowledge-source:${job.tenant_id}:${job.bot_id ?? 'tenant'}:${outcome.source.key}`,
-      ]);
+      await repo.holdSource(tx, job.tenant_id, scope, outcome.source.key);
       const stored = await repo.findSourceHash(tx, job.tenant_id, scope, outcome.source.key);
       if (stored === outcome.source.hash) return finish(tx, 'skipped');
       await repo.deleteSourceEntries(tx, job.tenant_id, scope, outcome.source.key);
