@@ -31,11 +31,9 @@
  * the pipeline, not the limits. Every request opens a new conversation and stores two
  * messages, searches the knowledge base and counts tokens, as in production.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +41,22 @@ import { writeHeapSnapshot } from 'node:v8';
 import Fastify from 'fastify';
 import pg from 'pg';
 import type { ModelProvider } from '../src/modules/models/provider.js';
+import {
+  announceReady,
+  benchContext,
+  benchTenant,
+  cpuMs,
+  DEFAULT_POSTGRES_URL,
+  knowledgeDeps,
+  loadAverage,
+  memoryOf,
+  percentile,
+  portOf,
+  setting,
+  startService,
+  withPgliteDir,
+  withScratchPostgres,
+} from './harness.js';
 
 /** The part of autocannon's API used here (the package ships no type declarations). */
 interface CannonRequest {
@@ -75,13 +89,6 @@ type Autocannon = (
 ) => { on(event: 'response', listener: () => void): void };
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** `--name=value` arguments win over BENCH_NAME variables. */
-function setting(name: string, fallback: string): string {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  if (arg) return arg.slice(name.length + 3);
-  return process.env[`BENCH_${name.toUpperCase()}`] ?? fallback;
-}
-
 type Profile = 'distinct' | 'zipf' | 'stream';
 const PROFILE = setting('profile', 'distinct') as Profile;
 if (!['distinct', 'zipf', 'stream'].includes(PROFILE)) throw new Error(`unknown profile ${PROFILE}`);
@@ -96,7 +103,7 @@ const SAMPLE_EVERY = Number(setting('sample_every', '0'));
 const HEAP_SNAPSHOT = setting('heap_snapshot', '');
 const STREAMS = Number(setting('streams', '2000'));
 const STREAM_MS = Number(setting('stream_ms', '2000'));
-const POSTGRES_URL = setting('database_url', 'postgres://postgres@127.0.0.1:5432/test');
+const POSTGRES_URL = setting('database_url', DEFAULT_POSTGRES_URL);
 const SELF = fileURLToPath(import.meta.url);
 /** Which targets to run, e.g. --targets=hello,postgres (default: all three). */
 const TARGETS = new Set(
@@ -109,7 +116,6 @@ const TARGETS = new Set(
  * update its usage counter row, which caps a single tenant near one commit per request.
  */
 const TENANTS = Number(setting('tenants', '10'));
-const CLOCK_TICKS_PER_MS = 100 / 1000; // Linux USER_HZ
 
 const KNOWLEDGE = [
   {
@@ -219,56 +225,29 @@ async function serveHello(): Promise<Ready> {
 }
 
 async function serveParley(): Promise<Ready> {
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/context.js');
   const { buildApp } = await import('../src/app.js');
-  const { migrate } = await import('../src/db/migrate.js');
-  const { createTenant } = await import('../src/modules/tenants/service.js');
-  const { createBot } = await import('../src/modules/bots/service.js');
   const { importEntries } = await import('../src/modules/knowledge/service.js');
 
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
+  const ctx = await benchContext({
     // Background jobs run as in production (on PGlite they include the table maintenance).
     WEBHOOK_WORKER: 'true',
     CHAT_RATE_LIMIT_MAX: '10000000',
-    BCRYPT_COST: '4',
   });
-  const ctx = await createContext(config);
-  await migrate(ctx.db);
   if (PROFILE === 'stream') ctx.model = slowStreaming(ctx.model, STREAM_MS);
   const tenants: Ready['tenants'] = [];
   for (let i = 0; i < TENANTS; i++) {
-    const { tenant } = await ctx.db.transaction((tx) =>
-      createTenant(tx, { name: `Bench ${i}`, plan: 'enterprise' }),
+    const { tenant, bot } = await benchTenant(
+      ctx,
+      { name: 'Bench bot', system_prompt: 'Du bist der Assistent eines Salons.' },
+      `Bench ${i}`,
     );
-    const bot = await createBot(ctx.db, tenant.id, {
-      name: 'Bench bot',
-      system_prompt: 'Du bist der Assistent eines Salons.',
-    });
-    await importEntries(
-      {
-        db: ctx.db,
-        embeddings: null,
-        maxEntryBytes: config.knowledge.maxEntryBytes,
-        minScore: config.knowledge.minScore,
-      },
-      tenant.id,
-      { botId: bot.id },
-      KNOWLEDGE,
-      null,
-    );
+    await importEntries(knowledgeDeps(ctx), tenant.id, { botId: bot.id }, KNOWLEDGE, null);
     const { key } = await ctx.apiKeys.issue({ tenantId: tenant.id });
     tenants.push({ apiKey: key, botId: bot.id });
   }
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 });
-  const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0, tenants };
+  return { port: portOf(app), tenants };
 }
 
 /** The offline answer, streamed in ten pieces spread over `ms` milliseconds. */
@@ -306,7 +285,7 @@ async function child(target: Target): Promise<void> {
         snapshot: writeHeapSnapshot(join(request.dir, `chat-${target}-${process.pid}.heapsnapshot`)),
       });
   });
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  announceReady(ready);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -331,36 +310,13 @@ function startServer(
   target: Target,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; ready: Ready }> {
-  // BENCH_NODE_ARGS passes flags to the server process, e.g. "--cpu-prof --cpu-prof-dir=prof".
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', SELF, '--serve', target, `--profile=${PROFILE}`],
-    {
-      // One instance, in-memory rate-limit counters: the figures are the pipeline's own.
-      env: { ...process.env, REDIS_URL: '', ...env },
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = /READY (.*)\n/.exec(buffer);
-      if (line) resolve({ child, ready: JSON.parse(line[1]!) as Ready });
-    });
-    child.once('exit', (code) => reject(new Error(`${target} server exited with ${code}`)));
+  // One instance, in-memory rate-limit counters: the figures are the pipeline's own.
+  return startService<Ready>(SELF, {
+    args: [target, `--profile=${PROFILE}`],
+    env,
+    ipc: true,
+    name: `${target} server`,
   });
-}
-
-/** A line of /proc/<pid>/status, in MB (VmHWM: peak resident set, VmRSS: current). */
-function memoryOf(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  try {
-    const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : NaN;
-  } catch {
-    return NaN;
-  }
 }
 
 /**
@@ -412,21 +368,6 @@ async function memoryLine(child: ChildProcess, label: string): Promise<string> {
   );
 }
 
-/** CPU time (user + system, all threads) of processes, in milliseconds. */
-function cpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // gone
-    }
-  }
-  return ticks / CLOCK_TICKS_PER_MS;
-}
-
 function generatorCpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
@@ -452,12 +393,6 @@ function cannon(options: CannonOptions, onResponse?: () => void): Promise<Cannon
     const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
     if (onResponse) instance.on('response', onResponse);
   });
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** Samples GET /health every 20 ms on a connection of its own until stopped; returns latencies. */
@@ -723,26 +658,6 @@ async function streamDrive(ready: Ready): Promise<Measured> {
   };
 }
 
-async function withScratchPostgres<T>(fn: (url: string) => Promise<T>): Promise<T | undefined> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`PostgreSQL not reachable at ${POSTGRES_URL} (${(error as Error).message}); skipped.`);
-    return undefined;
-  }
-  const name = `parley_bench_chat_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
-}
-
 function report(results: Result[]): void {
   const ceiling = results.find((r) => r.name.startsWith('ceiling: bare Fastify POST'))?.requests ?? NaN;
   const rows = results.map((r) => ({
@@ -765,7 +680,7 @@ function report(results: Result[]): void {
 }
 
 async function main(): Promise<void> {
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage().join(' ');
   console.log(
     PROFILE === 'stream'
       ? `Chat benchmark, profile stream: ${STREAMS} concurrent streams of ${STREAM_MS} ms, ${TENANTS} tenants; load average ${load}`
@@ -783,21 +698,23 @@ async function main(): Promise<void> {
     }
   }
   if (TARGETS.has('pglite')) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-chat-'));
-    try {
-      const { drive, warm } = chat('pglite');
-      results.push(
-        await measure('chat, PGlite', 'pglite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }, drive, warm),
-      );
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    const { drive, warm } = chat('pglite');
+    results.push(
+      await withPgliteDir('parley-bench-chat', (dataDir) =>
+        measure('chat, PGlite', 'pglite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }, drive, warm),
+      ),
+    );
   }
   if (TARGETS.has('postgres')) {
-    const pgResult = await withScratchPostgres((url) => {
-      const { drive, warm } = chat('postgres');
-      return measure('chat, PostgreSQL', 'postgres', { DATABASE_URL: url }, drive, warm, url);
-    });
+    const pgResult = await withScratchPostgres(
+      POSTGRES_URL,
+      'parley_bench_chat',
+      (url) => {
+        const { drive, warm } = chat('postgres');
+        return measure('chat, PostgreSQL', 'postgres', { DATABASE_URL: url }, drive, warm, url);
+      },
+      { optional: true },
+    );
     if (pgResult) results.push(pgResult);
   }
   report(results);

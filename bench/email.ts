@@ -22,12 +22,9 @@
  * Needs an idle machine for meaningful figures.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { startDovecot } from '../test/email/dovecot.js';
 import { startSmtpRecorder } from '../test/email/smtp-recorder.js';
+import { benchContext, benchTenant, knowledgeDeps, withPgliteDir, withScratchPostgres } from './harness.js';
 
 const int = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -68,39 +65,22 @@ function rawMail(fields: { from: string; id: string; subject: string; body: stri
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-email-'));
-  let scratch: { admin: string; name: string } | null = null;
-  let databaseUrl: string | undefined;
-  if (process.env.BENCH_DATABASE_URL) {
-    const name = `bench_email_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: process.env.BENCH_DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const url = new URL(process.env.BENCH_DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    scratch = { admin: process.env.BENCH_DATABASE_URL, name };
-  }
+  const server = process.env.BENCH_DATABASE_URL;
+  await withPgliteDir('parley-bench-email', (dataDir) =>
+    server ? withScratchPostgres(server, 'bench_email', (url) => run(dataDir, url)) : run(dataDir, undefined),
+  );
+}
+
+async function run(dataDir: string, databaseUrl: string | undefined): Promise<void> {
   const dovecot = await startDovecot({ connections: CONNECTIONS + 20 });
   const smtp = await startSmtpRecorder();
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/context.js');
-  const { migrate } = await import('../src/db/migrate.js');
-  const { createTenant } = await import('../src/modules/tenants/service.js');
-  const { createBot } = await import('../src/modules/bots/service.js');
   const { createMailbox } = await import('../src/modules/mailboxes/service.js');
   const { secretStoreFor } = await import('../src/modules/mailboxes/secret-store.js');
   const { MailboxConnections } = await import('../src/modules/mailboxes/connectors/sync.js');
   const { createEmailSender } = await import('../src/modules/mailboxes/connectors/sender.js');
   const { OutboxWorker } = await import('../src/modules/outbox/worker.js');
 
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
+  const ctx = await benchContext({
     PARLEY_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl ?? '',
     REDIS_URL: '',
@@ -111,23 +91,14 @@ async function main(): Promise<void> {
     // A key of this run only (PostgreSQL needs one set; on PGlite the data directory would hold one).
     PARLEY_SECRET_KEY: process.env.PARLEY_SECRET_KEY ?? randomBytes(32).toString('base64'),
   });
-  const ctx = await createContext(config);
-  await migrate(ctx.db);
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: 'Bench', plan: 'enterprise' }),
-  );
-  const bot = await createBot(ctx.db, tenant.id, {
+  const config = ctx.config;
+  const { tenant, bot } = await benchTenant(ctx, {
     name: 'Bench bot',
     system_prompt: 'Du bist der Assistent eines Yogastudios.',
   });
   // Knowledge the customers' questions find, so the offline model answers instead of handing over.
   const { createEntry } = await import('../src/modules/knowledge/service.js');
-  const knowledge = {
-    db: ctx.db,
-    embeddings: null,
-    maxEntryBytes: config.knowledge.maxEntryBytes,
-    minScore: config.knowledge.minScore,
-  };
+  const knowledge = knowledgeDeps(ctx);
   for (const entry of [
     {
       title: 'Nächster Termin',
@@ -327,13 +298,6 @@ async function main(): Promise<void> {
     await ctx.close();
     await smtp.close();
     await dovecot.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    if (scratch) {
-      const admin = new pg.Client({ connectionString: scratch.admin });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${scratch.name} WITH (FORCE)`);
-      await admin.end();
-    }
   }
 }
 

@@ -18,19 +18,27 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:imports
  *   BENCH_SCENARIOS=baseline,normal npm run bench:imports
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import pg from 'pg';
 import { textPdf, zipBombDocx } from '../test/knowledge/documents.js';
+import {
+  announceReady,
+  benchContext,
+  benchSession,
+  benchTenant,
+  DEFAULT_POSTGRES_URL,
+  loadAverage,
+  memoryOf,
+  portOf,
+  startService,
+  withPgliteDir,
+  withScratchPostgres,
+} from './harness.js';
 
 const SELF = fileURLToPath(import.meta.url);
-const POSTGRES_URL =
-  process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? DEFAULT_POSTGRES_URL;
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'pglite,postgres').split(',').map((t) => t.trim()));
 const MB = 1024 * 1024;
 /** BENCH_SCENARIOS=normal,zip: only the scenarios whose names contain one of the words. */
@@ -47,76 +55,20 @@ interface Ready {
 // ---------------------------------------------------------------------------------------
 
 async function serve(): Promise<void> {
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/context.js');
   const { buildApp } = await import('../src/app.js');
-  const { migrate } = await import('../src/db/migrate.js');
-  const { createTenant } = await import('../src/modules/tenants/service.js');
-  const { createBot } = await import('../src/modules/bots/service.js');
-  const { insertUser, insertSession } = await import('../src/modules/auth/repository.js');
-  const { sha256Hex } = await import('../src/modules/auth/secrets.js');
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
-    WEBHOOK_WORKER: 'true',
-    WEBHOOK_POLL_INTERVAL_MS: '200',
-    BCRYPT_COST: '4',
-  });
-  const ctx = await createContext(config);
-  await migrate(ctx.db);
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: 'Bench', plan: 'enterprise' }),
-  );
-  const bot = await createBot(ctx.db, tenant.id, { name: 'Bench bot' });
-  const user = await insertUser(ctx.db, tenant.id, {
-    email: 'editor@bench.test',
-    passwordHash: await ctx.sessions.hashPassword(randomBytes(12).toString('hex')),
-    role: 'editor',
-    firstName: 'Bench',
-    lastName: 'Editor',
-  });
-  const token = `pst_${randomBytes(32).toString('hex')}`;
-  await insertSession(ctx.db, tenant.id, {
-    userId: user.id,
-    tokenHash: sha256Hex(token),
-    expiresAt: new Date(Date.now() + 3600_000),
-  });
+  const ctx = await benchContext({ WEBHOOK_WORKER: 'true', WEBHOOK_POLL_INTERVAL_MS: '200' });
+  const { tenant, bot } = await benchTenant(ctx);
+  const { token } = await benchSession(ctx, tenant.id, 'editor');
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  const ready: Ready = {
-    port: typeof address === 'object' && address ? address.port : 0,
-    token,
-    botId: bot.id,
-  };
+  const ready: Ready = { port: portOf(app), token, botId: bot.id };
   process.once('SIGTERM', () => process.exit(0));
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  announceReady(ready);
 }
 
 // ---------------------------------------------------------------------------------------
 // Parent: drive the service, measure, report
 // ---------------------------------------------------------------------------------------
-
-function startService(env: Record<string, string>): Promise<{ child: ChildProcess; ready: Ready }> {
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>": a CPU profile of the service (npm run bench:profile).
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', SELF, '--serve'], {
-    env: { ...process.env, REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = /READY (.*)\n/.exec(buffer);
-      if (line) resolve({ child, ready: JSON.parse(line[1]!) as Ready });
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
-}
 
 function statusOf(pid: number): string {
   try {
@@ -127,10 +79,7 @@ function statusOf(pid: number): string {
 }
 
 /** Resident set of a process in MB. */
-function rssOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(statusOf(pid));
-  return match ? Number(match[1]) / 1024 : NaN;
-}
+const rssOf = (pid: number) => memoryOf(pid, 'VmRSS');
 
 /** The service's child processes (the document parsers). */
 function childrenOf(pid: number): number[] {
@@ -143,9 +92,6 @@ function childrenOf(pid: number): number[] {
       .filter((child) => /PPid:\s+(\d+)/.exec(statusOf(child))?.[1] === String(pid));
   }
 }
-
-/** The machine's load average (1, 5, 15 minutes): the machine may be shared. */
-const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -292,7 +238,8 @@ async function run(base: string, ready: Ready, pid: number, scenario: Scenario) 
 }
 
 async function measure(name: string, env: Record<string, string>, scenarios: Scenario[]) {
-  const { child, ready } = await startService(env);
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=<dir>": a CPU profile of the service (npm run bench:profile).
+  const { child, ready } = await startService<Ready>(SELF, { env });
   const base = `http://127.0.0.1:${ready.port}`;
   try {
     console.log(`\n${name}`);
@@ -306,26 +253,6 @@ async function measure(name: string, env: Record<string, string>, scenarios: Sce
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
-  }
-}
-
-async function withScratchPostgres(fn: (url: string) => Promise<unknown>): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`PostgreSQL not reachable at ${POSTGRES_URL} (${(error as Error).message}); skipped.`);
-    return;
-  }
-  const name = `parley_bench_imports_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    await fn(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
   }
 }
 
@@ -375,15 +302,17 @@ async function main(): Promise<void> {
   const load = loadAverage().join(' ');
   console.log(`Node ${process.version}, ${scenarios.length} scenarios per database; load average ${load}`);
   if (TARGETS.has('pglite')) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-imports-'));
-    try {
-      await measure('PGlite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }, scenarios);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+    await withPgliteDir('parley-bench-imports', (dataDir) =>
+      measure('PGlite', { PARLEY_DATA_DIR: dataDir, DATABASE_URL: '' }, scenarios),
+    );
   }
   if (TARGETS.has('postgres')) {
-    await withScratchPostgres((url) => measure('PostgreSQL', { DATABASE_URL: url }, scenarios));
+    await withScratchPostgres(
+      POSTGRES_URL,
+      'parley_bench_imports',
+      (url) => measure('PostgreSQL', { DATABASE_URL: url }, scenarios),
+      { optional: true },
+    );
   }
 }
 

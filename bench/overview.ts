@@ -12,68 +12,39 @@
  * after another, for all bots and for one bot over the last `days` days, and the p50/p99 of
  * each are printed. Target: p99 ≤ 200 ms at 1,000,000 messages.
  */
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
-import { migrate } from '../src/db/migrate.js';
-import { insertSession, insertUser } from '../src/modules/auth/repository.js';
-import { sha256Hex } from '../src/modules/auth/secrets.js';
-import { createBot } from '../src/modules/bots/service.js';
-import { createTenant } from '../src/modules/tenants/service.js';
+import { createBot } from '../src/modules/bots/editing.js';
 import * as numbers from '../src/modules/numbers/repository.js';
 import { topUnanswered } from '../src/modules/unanswered/service.js';
+import {
+  argument,
+  benchContext,
+  benchSession,
+  benchTenant,
+  DEFAULT_POSTGRES_URL,
+  percentile,
+  withScratchPostgres,
+} from './harness.js';
 
-const argument = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
-  process.env[`BENCH_${name.toUpperCase()}`];
 const MESSAGES = Number(argument('messages') ?? 1_000_000);
 const REQUESTS = Number(argument('requests') ?? 60);
 const DAYS = Number(argument('days') ?? 30);
-const POSTGRES_URL = argument('database_url') ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = argument('database_url') ?? DEFAULT_POSTGRES_URL;
 const PER_CONVERSATION = 10;
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-};
-
 async function run(databaseUrl: string): Promise<void> {
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
+  const ctx = await benchContext({
     DATABASE_URL: databaseUrl,
     REDIS_URL: '',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
     WEBHOOK_WORKER: 'false',
-    BCRYPT_COST: '4',
     // Seeding writes a million rows in one statement.
     DATABASE_STATEMENT_TIMEOUT_MS: '1800000',
   });
-  const ctx = await createContext(config);
   try {
-    await migrate(ctx.db);
-    const { tenant } = await ctx.db.transaction((tx) =>
-      createTenant(tx, { name: 'Numbers', plan: 'enterprise' }),
-    );
-    const bots: string[] = [];
-    for (let i = 0; i < 5; i++) bots.push((await createBot(ctx.db, tenant.id, { name: `Bot ${i + 1}` })).id);
-    const user = await insertUser(ctx.db, tenant.id, {
-      email: 'owner@bench.test',
-      passwordHash: await ctx.sessions.hashPassword(randomBytes(12).toString('hex')),
-      role: 'owner',
-      firstName: 'Bench',
-      lastName: 'Owner',
-    });
-    const token = `pst_${randomBytes(32).toString('hex')}`;
-    await insertSession(ctx.db, tenant.id, {
-      userId: user.id,
-      tokenHash: sha256Hex(token),
-      expiresAt: new Date(Date.now() + 3600_000),
-    });
+    const { tenant, bot } = await benchTenant(ctx, { name: 'Bot 1' }, 'Numbers');
+    const bots: string[] = [bot.id];
+    for (let i = 1; i < 5; i++) bots.push((await createBot(ctx.db, tenant.id, { name: `Bot ${i + 1}` })).id);
+    const { userId, token } = await benchSession(ctx, tenant.id, 'owner');
 
     const conversations = Math.ceil(MESSAGES / PER_CONVERSATION);
     const seedStart = performance.now();
@@ -104,7 +75,7 @@ async function run(databaseUrl: string): Promise<void> {
          c.created_at + j * interval '30 seconds' + CASE WHEN j = ${PER_CONVERSATION} THEN random() * interval '2 hours' ELSE interval '0' END
        FROM conversations c CROSS JOIN generate_series(1, ${PER_CONVERSATION}) j
        WHERE c.tenant_id = $1`,
-      [tenant.id, user.id],
+      [tenant.id, userId],
     );
     const [event] = await ctx.db.query<{ id: string }>(
       `INSERT INTO events (tenant_id, title, event_date, capacity_total, status)
@@ -194,19 +165,7 @@ async function run(databaseUrl: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  admin.on('error', () => undefined);
-  await admin.connect();
-  const name = `parley_bench_overview_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    await run(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  await withScratchPostgres(POSTGRES_URL, 'parley_bench_overview', run);
 }
 
 await main();

@@ -23,23 +23,23 @@
  *   statement is explained with its custom and its generic plan (planning, execution, buffers).
  *   `--generic-plans` prints the three generic plans in full (EXPLAIN ANALYZE of EXECUTE).
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createRequire } from 'node:module';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import type { Database } from '../src/db/database.js';
-import { createContext } from '../src/context.js';
-import { migrate } from '../src/db/migrate.js';
-import { createBot } from '../src/modules/bots/service.js';
+import type { AppContext } from '../src/shared/context.js';
 import { importEntries, MAX_IMPORT_ENTRIES } from '../src/modules/knowledge/service.js';
 import { searchKnowledge } from '../src/modules/knowledge/search.js';
-import { createTenant } from '../src/modules/tenants/service.js';
+import {
+  argument,
+  benchContext,
+  benchTenant,
+  cpuMs,
+  DEFAULT_POSTGRES_URL,
+  knowledgeDeps,
+  withScratchPostgres,
+} from './harness.js';
 
-const argument = (name: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ??
-  process.env[`BENCH_${name.toUpperCase()}`];
 const CHATS = Number(argument('chats') ?? 300);
 const REPEATS = 15;
 /**
@@ -48,8 +48,7 @@ const REPEATS = 15;
  * knows (resolved in the database each time).
  */
 const MADE_UP = argument('messages') === 'made-up';
-const POSTGRES_URL = argument('database_url') ?? 'postgres://postgres@127.0.0.1:5432/test';
-const CLOCK_TICKS_PER_MS = 100 / 1000;
+const POSTGRES_URL = argument('database_url') ?? DEFAULT_POSTGRES_URL;
 /** node-postgres's conversion of a parameter to its text form (not in its type declarations). */
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue(value: unknown): unknown;
@@ -94,64 +93,27 @@ const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 60);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-function backendCpuMs(pids: number[]): number {
-  let ticks = 0;
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // a backend that ended in between
-    }
-  }
-  return ticks / CLOCK_TICKS_PER_MS;
-}
-
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  admin.on('error', () => undefined);
-  await admin.connect();
-  const name = `parley_bench_statements_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
-  try {
-    await run(url.toString());
-  } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-  }
+  await withScratchPostgres(POSTGRES_URL, 'parley_bench_statements', run);
 }
 
 async function run(databaseUrl: string): Promise<void> {
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
+  const ctx = await benchContext({
     DATABASE_URL: databaseUrl,
     REDIS_URL: '',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
     WEBHOOK_WORKER: 'false',
     CHAT_RATE_LIMIT_MAX: '10000000',
-    BCRYPT_COST: '4',
   });
-  const ctx = await createContext(config);
-  await migrate(ctx.db);
   const set = JSON.parse(readFileSync('eval/knowledge/dev-de.json', 'utf8')) as DevSet;
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: 'Statements', plan: 'enterprise' }),
+  const { tenant, bot } = await benchTenant(
+    ctx,
+    { name: 'Bot', system_prompt: 'Du hilfst Besuchern.' },
+    'Statements',
   );
-  const bot = await createBot(ctx.db, tenant.id, { name: 'Bot', system_prompt: 'Du hilfst Besuchern.' });
   const entries = set.paragraphs.map((p) => ({ title: p.title, content: p.content }));
   for (let i = 0; i < entries.length; i += MAX_IMPORT_ENTRIES) {
     await importEntries(
-      {
-        db: ctx.db,
-        embeddings: null,
-        maxEntryBytes: config.knowledge.maxEntryBytes,
-        minScore: config.knowledge.minScore,
-      },
+      knowledgeDeps(ctx),
       tenant.id,
       { botId: bot.id },
       entries.slice(i, i + MAX_IMPORT_ENTRIES),
@@ -197,13 +159,13 @@ async function run(databaseUrl: string): Promise<void> {
   ).map((r) => r.pid);
   recording = true;
   const cpuBefore = process.cpuUsage();
-  const pgBefore = backendCpuMs(backends);
+  const pgBefore = cpuMs(backends);
   for (let i = 20; i < 20 + CHATS; i++) {
     const res = await ask(i);
     if (res.statusCode !== 200) throw new Error(`chat answered ${res.statusCode}: ${res.body}`);
   }
   const cpu = process.cpuUsage(cpuBefore);
-  const pgMs = backendCpuMs(backends) - pgBefore;
+  const pgMs = cpuMs(backends) - pgBefore;
   recording = false;
 
   console.log(
@@ -301,7 +263,7 @@ async function run(databaseUrl: string): Promise<void> {
   }
   await client.end();
 
-  await explainWordKinds(ctx.db, databaseUrl, tenant.id, bot.id, set, config);
+  await explainWordKinds(ctx, databaseUrl, tenant.id, bot.id, set);
   await app.close();
   await ctx.close();
 }
@@ -401,25 +363,20 @@ const FILLER_ENTRIES = 2_100;
  * those of the development set alone.
  */
 async function explainWordKinds(
-  db: Database,
+  ctx: AppContext,
   databaseUrl: string,
   tenantId: string,
   botId: string,
   set: DevSet,
-  config: ReturnType<typeof loadConfig>,
 ): Promise<void> {
+  const db = ctx.db;
   const filler = Array.from({ length: FILLER_ENTRIES }, (_, i) => ({
     title: `Hinweis ${i}`,
     content: `${COMMON_WORD} Nummer ${i} gilt ein Jahr lang für alle Leistungen im Laden.`,
   }));
   for (let i = 0; i < filler.length; i += MAX_IMPORT_ENTRIES) {
     await importEntries(
-      {
-        db,
-        embeddings: null,
-        maxEntryBytes: config.knowledge.maxEntryBytes,
-        minScore: config.knowledge.minScore,
-      },
+      knowledgeDeps(ctx),
       tenantId,
       { botId },
       filler.slice(i, i + MAX_IMPORT_ENTRIES),

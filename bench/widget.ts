@@ -16,24 +16,32 @@
  * ≤ 300 ms after the model produced it. The fake model writes the time it yields the first
  * token into that token, so the client measures the service's own share on the same clock.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { ModelProvider } from '../src/modules/models/provider.js';
-
-function setting(name: string, fallback: string): string {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return arg ? arg.slice(name.length + 3) : (process.env[`BENCH_${name.toUpperCase()}`] ?? fallback);
-}
+import {
+  announceReady,
+  benchContext,
+  benchTenant,
+  DEFAULT_POSTGRES_URL,
+  loadAverage,
+  memoryOf,
+  percentile,
+  portOf,
+  setting,
+  startService,
+  withScratchPostgres,
+} from './harness.js';
 
 const STREAMS = Number(setting('streams', '2000'));
 const SECONDS = Number(setting('seconds', '20'));
 const MESSAGES = Number(setting('messages', '50'));
 const FIRST_TOKEN_MS = Number(setting('first_token_ms', '200'));
-const POSTGRES_URL = setting('database_url', 'postgres://postgres@127.0.0.1:5432/test');
+const POSTGRES_URL = setting('database_url', DEFAULT_POSTGRES_URL);
 const SELF = fileURLToPath(import.meta.url);
 const ORIGIN = 'https://bench.example';
 
@@ -68,34 +76,18 @@ function timedStreaming(model: ModelProvider, firstTokenMs: number): ModelProvid
 }
 
 async function serve(): Promise<void> {
-  const { loadConfig } = await import('../src/config.js');
-  const { createContext } = await import('../src/context.js');
   const { buildApp } = await import('../src/app.js');
-  const { migrate } = await import('../src/db/migrate.js');
-  const { createTenant } = await import('../src/modules/tenants/service.js');
-  const { createBot } = await import('../src/modules/bots/service.js');
   const { settingsOf } = await import('../src/modules/widget/service.js');
   const { updateSettings } = await import('../src/modules/widget/repository.js');
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'silent',
-    MODEL_PROVIDER: 'offline',
-    PARLEY_SEED_DEMO: 'false',
+  const ctx = await benchContext({
     // Every message gets an answer; the offline model's "no answer" would hand the visitor over.
     HANDOVER_ON_NO_ANSWER: 'false',
     WIDGET_RATE_LIMIT_IP: '10000000',
     WIDGET_RATE_LIMIT_KEY: '10000000',
     WIDGET_RATE_LIMIT_VISITOR: '10000000',
-    BCRYPT_COST: '4',
   });
-  const ctx = await createContext(config);
-  await migrate(ctx.db);
   ctx.model = timedStreaming(ctx.model, FIRST_TOKEN_MS);
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: 'Bench', plan: 'enterprise' }),
-  );
-  const bot = await createBot(ctx.db, tenant.id, {
+  const { tenant, bot } = await benchTenant(ctx, {
     name: 'Bench bot',
     system_prompt: 'Du bist ein Assistent.',
   });
@@ -107,14 +99,13 @@ async function serve(): Promise<void> {
   });
   const app = await buildApp(ctx);
   await app.listen({ port: 0, host: '127.0.0.1', backlog: 8192 });
-  const address = app.server.address();
   const ready: Ready = {
-    port: typeof address === 'object' && address ? address.port : 0,
+    port: portOf(app),
     tenantId: tenant.id,
     botId: bot.id,
     publishableKey: settings.publishable_key,
   };
-  process.stdout.write(`READY ${JSON.stringify(ready)}\n`);
+  announceReady(ready);
   process.on('SIGTERM', () => {
     void app
       .close()
@@ -159,36 +150,17 @@ function call(
   });
 }
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
+  return memoryOf(pid, 'VmRSS');
 }
 
-async function startService(url: string): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SELF, '--serve'], {
+function startPooledService(url: string): Promise<{ child: ChildProcess; ready: Ready }> {
+  return startService<Ready>(SELF, {
     env: {
-      ...process.env,
-      REDIS_URL: '',
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE ?? '20',
       PARLEY_SECRET_KEY: `bench:${randomBytes(32).toString('base64')}`,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = /READY (.*)\n/.exec(buffer);
-      if (line) resolve({ child, ready: JSON.parse(line[1]!) as Ready });
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
   });
 }
 
@@ -280,24 +252,17 @@ function countBy(values: number[]): Record<string, number> {
 }
 
 async function main(): Promise<void> {
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`PostgreSQL not reachable at ${POSTGRES_URL} (${(error as Error).message}); skipped.`);
-    return;
-  }
-  const name = `parley_bench_widget_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${name}`;
+  await withScratchPostgres(POSTGRES_URL, 'parley_bench_widget', measure, { optional: true });
+}
+
+async function measure(url: string): Promise<void> {
   let child: ChildProcess | undefined;
   const held: IncomingMessage[] = [];
   try {
-    const started = await startService(url.toString());
+    const started = await startPooledService(url);
     child = started.child;
     const { ready } = started;
-    const db = new pg.Client({ connectionString: url.toString() });
+    const db = new pg.Client({ connectionString: url });
     db.on('error', () => undefined);
     await db.connect();
     const idleRss = rssMb(child.pid!);
@@ -357,8 +322,8 @@ async function main(): Promise<void> {
     const stillOpen = held.filter((res) => !res.complete && !res.destroyed).length;
     await db.end();
 
-    const cores = (await import('node:os')).cpus().length;
-    const load = (await import('node:os')).loadavg()[0]!.toFixed(2);
+    const cores = cpus().length;
+    const load = loadAverage()[0]!.toFixed(2);
     console.log(`Widget benchmark on PostgreSQL (one instance; ${cores} cores, load average ${load})`);
     console.log(
       `  event streams: ${open}/${STREAMS} opened in ${openSeconds.toFixed(1)} s, ${stillOpen} still open after ${SECONDS} s` +
@@ -385,8 +350,6 @@ async function main(): Promise<void> {
     for (const res of held) res.destroy();
     child?.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
     agent.destroy();
   }
 }
