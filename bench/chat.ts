@@ -228,8 +228,7 @@ async function serveHello(): Promise<Ready> {
   app.get('/hello', async () => ({ hello: 'world' }));
   app.post('/echo', async (request) => ({ reply: (request.body as { message?: string }).message ?? '' }));
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0, tenants: [] };
+  return { port: portOf(app), tenants: [] };
 }
 
 async function serveFloor(): Promise<Ready> {
@@ -248,8 +247,7 @@ async function serveFloor(): Promise<Ready> {
     return { reply: text };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  return { port: typeof address === 'object' && address ? address.port : 0, tenants: [] };
+  return { port: portOf(app), tenants: [] };
 }
 
 async function serveParley(): Promise<Ready> {
@@ -729,11 +727,16 @@ async function main(): Promise<void> {
     }
   }
   if (TARGETS.has('floor') && PROFILE !== 'stream') {
-    const floor = await withScratchPostgres((url) => {
-      const { drive, warm } = cannonDrive('floor', 'POST');
-      const name = `floor: bare Fastify POST + ${FLOOR_STATEMENTS} statements (PostgreSQL)`;
-      return measure(name, 'floor', { DATABASE_URL: url }, drive, warm, url);
-    });
+    const floor = await withScratchPostgres(
+      POSTGRES_URL,
+      'parley_bench_chat',
+      (url) => {
+        const { drive, warm } = cannonDrive('floor', 'POST');
+        const name = `floor: bare Fastify POST + ${FLOOR_STATEMENTS} statements (PostgreSQL)`;
+        return measure(name, 'floor', { DATABASE_URL: url }, drive, warm, url);
+      },
+      { optional: true },
+    );
     if (floor) results.push(floor);
   }
   if (TARGETS.has('pglite')) {
