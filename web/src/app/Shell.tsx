@@ -9,9 +9,11 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { UnsavedChangesGuard } from '../components/unsaved-changes';
 import { ApiError, api, setUnauthorizedHandler } from '../api/client';
 import { ErrorAlert, Loading } from '../components/states';
-import { useInboxLive, useInboxUnread } from '../features/inbox/live';
+import { useInboxLive } from '../features/inbox/live';
+import { useInboxUnread } from '../features/inbox/queries';
 import { LanguageSwitch } from './LanguageSwitch';
-import { MeProvider, useMeQuery } from './session';
+import { useMeQuery } from '../features/auth/queries';
+import { MeProvider } from './session';
 
 const NAV = [
   { to: '/', key: 'nav.overview', permission: 'usage:view' },

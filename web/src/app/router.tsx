@@ -154,7 +154,7 @@ export const router = createBrowserRouter([
       {
         path: 'contacts/:contactId',
         lazy: page(
-          () => import('../features/contacts/ContactsPage'),
+          () => import('../features/contacts/ContactPage'),
           (m) => m.ContactPage,
         ),
       },

@@ -29,7 +29,7 @@ import { notify } from '../../components/notify';
 import { SecretOnce } from '../../components/SecretOnce';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { useBot } from '../bots/BotPage';
+import { useBot } from '../bots/queries';
 import { canonicalOrigin, cspLinesOf, previewDocument, snippetOf } from './origins';
 import {
   useRotateIdentitySecret,

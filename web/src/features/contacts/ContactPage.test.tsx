@@ -78,7 +78,7 @@ describe('ContactPage', () => {
   });
 
   it('shows the person with conversations across channels and refuses a merge clash in words', async () => {
-    const { ContactPage } = await import('./ContactsPage');
+    const { ContactPage } = await import('./ContactPage');
     const { MeProvider } = await import('../../app/session');
     const router = createMemoryRouter([{ path: '/contacts/:contactId', element: <ContactPage /> }], {
       initialEntries: [`/contacts/${ID}`],

@@ -1,17 +1,16 @@
 import '@mantine/dates/styles.css';
 import { Badge, Button, Checkbox, Group, Select, Table, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import type { Conversation } from '../../api/types';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { useConversationList, type ConversationFilters } from './queries';
+import { useBots } from '../bots/queries';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -34,10 +33,7 @@ export function ConversationsPage() {
   const [review, setReview] = useState<string | null>(null);
   const [handedOver, setHandedOver] = useState<string | null>(null);
   const [noKnowledge, setNoKnowledge] = useState(false);
-  const bots = useQuery({
-    queryKey: ['bots', null],
-    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
-  });
+  const bots = useBots();
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
   const query: ConversationFilters = {
     limit: 50,

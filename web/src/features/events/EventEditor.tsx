@@ -1,14 +1,4 @@
-import {
-  Button,
-  Group,
-  Modal,
-  NumberInput,
-  Select,
-  SimpleGrid,
-  Stack,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
+import { Group, Modal, NumberInput, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { placeFieldError } from '../../api/field-errors';
@@ -17,6 +7,7 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert } from '../../components/states';
 import { useUpdateEvent } from './queries';
+import { FormActions } from '../../components/FormActions';
 
 type EventPut = Body<'/api/events/{id}', 'put'>;
 const orNull = (value: string) => value.trim() || null;
@@ -294,14 +285,7 @@ export function EventEditor({ event, onClose }: { event: EventRow; onClose: () =
             />
           </Group>
           <PaymentFields form={form} locked={draft ? undefined : t('events.paymentFixed')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              {t('common.save')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} pending={save.isPending} />
         </Stack>
       </form>
     </Modal>

@@ -27,6 +27,7 @@ import { formatDate, formatMoney } from '../../format';
 import { PaymentFields, paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
+import { FormActions } from '../../components/FormActions';
 
 export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
   draft: 'gray',
@@ -126,14 +127,7 @@ function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void
             {...form.getInputProps('description')}
           />
           <PaymentFields form={form} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              {t('events.createSubmit')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} pending={create.isPending} submit={t('events.createSubmit')} />
         </Stack>
       </form>
     </Modal>

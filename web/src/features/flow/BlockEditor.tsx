@@ -20,6 +20,7 @@ import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFlowSteps, useUpdateBlock } from './queries';
 import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
+import { FormActions } from '../../components/FormActions';
 
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
@@ -255,14 +256,7 @@ export function BlockEditor({ botId, block, onClose }: { botId: string; block: B
             </Fieldset>
             {stepOptions.length === 0 && <Alert color="blue">{t('flow.edit.noStepsHint')}</Alert>}
             <Divider />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={save.isPending}>
-                {t('common.save')}
-              </Button>
-            </Group>
+            <FormActions onCancel={onClose} pending={save.isPending} />
           </Stack>
         </form>
       )}

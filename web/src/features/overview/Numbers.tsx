@@ -10,15 +10,14 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { Suspense, lazy, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 import { useOverviewNumbers } from './queries';
+import { useBots } from '../bots/queries';
 
 // The chart library is loaded only when the numbers are drawn.
 const NumbersCharts = lazy(() => import('./NumbersCharts'));
@@ -75,10 +74,7 @@ export function Numbers() {
   const [period, setPeriod] = useState<string>('30');
   const to = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - (Number(period) - 1) * 86_400_000).toISOString().slice(0, 10);
-  const bots = useQuery({
-    queryKey: ['bots', null],
-    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
-  });
+  const bots = useBots();
   const numbers = useOverviewNumbers(botId, from, to, true);
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
   const n = numbers.data;

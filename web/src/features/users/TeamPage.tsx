@@ -37,6 +37,7 @@ import {
   useTeam,
 } from './queries';
 import { DataTable } from '../../components/DataTable';
+import { FormActions } from '../../components/FormActions';
 
 type TeamUser = Ok<'/api/users', 'get'>['data'][number];
 
@@ -193,14 +194,7 @@ function InviteUser({
             data={grantableRoles(actorRole).map((r) => ({ value: r, label: t(`roles.${r}`) }))}
             {...form.getInputProps('role')}
           />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              {t('team.addSubmit')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} pending={create.isPending} submit={t('team.addSubmit')} />
         </Stack>
       </form>
     </Modal>
