@@ -46,44 +46,41 @@ export function BotsPage() {
           w={180}
         />
       </Group>
-      {bots.isPending ? (
-        <Loading />
-      ) : bots.error ? (
-        <ErrorAlert error={bots.error} onRetry={() => void bots.refetch()} />
-      ) : filtered.length === 0 ? (
-        <EmptyState
-          title={t('bots.emptyTitle')}
-          text={canEdit ? t('bots.emptyText') : t('bots.emptyTextViewer')}
-          action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
-        />
-      ) : (
-        <DataTable
-          columns={[
-            { label: t('bots.name') },
-            { label: t('bots.statusFilter') },
-            { label: t('common.updated') },
-          ]}
-          minWidth={480}
-          highlightOnHover
-        >
-          {filtered.map((bot) => (
-            <Table.Tr key={bot.id}>
-              <Table.Td>
-                <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
-                {bot.description && (
-                  <Text size="xs" c="dimmed" lineClamp={1}>
-                    {bot.description}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <BotStatusBadge bot={bot} />
-              </Table.Td>
-              <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
-      )}
+      <DataTable
+        query={bots}
+        isEmpty={filtered.length === 0}
+        empty={
+          <EmptyState
+            title={t('bots.emptyTitle')}
+            text={canEdit ? t('bots.emptyText') : t('bots.emptyTextViewer')}
+            action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
+          />
+        }
+        columns={[
+          { label: t('bots.name') },
+          { label: t('bots.statusFilter') },
+          { label: t('common.updated') },
+        ]}
+        minWidth={480}
+        highlightOnHover
+      >
+        {filtered.map((bot) => (
+          <Table.Tr key={bot.id}>
+            <Table.Td>
+              <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
+              {bot.description && (
+                <Text size="xs" c="dimmed" lineClamp={1}>
+                  {bot.description}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <BotStatusBadge bot={bot} />
+            </Table.Td>
+            <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -5,7 +5,7 @@ import { DataTable } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { formatDate, formatMoney } from '../../format';
 import { EVENT_STATUS_COLOUR } from '../events/EventsPage';
-import { NoneYet } from './NoneYet';
+import { NoneYet } from '../../components/NoneYet';
 import { useContactBookings } from './queries';
 
 const BOOKING_COLOUR: Record<string, string> = {

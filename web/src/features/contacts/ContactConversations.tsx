@@ -5,7 +5,7 @@ import { DataTable } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { formatDateTime } from '../../format';
 import { ConversationStateBadge } from './ConversationStateBadge';
-import { NoneYet } from './NoneYet';
+import { NoneYet } from '../../components/NoneYet';
 import { useContactConversations } from './queries';
 
 /** The person's conversations on every channel. */

@@ -5,7 +5,7 @@ import { DataTable } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { formatDateTime } from '../../format';
 import { ConversationStateBadge } from './ConversationStateBadge';
-import { NoneYet } from './NoneYet';
+import { NoneYet } from '../../components/NoneYet';
 import { useContactLeads } from './queries';
 
 /** The conversations in which the person left their details. */

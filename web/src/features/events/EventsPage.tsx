@@ -175,52 +175,49 @@ export function EventsPage() {
           w={240}
         />
       </Group>
-      {events.isPending ? (
-        <Loading />
-      ) : events.error ? (
-        <ErrorAlert error={events.error} onRetry={() => void events.refetch()} />
-      ) : events.data.data.length === 0 ? (
-        <EmptyState
-          title={t('events.emptyTitle')}
-          text={canEdit ? t('events.emptyText') : t('events.emptyTextViewer')}
-          action={canEdit && <Button onClick={open}>{t('events.create')}</Button>}
-        />
-      ) : (
-        <DataTable
-          columns={[
-            { label: t('events.date') },
-            { label: t('events.eventTitle') },
-            { label: t('events.status') },
-            { label: t('events.booked'), align: 'right' as const },
-            { label: t('events.price'), align: 'right' as const },
-          ]}
-          minWidth={560}
-          highlightOnHover
-        >
-          {events.data.data.map((event) => (
-            <Table.Tr key={event.id}>
-              <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
-              <Table.Td>
-                <Link to={`/events/${event.id}`}>{event.title}</Link>
-              </Table.Td>
-              <Table.Td>
-                <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
-                  {t(`events.statuses.${event.status}`)}
-                </Badge>
-              </Table.Td>
-              <Table.Td ta="right">
-                {event.capacity_booked} / {event.capacity_total}
-                {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
-              </Table.Td>
-              <Table.Td ta="right">
-                {event.payment_model === 'free'
-                  ? t('events.payment.free')
-                  : formatMoney(event.price, event.currency, i18n.language)}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
-      )}
+      <DataTable
+        query={events}
+        isEmpty={events.data?.data.length === 0}
+        empty={
+          <EmptyState
+            title={t('events.emptyTitle')}
+            text={canEdit ? t('events.emptyText') : t('events.emptyTextViewer')}
+            action={canEdit && <Button onClick={open}>{t('events.create')}</Button>}
+          />
+        }
+        columns={[
+          { label: t('events.date') },
+          { label: t('events.eventTitle') },
+          { label: t('events.status') },
+          { label: t('events.booked'), align: 'right' as const },
+          { label: t('events.price'), align: 'right' as const },
+        ]}
+        minWidth={560}
+        highlightOnHover
+      >
+        {events.data?.data.map((event) => (
+          <Table.Tr key={event.id}>
+            <Table.Td>{formatDate(event.event_date, i18n.language)}</Table.Td>
+            <Table.Td>
+              <Link to={`/events/${event.id}`}>{event.title}</Link>
+            </Table.Td>
+            <Table.Td>
+              <Badge color={EVENT_STATUS_COLOUR[event.status]} variant="light">
+                {t(`events.statuses.${event.status}`)}
+              </Badge>
+            </Table.Td>
+            <Table.Td ta="right">
+              {event.capacity_booked} / {event.capacity_total}
+              {event.capacity_waitlist > 0 && ` (+${event.capacity_waitlist})`}
+            </Table.Td>
+            <Table.Td ta="right">
+              {event.payment_model === 'free'
+                ? t('events.payment.free')
+                : formatMoney(event.price, event.currency, i18n.language)}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </>
   );
 }

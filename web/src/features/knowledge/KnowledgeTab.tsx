@@ -281,61 +281,56 @@ export function KnowledgeTab() {
             onSaved={refreshEntries}
           />
         )}
-        {entries.isPending ? (
-          <Loading />
-        ) : entries.error ? (
-          <ErrorAlert error={entries.error} />
-        ) : entries.data.data.length === 0 ? (
-          <EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />
-        ) : (
-          <DataTable
-            columns={[
-              { label: t('knowledge.title') },
-              { label: t('knowledge.scope') },
-              { label: t('common.actions') },
-            ]}
-            minWidth={420}
-          >
-            {entries.data.data.map((entry) => (
-              <Table.Tr key={entry.id}>
-                <Table.Td>
-                  {entry.title}
-                  <Text size="xs" c="dimmed" lineClamp={1}>
-                    {entry.content_preview}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
-                </Table.Td>
-                <Table.Td>
-                  {canEdit && (
-                    <Group gap={4} wrap="nowrap">
-                      <Button
-                        size="compact-xs"
-                        variant="light"
-                        aria-label={t('knowledge.editOf', { title: entry.title })}
-                        onClick={() => setEditing(entry)}
-                      >
-                        {t('knowledge.edit')}
-                      </Button>
-                      <ConfirmButton
-                        aria-label={t('knowledge.deleteOf', { title: entry.title })}
-                        title={t('knowledge.delete')}
-                        text={t(
-                          entry.scope === 'tenant'
-                            ? 'knowledge.deleteTenantConfirm'
-                            : 'knowledge.deleteConfirm',
-                          { title: entry.title },
-                        )}
-                        onConfirm={() => remove.mutate(entry)}
-                      />
-                    </Group>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </DataTable>
-        )}
+        <DataTable
+          query={entries}
+          isEmpty={entries.data?.data.length === 0}
+          empty={<EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />}
+          columns={[
+            { label: t('knowledge.title') },
+            { label: t('knowledge.scope') },
+            { label: t('common.actions') },
+          ]}
+          minWidth={420}
+        >
+          {entries.data?.data.map((entry) => (
+            <Table.Tr key={entry.id}>
+              <Table.Td>
+                {entry.title}
+                <Text size="xs" c="dimmed" lineClamp={1}>
+                  {entry.content_preview}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge variant="light">{t(`knowledge.scopes.${entry.scope}`)}</Badge>
+              </Table.Td>
+              <Table.Td>
+                {canEdit && (
+                  <Group gap={4} wrap="nowrap">
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      aria-label={t('knowledge.editOf', { title: entry.title })}
+                      onClick={() => setEditing(entry)}
+                    >
+                      {t('knowledge.edit')}
+                    </Button>
+                    <ConfirmButton
+                      aria-label={t('knowledge.deleteOf', { title: entry.title })}
+                      title={t('knowledge.delete')}
+                      text={t(
+                        entry.scope === 'tenant'
+                          ? 'knowledge.deleteTenantConfirm'
+                          : 'knowledge.deleteConfirm',
+                        { title: entry.title },
+                      )}
+                      onConfirm={() => remove.mutate(entry)}
+                    />
+                  </Group>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
       </Card>
     </Stack>
   );

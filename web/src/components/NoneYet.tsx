@@ -1,6 +1,6 @@
 import { Text } from '@mantine/core';
 
-/** A section of the contact page with nothing in it yet. */
+/** A section of a page with nothing in it yet, in a word. */
 export function NoneYet({ text }: { text: string }) {
   return (
     <Text c="dimmed" size="sm">
