@@ -7,7 +7,7 @@ import type { Bot } from '../../api/types';
 import { useCan } from '../../app/session';
 import { useBots } from './queries';
 import { PageTitle } from '../../components/PageTitle';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { BotStatusBadge } from './BotStatusBadge';

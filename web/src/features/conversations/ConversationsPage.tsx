@@ -1,12 +1,12 @@
 import '@mantine/dates/styles.css';
-import { Badge, Button, Checkbox, Group, Select, Table, Text } from '@mantine/core';
+import { Badge, Checkbox, Group, Select, Table, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Conversation } from '../../api/types';
 import { PageTitle } from '../../components/PageTitle';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { LoadMore } from '../../components/LoadMore';
 import { DataTable } from '../../components/DataTable';

@@ -22,7 +22,7 @@ import { useCreateEvent, useEvents } from './queries';
 import type { EventBody, EventRow } from '../../api/types';
 import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState, ErrorAlert } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { PaymentFields, paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
 import { useUnsavedChanges } from '../../components/unsaved-changes';

@@ -19,7 +19,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState, ErrorAlert } from '../../components/states';
 import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
 import { notify } from '../../components/notify';

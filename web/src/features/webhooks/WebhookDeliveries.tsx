@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Webhook } from '../../api/types';
 import { notify } from '../../components/notify';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState, ErrorAlert } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
