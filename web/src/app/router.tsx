@@ -168,7 +168,7 @@ export const router = createBrowserRouter([
           {
             index: true,
             lazy: page(
-              () => import('../features/settings/SettingsPage'),
+              () => import('../features/settings/SettingsIndex'),
               (m) => m.SettingsIndex,
             ),
           },

@@ -52,7 +52,7 @@ describe('hit test', () => {
   });
 
   it('shows beside the scores whether the chat answers or hands over, and which key terms are missing', async () => {
-    const { HitTest } = await import('./KnowledgeTab');
+    const { HitTest } = await import('./HitTest');
     render(
       <MantineProvider>
         <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>

@@ -18,6 +18,7 @@ import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 import { useOverviewNumbers } from './queries';
 import { useBots } from '../bots/queries';
+import { Figure } from './Figure';
 
 // The chart library is loaded only when the numbers are drawn.
 const NumbersCharts = lazy(() => import('./NumbersCharts'));
@@ -36,34 +37,6 @@ export function durationText(seconds: number | null, t: TFunction): string {
   if (seconds < 90) return t('numbers.seconds', { count: Math.round(seconds) });
   if (seconds < 90 * 60) return t('numbers.minutes', { count: Math.round(seconds / 60) });
   return t('numbers.hours', { count: Math.round(seconds / 360) / 10 });
-}
-
-function Figure({
-  label,
-  value,
-  hint,
-  testId,
-}: {
-  label: string;
-  value: string;
-  hint?: string;
-  testId: string;
-}) {
-  return (
-    <Card withBorder padding="sm" data-testid={testId}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={700} size="xl">
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
-    </Card>
-  );
 }
 
 /** The numbers a tenant asks for, per bot and period, with charts. */

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Code, Group, Modal, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Webhook } from '../../api/types';
@@ -7,7 +7,8 @@ import { EmptyState, ErrorAlert } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
-import { useDeliveries, useDelivery, useRedeliver, type Delivery, type DeliveryStatus } from './queries';
+import { useDeliveries, useRedeliver, type Delivery, type DeliveryStatus } from './queries';
+import { Attempts } from './Attempts';
 
 export type { DeliveryStatus };
 
@@ -24,62 +25,6 @@ export function nextStep(delivery: Pick<Delivery, 'status' | 'next_attempt_at'>)
   if ((delivery.status === 'pending' || delivery.status === 'delivering') && delivery.next_attempt_at)
     return 'retry';
   return 'none';
-}
-
-function Attempts({
-  endpointId,
-  delivery,
-  onClose,
-}: {
-  endpointId: string;
-  delivery: Delivery;
-  onClose: () => void;
-}) {
-  const { t, i18n } = useTranslation();
-  const detail = useDelivery(endpointId, delivery.id);
-  return (
-    <Modal
-      opened
-      onClose={onClose}
-      title={t('deliveries.attemptsOf', { type: eventTypeLabel(t, delivery.event_type) })}
-      size="lg"
-    >
-      <DataTable
-        query={detail}
-        isEmpty={detail.data?.attempts.length === 0}
-        empty={<Text c="dimmed">{t('deliveries.noAttempts')}</Text>}
-        columns={[
-          { label: '#' },
-          { label: t('deliveries.time') },
-          { label: t('deliveries.responseCode') },
-          { label: t('deliveries.duration') },
-          { label: t('deliveries.error') },
-        ]}
-        minWidth={480}
-        data-testid="delivery-attempts"
-      >
-        {detail.data?.attempts.map((a) => (
-          <Table.Tr key={a.attempt_number}>
-            <Table.Td>{a.attempt_number}</Table.Td>
-            <Table.Td>{formatDateTime(a.created_at, i18n.language)}</Table.Td>
-            <Table.Td>{a.status_code ?? '—'}</Table.Td>
-            <Table.Td>{a.duration_ms} ms</Table.Td>
-            <Table.Td style={{ wordBreak: 'break-word' }}>{a.error ?? '—'}</Table.Td>
-          </Table.Tr>
-        ))}
-      </DataTable>
-      {detail.data && (
-        <>
-          <Text size="sm" fw={600} mt="md">
-            {t('deliveries.payload')}
-          </Text>
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-            {JSON.stringify(detail.data.payload, null, 2)}
-          </Code>
-        </>
-      )}
-    </Modal>
-  );
 }
 
 /** The delivery log of one endpoint: every event sent, its attempts, and redelivery. */
