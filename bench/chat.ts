@@ -1,7 +1,8 @@
 /**
  * Chat endpoint benchmark: POST /api/bot-chat/:botId/chat with the built-in offline model,
  * on PGlite and on PostgreSQL, next to bare Fastify endpoints (GET and POST with a JSON body)
- * as the machine's ceiling. Each server runs in its own child process (so the load generator
+ * as the machine's ceiling, and the round-trip floor (a bare Fastify POST that sends a chat's
+ * number of trivial statements to PostgreSQL, `--floor_statements=4`). Each server runs in its own child process (so the load generator
  * does not share its event loop).
  *
  *   npm run bench:chat                          # profile "distinct", all targets
@@ -98,9 +99,9 @@ const STREAMS = Number(setting('streams', '2000'));
 const STREAM_MS = Number(setting('stream_ms', '2000'));
 const POSTGRES_URL = setting('database_url', 'postgres://postgres@127.0.0.1:5432/test');
 const SELF = fileURLToPath(import.meta.url);
-/** Which targets to run, e.g. --targets=hello,postgres (default: all three). */
+/** Which targets to run, e.g. --targets=hello,postgres (default: all four). */
 const TARGETS = new Set(
-  setting('targets', 'hello,pglite,postgres')
+  setting('targets', 'hello,floor,pglite,postgres')
     .split(',')
     .map((t) => t.trim()),
 );
@@ -202,7 +203,14 @@ function zipfSource(size: number, seed: number): () => string {
 // Child: one server
 // ---------------------------------------------------------------------------------------
 
-type Target = 'hello' | 'pglite' | 'postgres';
+type Target = 'hello' | 'floor' | 'pglite' | 'postgres';
+/**
+ * The round-trip floor: a bare Fastify POST that sends as many trivial prepared statements to
+ * PostgreSQL, one after another, as a chat without a hand-over does (admission, words, search,
+ * exchange), through a pool of the service's size. What a chat costs above it is the
+ * pipeline's own work and its statements' execution.
+ */
+const FLOOR_STATEMENTS = Number(setting('floor_statements', '4'));
 
 interface Ready {
   port: number;
@@ -213,6 +221,26 @@ async function serveHello(): Promise<Ready> {
   const app = Fastify({ logger: false });
   app.get('/hello', async () => ({ hello: 'world' }));
   app.post('/echo', async (request) => ({ reply: (request.body as { message?: string }).message ?? '' }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  return { port: typeof address === 'object' && address ? address.port : 0, tenants: [] };
+}
+
+async function serveFloor(): Promise<Ready> {
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  const app = Fastify({ logger: false });
+  app.post('/echo', async (request) => {
+    let text = (request.body as { message?: string }).message ?? '';
+    for (let i = 0; i < FLOOR_STATEMENTS; i++) {
+      const { rows } = await pool.query<{ text: string }>({
+        name: `floor-${i}`,
+        text: 'SELECT $1::text AS text',
+        values: [text],
+      });
+      text = rows[0]!.text;
+    }
+    return { reply: text };
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   return { port: typeof address === 'object' && address ? address.port : 0, tenants: [] };
@@ -296,7 +324,8 @@ function slowStreaming(model: ModelProvider, ms: number): ModelProvider {
 type ChildRequest = { op: 'memory' } | { op: 'snapshot'; dir: string };
 
 async function child(target: Target): Promise<void> {
-  const ready = target === 'hello' ? await serveHello() : await serveParley();
+  const ready =
+    target === 'hello' ? await serveHello() : target === 'floor' ? await serveFloor() : await serveParley();
   // A normal exit, so `node --cpu-prof` / `--heap-prof` can write their profiles.
   process.once('SIGTERM', () => process.exit(0));
   process.on('message', (request: ChildRequest) => {
@@ -604,7 +633,9 @@ function fromCannon(result: CannonResult): Measured {
 function cannonDrive(target: Target, method: 'GET' | 'POST' = 'GET') {
   const options = (ready: Ready): CannonOptions => {
     const url = `http://127.0.0.1:${ready.port}`;
-    if (target !== 'hello') return { url, connections: CONNECTIONS, requests: chatRequests(ready) };
+    if (target !== 'hello' && target !== 'floor') {
+      return { url, connections: CONNECTIONS, requests: chatRequests(ready) };
+    }
     if (method === 'GET') return { url: `${url}/hello`, connections: CONNECTIONS };
     const next = messageSource(7);
     return {
@@ -781,6 +812,14 @@ async function main(): Promise<void> {
       const label = method === 'GET' ? 'GET /hello' : 'POST /echo (JSON body)';
       results.push(await measure(`ceiling: bare Fastify ${label}`, 'hello', {}, drive, warm));
     }
+  }
+  if (TARGETS.has('floor') && PROFILE !== 'stream') {
+    const floor = await withScratchPostgres((url) => {
+      const { drive, warm } = cannonDrive('floor', 'POST');
+      const name = `floor: bare Fastify POST + ${FLOOR_STATEMENTS} statements (PostgreSQL)`;
+      return measure(name, 'floor', { DATABASE_URL: url }, drive, warm, url);
+    });
+    if (floor) results.push(floor);
   }
   if (TARGETS.has('pglite')) {
     const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-chat-'));

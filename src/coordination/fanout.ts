@@ -1,4 +1,4 @@
-import { RESYNC_CHANNEL, type Coordination } from './index.js';
+import { RESYNC_CHANNEL, type Broadcast, type Coordination, type StatementNotify } from './index.js';
 
 /**
  * Real-time fan-out across instances: an event on one instance (a new message in a
@@ -16,6 +16,12 @@ export interface FanoutEvent {
 }
 
 export type FanoutHandler = (event: FanoutEvent) => void;
+
+/** An event and the topic it goes to. */
+export interface TopicEvent {
+  topic: string;
+  event: FanoutEvent;
+}
 
 /** The longest payload: ids and a type fit well within it (PostgreSQL NOTIFY allows 8,000 bytes). */
 export const MAX_EVENT_BYTES = 1000;
@@ -40,10 +46,21 @@ export class Fanout {
   }
 
   /** Sends an event to every subscriber of the topic on every instance, this one included. */
-  async publish(topic: string, event: FanoutEvent): Promise<void> {
-    const message = JSON.stringify(event);
-    if (Buffer.byteLength(message) > MAX_EVENT_BYTES) throw new Error('fan-out event too long: send ids');
-    await this.coordination.publish(topic, message);
+  publish(topic: string, event: FanoutEvent): Promise<void> {
+    return this.publishAll([{ topic, event }]);
+  }
+
+  /** Sends several events (each to its topic) in one broadcast round trip. */
+  async publishAll(events: readonly TopicEvent[]): Promise<void> {
+    await this.coordination.publishAll(broadcastsOf(events));
+  }
+
+  /**
+   * On PostgreSQL's broadcast, the `pg_notify` arguments with which a statement of the caller's
+   * sends these events when it commits; undefined where events travel otherwise (publish them).
+   */
+  notifyArguments(events: readonly TopicEvent[]): StatementNotify | undefined {
+    return this.coordination.notifyArguments?.(broadcastsOf(events));
   }
 
   /** Calls the handler for each event of the topic until the returned function is called. */
@@ -65,6 +82,14 @@ export class Fanout {
       await this.coordination.unsubscribe(topic, listener);
     };
   }
+}
+
+function broadcastsOf(events: readonly TopicEvent[]): Broadcast[] {
+  return events.map(({ topic, event }) => {
+    const message = JSON.stringify(event);
+    if (Buffer.byteLength(message) > MAX_EVENT_BYTES) throw new Error('fan-out event too long: send ids');
+    return { channel: topic, message };
+  });
 }
 
 const fanouts = new WeakMap<Coordination, Fanout>();

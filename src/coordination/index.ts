@@ -13,6 +13,13 @@ export interface Coordination {
   reset(key: string): Promise<void>;
   /** Sends a message to every instance, this one included. */
   publish(channel: string, message: string): Promise<void>;
+  /** Sends several messages at once (one round trip), in order, to every instance. */
+  publishAll(messages: readonly Broadcast[]): Promise<void>;
+  /**
+   * PostgreSQL's broadcast only: the `pg_notify` arguments that send these messages from a
+   * statement of the caller's own, delivered when it commits (with what it wrote, or not at all).
+   */
+  notifyArguments?(messages: readonly Broadcast[]): StatementNotify;
   subscribe(channel: string, handler: (message: string) => void): Promise<void>;
   /** Stops delivering the channel's messages to this handler. */
   unsubscribe(channel: string, handler: (message: string) => void): Promise<void>;
@@ -22,6 +29,18 @@ export interface Coordination {
    */
   broadcastsArrive?(): boolean;
   close(): Promise<void>;
+}
+
+/** One message of a broadcast: its channel and text. */
+export interface Broadcast {
+  channel: string;
+  message: string;
+}
+
+/** `pg_notify(channel, payload)` for each payload, run by a statement of the caller's. */
+export interface StatementNotify {
+  channel: string;
+  payloads: string[];
 }
 
 /**
@@ -87,6 +106,9 @@ export function memoryCoordination(): Coordination {
     },
     async publish(channel, message) {
       handlers.deliver(channel, message);
+    },
+    async publishAll(messages) {
+      for (const { channel, message } of messages) handlers.deliver(channel, message);
     },
     async subscribe(channel, handler) {
       handlers.add(channel, handler);
@@ -214,6 +236,19 @@ export async function redisCoordination(
         // This instance at least hears it; the others' subscribers are cut off from the same
         // Redis, so they do not rely on broadcasts meanwhile and drop their caches after it.
         async () => deliver(channel, message),
+      ),
+    publishAll: (messages) =>
+      orLocal(
+        async () => {
+          const pipeline = redis.pipeline();
+          for (const { channel, message } of messages) pipeline.publish(PREFIX + channel, message);
+          const results = (await pipeline.exec()) ?? [];
+          const failed = results.find(([error]) => error);
+          if (failed) throw failed[0];
+        },
+        async () => {
+          for (const { channel, message } of messages) deliver(channel, message);
+        },
       ),
     async subscribe(channel, handler) {
       const full = PREFIX + channel;

@@ -1,9 +1,18 @@
 import pg from 'pg';
 import { genericPlan } from '../db/database.js';
-import { LocalHandlers, RESYNC_CHANNEL, memoryCoordination, type Coordination } from './index.js';
+import {
+  LocalHandlers,
+  RESYNC_CHANNEL,
+  memoryCoordination,
+  type Broadcast,
+  type Coordination,
+} from './index.js';
 
-/** Published on every hand-over: its trivial plan is reused, like the chat's own statements. */
-const NOTIFY = genericPlan('SELECT pg_notify($1, $2)');
+/**
+ * Published on every hand-over, several payloads in one statement: its trivial plan is reused,
+ * like the chat's own statements.
+ */
+const NOTIFY = genericPlan('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload');
 
 /** The one PostgreSQL channel every broadcast travels on; the payload names its own channel. */
 const PG_CHANNEL = 'parley_broadcast';
@@ -79,21 +88,34 @@ export function postgresCoordination(
   }
   void connect();
 
+  function payloadsOf(messages: readonly Broadcast[]): string[] {
+    const payloads = messages.map(({ channel, message }) => `${channel}\n${message}`);
+    if (payloads.some((payload) => Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)) {
+      throw new Error('broadcast message too long');
+    }
+    return payloads;
+  }
+
+  async function publishAll(messages: readonly Broadcast[]): Promise<void> {
+    const payloads = payloadsOf(messages);
+    try {
+      await options.notify(NOTIFY, [PG_CHANNEL, payloads]);
+    } catch {
+      // The database is away: this instance at least hears it; the others fall back to
+      // reading the database while their listening connection is down too.
+      for (const { channel, message } of messages) deliver(channel, message);
+    }
+  }
+
   return {
     increment: (key, windowSeconds) => local.increment(key, windowSeconds),
     count: (key) => local.count(key),
     reset: (key) => local.reset(key),
-    async publish(channel, message) {
-      const payload = `${channel}\n${message}`;
-      if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error('broadcast message too long');
-      try {
-        await options.notify(NOTIFY, [PG_CHANNEL, payload]);
-      } catch {
-        // The database is away: this instance at least hears it; the others fall back to
-        // reading the database while their listening connection is down too.
-        deliver(channel, message);
-      }
+    publish(channel, message) {
+      return publishAll([{ channel, message }]);
     },
+    publishAll,
+    notifyArguments: (messages) => ({ channel: PG_CHANNEL, payloads: payloadsOf(messages) }),
     async subscribe(channel, handler) {
       handlers.add(channel, handler);
     },

@@ -60,6 +60,34 @@ describe.each(cases)('[%s] fan-out over %s', (_backend, broadcast) => {
     await stopOther();
   });
 
+  it('several events published at once reach their topics on instance B, in order', async () => {
+    const tenant = crypto.randomUUID();
+    const conversation = crypto.randomUUID();
+    const onConversation: FanoutEvent[] = [];
+    const onTenant: FanoutEvent[] = [];
+    const fanoutB = fanoutOf(b.ctx.coordination);
+    const stops = [
+      await fanoutB.subscribe(conversationTopic(tenant, conversation), (e) => onConversation.push(e)),
+      await fanoutB.subscribe(tenantTopic(tenant), (e) => onTenant.push(e)),
+    ];
+    if (broadcast === 'redis') await new Promise((resolve) => setTimeout(resolve, 100));
+    await fanoutOf(a.ctx.coordination).publishAll([
+      { topic: tenantTopic(tenant), event: { type: 'inbox', n: 1 } },
+      { topic: conversationTopic(tenant, conversation), event: { type: 'status', n: 2 } },
+      { topic: tenantTopic(tenant), event: { type: 'inbox', n: 3 } },
+    ]);
+    await vi.waitUntil(() => onTenant.length === 2 && onConversation.length === 1, {
+      timeout: 5000,
+      interval: 10,
+    });
+    expect(onTenant).toEqual([
+      { type: 'inbox', n: 1 },
+      { type: 'inbox', n: 3 },
+    ]);
+    expect(onConversation).toEqual([{ type: 'status', n: 2 }]);
+    for (const stop of stops) await stop();
+  });
+
   it('refuses a payload that is not ids (too long)', async () => {
     await expect(
       fanoutOf(a.ctx.coordination).publish(tenantTopic('t'), { type: 'x', text: 'x'.repeat(2000) }),

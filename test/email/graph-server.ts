@@ -8,6 +8,19 @@ export interface GraphCall {
   authorization: string | undefined;
 }
 
+/** An attachment as Graph stores it: a file (with content), an attached Outlook item, or a link to a cloud file. */
+export type FakeAttachment =
+  | {
+      kind: 'file';
+      name: string;
+      contentType: string;
+      content: Buffer;
+      /** The size Graph reports (default the content's length). */
+      size?: number;
+      isInline?: boolean;
+    }
+  | { kind: 'item' | 'reference'; name: string; size?: number };
+
 export interface FakeMessage {
   id: string;
   internetMessageId: string;
@@ -16,14 +29,17 @@ export interface FakeMessage {
   text: string;
   headers?: Array<{ name: string; value: string }>;
   isRead?: boolean;
+  attachments?: FakeAttachment[];
 }
 
 /**
  * A local stand-in for the Microsoft identity platform's token endpoint and the Graph
  * endpoints the connector uses, with Microsoft's published request and response shapes:
  * `POST /{tenant}/oauth2/v2.0/token` (client credentials), the inbox's messages delta query
- * (`@odata.nextLink` / `@odata.deltaLink`), `createReply`, `send`, `PATCH` of a message, and
- * the inbox folder (connection check).
+ * (`@odata.nextLink` / `@odata.deltaLink`, the `$select` of the first query kept in the delta
+ * link as Graph does), a message's `attachments` (fileAttachment, itemAttachment,
+ * referenceAttachment; `$select`, pages of `attachmentPageSize` with `@odata.nextLink`),
+ * `createReply`, `send`, `PATCH` of a message, and the inbox folder (connection check).
  */
 export interface FakeGraph {
   loginUrl: string;
@@ -34,6 +50,10 @@ export interface FakeGraph {
   /** The token endpoint refuses with this error description (e.g. an expired secret). */
   refuseTokens(description: string | null): void;
   tokenRequests: number;
+  /** Entries per page of a message's attachments (Graph pages large collections). */
+  attachmentPageSize: number;
+  /** The attachments endpoint answers with this status (e.g. 503) until set back to null. */
+  failAttachments(status: number | null): void;
   sent: Array<{ replyTo: string; comment: string; headers: unknown }>;
   close(): Promise<void>;
 }
@@ -53,11 +73,50 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   const drafts = new Map<string, { replyTo: string; comment: string; headers: unknown }>();
   const sent: FakeGraph['sent'] = [];
   let refusal: string | null = null;
-  const state = { tokenRequests: 0 };
+  const state = { tokenRequests: 0, attachmentPageSize: 2, attachmentFailure: null as number | null };
   let base = '';
   let deltaSeq = 0;
-  // delta token → how many inbox messages it has seen
-  const deltaTokens = new Map<string, number>();
+  // delta token → how many inbox messages it has seen, and the $select of the query it continues
+  const deltaTokens = new Map<string, { seen: number; select: string | null }>();
+
+  /** Only the properties a `$select` names (and what Graph always gives: the type and the id). */
+  const selected = (entry: Record<string, unknown>, select: string | null) =>
+    select === null
+      ? entry
+      : Object.fromEntries(
+          Object.entries(entry).filter(
+            ([key]) => key === '@odata.type' || key === 'id' || select.split(',').includes(key),
+          ),
+        );
+
+  const attachmentEntry = (messageId: string, a: FakeAttachment, index: number) => {
+    const common = {
+      id: `${messageId}-att-${index}`,
+      lastModifiedDateTime: '2026-11-26T08:00:00Z',
+      name: a.name,
+    };
+    if (a.kind === 'file') {
+      return {
+        '@odata.type': '#microsoft.graph.fileAttachment',
+        '@odata.mediaContentType': a.contentType,
+        ...common,
+        contentType: a.contentType,
+        size: a.size ?? a.content.length,
+        isInline: a.isInline ?? false,
+        contentId: a.isInline ? `img${index}@kunde.example` : null,
+        contentLocation: null,
+        contentBytes: a.content.toString('base64'),
+      };
+    }
+    return {
+      '@odata.type':
+        a.kind === 'item' ? '#microsoft.graph.itemAttachment' : '#microsoft.graph.referenceAttachment',
+      ...common,
+      contentType: null,
+      size: a.size ?? 2048,
+      isInline: false,
+    };
+  };
 
   const json = (res: ServerResponse, status: number, body?: unknown) => {
     res.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
@@ -99,23 +158,62 @@ export async function startFakeGraph(): Promise<FakeGraph> {
     const api = url.pathname.replace(/^\/v1\.0/, '');
     let m: RegExpExecArray | null;
     if ((m = /^\/users\/([^/]+)\/mailFolders\/inbox\/messages\/delta$/.exec(api)) && req.method === 'GET') {
-      const seen = deltaTokens.get(url.searchParams.get('$deltatoken') ?? '') ?? 0;
+      const from = deltaTokens.get(url.searchParams.get('$deltatoken') ?? '');
+      const seen = from?.seen ?? 0;
+      const select = from ? from.select : url.searchParams.get('$select');
       const next = `d${++deltaSeq}`;
-      deltaTokens.set(next, inbox.length);
+      deltaTokens.set(next, { seen: inbox.length, select });
       return json(res, 200, {
         '@odata.context': `${base}/v1.0/$metadata#Collection(message)`,
-        value: inbox.slice(seen).map((msg) => ({
-          '@odata.type': '#microsoft.graph.message',
-          id: msg.id,
-          internetMessageId: msg.internetMessageId,
-          subject: msg.subject,
-          isRead: msg.isRead ?? false,
-          from: { emailAddress: { name: 'Kunde', address: msg.from } },
-          sender: { emailAddress: { name: 'Kunde', address: msg.from } },
-          body: { contentType: 'text', content: msg.text },
-          internetMessageHeaders: msg.headers ?? [],
-        })),
+        value: inbox.slice(seen).map((msg) =>
+          selected(
+            {
+              '@odata.type': '#microsoft.graph.message',
+              id: msg.id,
+              internetMessageId: msg.internetMessageId,
+              subject: msg.subject,
+              isRead: msg.isRead ?? false,
+              hasAttachments: (msg.attachments ?? []).some((a) => a.kind !== 'file' || !a.isInline),
+              from: { emailAddress: { name: 'Kunde', address: msg.from } },
+              sender: { emailAddress: { name: 'Kunde', address: msg.from } },
+              body: { contentType: 'text', content: msg.text },
+              internetMessageHeaders: msg.headers ?? [],
+            },
+            select,
+          ),
+        ),
         '@odata.deltaLink': `${base}/v1.0/users/${m[1]}/mailFolders/inbox/messages/delta?$deltatoken=${next}`,
+      });
+    }
+    if ((m = /^\/users\/([^/]+)\/messages\/([^/]+)\/attachments$/.exec(api)) && req.method === 'GET') {
+      if (state.attachmentFailure !== null) {
+        res.setHeader('retry-after', '1');
+        return json(res, state.attachmentFailure, {
+          error: { code: 'ServiceUnavailable', message: 'The service is temporarily unavailable.' },
+        });
+      }
+      const messageId = decodeURIComponent(m[2]!);
+      const msg = inbox.find((x) => x.id === messageId);
+      if (!msg)
+        return json(res, 404, {
+          error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+        });
+      const select = url.searchParams.get('$select');
+      const skip = Number(url.searchParams.get('$skip') ?? 0);
+      const all = (msg.attachments ?? []).map((a, i) => attachmentEntry(msg.id, a, i));
+      const page = all.slice(skip, skip + state.attachmentPageSize);
+      const nextQuery = new URLSearchParams({
+        ...(select === null ? {} : { $select: select }),
+        $skip: String(skip + page.length),
+      });
+      return json(res, 200, {
+        '@odata.context': `${base}/v1.0/$metadata#users('${m[1]}')/messages('${messageId}')/attachments`,
+        value: page.map((entry) => selected(entry, select)),
+        ...(skip + page.length < all.length
+          ? {
+              '@odata.nextLink': `${base}/v1.0/users/${m[1]}/messages/${m[2]}/attachments?${nextQuery.toString()}`,
+            }
+          : {}),
       });
     }
     if ((m = /^\/users\/([^/]+)\/mailFolders\/inbox$/.exec(api)) && req.method === 'GET') {
@@ -164,6 +262,13 @@ export async function startFakeGraph(): Promise<FakeGraph> {
     get tokenRequests() {
       return state.tokenRequests;
     },
+    get attachmentPageSize() {
+      return state.attachmentPageSize;
+    },
+    set attachmentPageSize(size: number) {
+      state.attachmentPageSize = size;
+    },
+    failAttachments: (status) => (state.attachmentFailure = status),
     sent,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -98,6 +98,15 @@ describe('own Message-IDs', () => {
     expect(verifyOwnMessageId(id, { ...expected, domain: 'evil.example' })).toBe(false);
   });
 
+  it('still verify after a key rotation while the earlier key is listed, and not once it is gone', () => {
+    const before = ownMessageId('mail.parley.example', 't1', 'c1', 's');
+    const rotated = { ...expected, secret: 'new', previousSecrets: ['older', 's'] };
+    expect(verifyOwnMessageId(before, rotated)).toBe(true);
+    expect(verifyOwnMessageId(before, { ...rotated, previousSecrets: ['older'] })).toBe(false);
+    expect(verifyOwnMessageId(before, { ...rotated, tenantId: 't2' })).toBe(false);
+    expect(verifyOwnMessageId(ownMessageId('mail.parley.example', 't1', 'c1', 'new'), rotated)).toBe(true);
+  });
+
   it('reject a changed tag or random part and malformed ids', () => {
     const id = ownMessageId('mail.parley.example', 't1', 'c1', 's').slice(1, -1);
     const [random, rest] = id.split('.');

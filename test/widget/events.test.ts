@@ -114,4 +114,21 @@ describe.each(cases)('[%s] widget events across instances', (backend) => {
     expect(foreign.response.statusCode).toBe(403);
     foreign.close();
   });
+
+  it('a hand-over on instance A tells the stream on instance B that a person will answer', async () => {
+    const tenant = await buildTenant(a.ctx);
+    const { publishableKey } = await widgetBot(a, tenant);
+    const session = await startSession(a, publishableKey);
+    expect((await send(a, session, { text: 'Hallo' })).statusCode).toBe(200);
+    const stream = await openStream(port, session.headers);
+    expect(stream.response.statusCode).toBe(200);
+    await vi.waitUntil(() => stream.text().length > 0, { timeout: 5000, interval: 20 });
+    expect(stream.text()).not.toContain('event: status');
+
+    const handedOver = await send(a, session, { text: 'Ich möchte mit einem Menschen sprechen' });
+    expect(handedOver.statusCode).toBe(200);
+    await vi.waitUntil(() => stream.text().includes('event: status'), { timeout: 10_000, interval: 20 });
+    expect(stream.text()).toContain('event: status\ndata: {"status":"handed_over"}');
+    stream.close();
+  });
 });

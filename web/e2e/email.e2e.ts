@@ -114,5 +114,26 @@ describe('e-mail channel: connect a mailbox', () => {
     await page.getByText('nicht beantwortet', { exact: true }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'email-conversation');
-  }, 120_000);
+
+    // More mails in the thread than one page holds: the rest come with "more".
+    for (let i = 0; i < 20; i++) {
+      const res = await deliver(`weitere-${i}`, [
+        { Name: 'In-Reply-To', Value: '<erste@kunde.example>' },
+        { Name: 'References', Value: '<erste@kunde.example>' },
+      ]);
+      expect(res.status()).toBe(200);
+    }
+    await page.reload();
+    const mails = page.getByTestId('conversation-mails');
+    await mails.getByText('Empfangene Mails').waitFor();
+    const badges = mails.getByText(/^(beantwortet|nicht beantwortet|fehlgeschlagen)$/);
+    await expect.poll(() => badges.count()).toBe(20);
+    // Newest first: the first mail (the one answered) is not on the first page.
+    expect(await mails.getByText('beantwortet', { exact: true }).count()).toBe(0);
+    await mails.getByTestId('conversation-mails-more').click();
+    await expect.poll(() => badges.count()).toBe(22);
+    await expect.poll(() => mails.getByTestId('conversation-mails-more').count()).toBe(0);
+    await mails.getByText('beantwortet', { exact: true }).waitFor();
+    await screenshots(page, 'email-conversation-more');
+  }, 180_000);
 });

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
+import type { StatementNotify } from '../../coordination/index.js';
 import type { BotRow } from '../bots/service.js';
 import {
   EXCHANGE_CONTINUED_CONVERSATION,
@@ -267,10 +268,15 @@ export interface Exchange {
    * person (as conversations/lifecycle's escalation does), at `at`.
    */
   handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
+  /** Broadcasts sent by this statement when it stores the exchange (PostgreSQL's fan-out). */
+  notify: StatementNotify | null;
 }
 
-/** The exchange statement around the conversation's part (new or continued). */
-function exchangeSql(conversation: string): string {
+/**
+ * The exchange statement around the conversation's part (new or continued); `notify` is the
+ * number of the first of the two parameters after the conversation part's own.
+ */
+function exchangeSql(conversation: string, notify: number): string {
   return `WITH conversation AS (${conversation}),
      stored AS (
        INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
@@ -300,11 +306,16 @@ function exchangeSql(conversation: string): string {
        WHERE tenant_id = $1 AND period = $15::date AND $14::uuid IS NOT NULL
          AND EXISTS (SELECT 1 FROM conversation) AND NOT EXISTS (SELECT 1 FROM reservation)
        RETURNING 1
+     ),
+     -- Delivered at commit, and only when the exchange was stored.
+     notified AS (
+       SELECT pg_notify($${notify}, payload) FROM unnest($${notify + 1}::text[]) AS payload
+       WHERE EXISTS (SELECT 1 FROM conversation)
      )
-     SELECT count(*)::int AS stored FROM conversation`;
+     SELECT count(*)::int AS stored, (SELECT count(*) FROM notified)::int AS notified FROM conversation`;
 }
-const STORE_NEW = genericPlan(exchangeSql(EXCHANGE_NEW_CONVERSATION));
-const STORE_CONTINUED = genericPlan(exchangeSql(EXCHANGE_CONTINUED_CONVERSATION));
+const STORE_NEW = genericPlan(exchangeSql(EXCHANGE_NEW_CONVERSATION, 26));
+const STORE_CONTINUED = genericPlan(exchangeSql(EXCHANGE_CONTINUED_CONVERSATION, 23));
 
 /**
  * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
@@ -340,6 +351,8 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
     JSON.stringify(exchange.answer.details.blocks),
     // Only the new-conversation variant names these (an unreferenced parameter has no type).
     ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
+    exchange.notify?.channel ?? null,
+    exchange.notify?.payloads ?? [],
   ]);
   return rows[0]?.stored === 1;
 }

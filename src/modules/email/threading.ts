@@ -44,21 +44,32 @@ export function ownMessageId(
   return `<${random}.${tagOf(secret, tenantId, conversationId, random)}@${domain.toLowerCase()}>`;
 }
 
-/** Whether an id was made by ownMessageId for this tenant and conversation under this secret. */
+/**
+ * Whether an id was made by ownMessageId for this tenant and conversation under this secret or
+ * one of the earlier ones (after a key rotation, replies to older mails still thread).
+ */
 export function verifyOwnMessageId(
   id: string,
-  expected: { domain: string; tenantId: string; conversationId: string; secret: string },
+  expected: {
+    domain: string;
+    tenantId: string;
+    conversationId: string;
+    secret: string;
+    previousSecrets?: readonly string[];
+  },
 ): boolean {
   const match = /^([0-9a-f]+)\.([0-9a-f]+)@(.+)$/i.exec(bareId(id));
   if (!match) return false;
   const [, random, tag, domain] = match as unknown as [string, string, string, string];
   if (domain.toLowerCase() !== expected.domain.toLowerCase()) return false;
   if (random.length !== RANDOM_BYTES * 2 || tag.length !== TAG_BYTES * 2) return false;
-  const want = Buffer.from(
-    tagOf(expected.secret, expected.tenantId, expected.conversationId, random.toLowerCase()),
-    'hex',
+  const given = Buffer.from(tag.toLowerCase(), 'hex');
+  return [expected.secret, ...(expected.previousSecrets ?? [])].some((secret) =>
+    timingSafeEqual(
+      Buffer.from(tagOf(secret, expected.tenantId, expected.conversationId, random.toLowerCase()), 'hex'),
+      given,
+    ),
   );
-  return timingSafeEqual(want, Buffer.from(tag.toLowerCase(), 'hex'));
 }
 
 /** Whether an id has the form of our own ids under this domain (verification needs the conversation). */
@@ -99,9 +110,10 @@ export interface KnownMessage {
 
 export interface ThreadInput {
   tenantId: string;
-  /** Our Message-ID domain and HMAC secret. */
+  /** Our Message-ID domain and HMAC secret (and those of earlier keys, still accepted). */
   domain: string;
   secret: string;
+  previousSecrets?: readonly string[];
   /** The received mail's sender (lower case). */
   sender: string;
   /** threadCandidates(mail); In-Reply-To ids among them are tried first. */
@@ -132,6 +144,7 @@ function trusted(known: KnownMessage, input: ThreadInput): boolean {
       tenantId: input.tenantId,
       conversationId: known.conversationId,
       secret: input.secret,
+      previousSecrets: input.previousSecrets,
     });
   return true;
 }

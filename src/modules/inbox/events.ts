@@ -6,7 +6,8 @@
  * the stream's reader reloads from the database.
  */
 import type { AppContext } from '../../shared/context.js';
-import { conversationTopic, fanoutOf, tenantTopic } from '../../coordination/fanout.js';
+import { conversationTopic, fanoutOf, tenantTopic, type TopicEvent } from '../../coordination/fanout.js';
+import type { StatementNotify } from '../../coordination/index.js';
 import type { HandoverState } from '../conversations/handover.js';
 
 type Ctx = Pick<AppContext, 'coordination'> & { log?: { warn(obj: object, msg: string): void } };
@@ -41,27 +42,41 @@ export function publishMessage(
   messageId: string,
 ): Promise<void> {
   const event = { type: 'message', conversation_id: conversationId, message_id: messageId };
-  return safely(ctx, async () => {
-    const fanout = fanoutOf(ctx.coordination);
-    await fanout.publish(conversationTopic(tenantId, conversationId), event);
-    await fanout.publish(tenantTopic(tenantId), event);
-  });
+  return safely(ctx, () =>
+    fanoutOf(ctx.coordination).publishAll([
+      { topic: conversationTopic(tenantId, conversationId), event },
+      { topic: tenantTopic(tenantId), event },
+    ]),
+  );
 }
 
 /**
- * A conversation's status change on its own topic (`{type: 'status', status}`), for the streams
- * that show one conversation (the widget's events: "a person will answer").
+ * A hand-over's events: the inbox hears that the conversation waits for a person, the
+ * conversation's own streams (the widget) that it was handed over.
  */
-export function publishConversationStatus(
+function handoverEvents(tenantId: string, conversationId: string): TopicEvent[] {
+  return [
+    {
+      topic: tenantTopic(tenantId),
+      event: { type: 'inbox', conversation_id: conversationId, status: 'waiting' },
+    },
+    { topic: conversationTopic(tenantId, conversationId), event: { type: 'status', status: 'handed_over' } },
+  ];
+}
+
+/** A hand-over's events in one broadcast, after the commit that stored it. */
+export function publishHandover(ctx: Ctx, tenantId: string, conversationId: string): Promise<void> {
+  return safely(ctx, () => fanoutOf(ctx.coordination).publishAll(handoverEvents(tenantId, conversationId)));
+}
+
+/**
+ * On PostgreSQL's broadcast, the `pg_notify` arguments with which the statement that stores a
+ * hand-over sends its events itself (one round trip fewer); undefined otherwise.
+ */
+export function handoverNotify(
   ctx: Ctx,
   tenantId: string,
   conversationId: string,
-  status: 'handed_over' | 'active' | 'ended',
-): Promise<void> {
-  return safely(ctx, () =>
-    fanoutOf(ctx.coordination).publish(conversationTopic(tenantId, conversationId), {
-      type: 'status',
-      status,
-    }),
-  );
+): StatementNotify | undefined {
+  return fanoutOf(ctx.coordination).notifyArguments(handoverEvents(tenantId, conversationId));
 }

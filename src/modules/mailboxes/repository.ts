@@ -1,4 +1,5 @@
 import { queryOne, type Queryable } from '../../db/database.js';
+import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import type { MailboxKind, MailboxSettings } from './schema.js';
 
 export interface MailboxRow {
@@ -193,21 +194,39 @@ export interface ReceivedMailRow {
   skip_reason: string | null;
   conversation_id: string | null;
   received_at: Date;
+  /** received_at as the page cursor's text (microseconds). */
+  cursor_at: string;
 }
 
-const RECEIVED_COLUMNS =
-  'id, mailbox_id, from_address, subject, status, skip_reason, conversation_id, received_at';
+const RECEIVED_COLUMNS = `id, mailbox_id, from_address, subject, status, skip_reason, conversation_id, received_at,
+  ${cursorTimestampSql('received_at')} AS cursor_at`;
 
+/** Received mails newest first (received_at, then id), after a page position. */
 export function listReceivedMails(
   db: Queryable,
   tenantId: string,
-  filter: { mailboxId?: string; conversationId?: string; status?: string; limit: number },
+  filter: {
+    mailboxId?: string;
+    conversationId?: string;
+    status?: string;
+    after?: TimeCursor;
+    limit: number;
+  },
 ): Promise<ReceivedMailRow[]> {
   return db.query<ReceivedMailRow>(
     `SELECT ${RECEIVED_COLUMNS} FROM email_inbound
      WHERE tenant_id = $1 AND ($2::uuid IS NULL OR mailbox_id = $2) AND ($3::uuid IS NULL OR conversation_id = $3)
        AND ($4::text IS NULL OR status = $4)
-     ORDER BY received_at DESC, id DESC LIMIT $5`,
-    [tenantId, filter.mailboxId ?? null, filter.conversationId ?? null, filter.status ?? null, filter.limit],
+       AND ($5::timestamptz IS NULL OR (received_at, id) < ($5::timestamptz, $6::uuid))
+     ORDER BY received_at DESC, id DESC LIMIT $7`,
+    [
+      tenantId,
+      filter.mailboxId ?? null,
+      filter.conversationId ?? null,
+      filter.status ?? null,
+      filter.after?.at ?? null,
+      filter.after?.id ?? null,
+      filter.limit,
+    ],
   );
 }

@@ -6,6 +6,7 @@ import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.j
 import { setMailboxStaleMinutes } from '../../observability/metrics.js';
 import { checkMailbox } from './connectors/check.js';
 import {
+  ConversationMailQuery,
   CreateMailboxBody,
   MailboxList,
   MailboxParams,
@@ -165,7 +166,7 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         tags,
         operationId: 'listMailboxMails',
         summary:
-          'The latest received mails of a mailbox, newest first, with why a mail was not answered (filter status)',
+          'The received mails of a mailbox, newest first, one page at a time, with why a mail was not answered (filter status)',
         security,
         params: MailboxParams,
         querystring: ReceivedMailQuery,
@@ -190,12 +191,14 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         tags,
         operationId: 'listConversationMails',
         summary:
-          'The mails received in an e-mail conversation, newest first, with why a mail was not answered',
+          'The mails received in an e-mail conversation, newest first, one page at a time, with why a mail was not answered',
         security,
         params: IdParams,
+        querystring: ConversationMailQuery,
         response: { 200: ReceivedMailList, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request) => listConversationMails(ctx.db, currentUser(request).tenantId, request.params.id),
+    async (request) =>
+      listConversationMails(ctx.db, currentUser(request).tenantId, request.params.id, request.query),
   );
 };

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Page, PageQuery } from '../../shared/pagination.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
@@ -183,7 +184,7 @@ export const ReceivedMailSchema = Type.Object(
   { $id: 'ReceivedMail', title: 'ReceivedMail' },
 );
 
-export const ReceivedMailList = Type.Object({ data: Type.Array(ReceivedMailSchema) });
+export const ReceivedMailList = Page(ReceivedMailSchema);
 
 export const ReceivedMailQuery = Type.Object({
   status: Type.Optional(
@@ -194,5 +195,7 @@ export const ReceivedMailQuery = Type.Object({
       Type.Literal('received'),
     ]),
   ),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  ...PageQuery,
 });
+
+export const ConversationMailQuery = Type.Object({ ...PageQuery });

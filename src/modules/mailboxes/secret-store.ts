@@ -12,9 +12,13 @@ export interface SecretStore {
   decryptSecret(stored: string): string;
   /** A key for HMAC tags of one purpose (e.g. our Message-IDs), derived from the current key. */
   hmacKey(purpose: string): Buffer;
+  /** The same purpose's keys derived from the other listed keys (rotation: tags made before). */
+  previousHmacKeys(purpose: string): Buffer[];
 }
 
 const CONTEXT = 'mailbox';
+
+const derive = (key: Buffer, purpose: string) => createHash('sha256').update(key).update(purpose).digest();
 
 /** The secret store of a configuration (the keyring is loaded once per configuration). */
 export function secretStoreFor(config: {
@@ -28,7 +32,11 @@ export function secretStoreFor(config: {
     decryptSecret: (stored) => decryptSecret(keyring(), stored, CONTEXT),
     hmacKey(purpose) {
       const { currentId, keys } = keyring();
-      return createHash('sha256').update(keys.get(currentId)!).update(purpose).digest();
+      return derive(keys.get(currentId)!, purpose);
+    },
+    previousHmacKeys(purpose) {
+      const { currentId, keys } = keyring();
+      return [...keys].filter(([id]) => id !== currentId).map(([, key]) => derive(key, purpose));
     },
   };
 }

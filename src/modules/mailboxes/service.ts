@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
+import { timePage } from '../../shared/pagination.js';
 import { getBot } from '../bots/service.js';
 import { getConversationDetail } from '../conversations/service.js';
 import { canonicalSkipReason } from '../email/reasons.js';
@@ -229,27 +230,35 @@ export function serializeReceivedMail(row: ReceivedMailRow) {
   };
 }
 
-/** The latest received mails of a mailbox (optionally one status). */
+const MAILBOX_MAIL_LIST = 'mailbox_mails';
+const CONVERSATION_MAIL_LIST = 'conversation_mails';
+
+/** One page of a mailbox's received mails, newest first (optionally one status). */
 export async function listMailboxMails(
   db: Queryable,
   tenantId: string,
   botId: string,
   mailboxId: string,
-  query: { status?: string; limit?: number },
+  query: { status?: string; limit?: number; cursor?: string },
 ) {
   const mailbox = await getMailbox(db, tenantId, botId, mailboxId);
-  const rows = await listReceivedMails(db, tenantId, {
-    mailboxId: mailbox.id,
-    status: query.status,
-    limit: query.limit ?? 50,
-  });
-  return { data: rows.map(serializeReceivedMail) };
+  const page = await timePage(MAILBOX_MAIL_LIST, query, (limit, after) =>
+    listReceivedMails(db, tenantId, { mailboxId: mailbox.id, status: query.status, after, limit: limit + 1 }),
+  );
+  return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
 }
 
-/** The mails received in a conversation (answered and not), newest first; 404 for another tenant's. */
-export async function listConversationMails(db: Queryable, tenantId: string, conversationId: string) {
+/** One page of the mails received in a conversation (answered and not), newest first; 404 for another tenant's. */
+export async function listConversationMails(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  query: { limit?: number; cursor?: string },
+) {
   // The conversation's own module answers 404 for an unknown or another tenant's conversation.
   await getConversationDetail(db, tenantId, conversationId, { limit: 1 });
-  const rows = await listReceivedMails(db, tenantId, { conversationId, limit: 100 });
-  return { data: rows.map(serializeReceivedMail) };
+  const page = await timePage(CONVERSATION_MAIL_LIST, query, (limit, after) =>
+    listReceivedMails(db, tenantId, { conversationId, after, limit: limit + 1 }),
+  );
+  return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
 }

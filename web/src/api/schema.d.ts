@@ -2058,7 +2058,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest received mails of a mailbox, newest first, with why a mail was not answered (filter status) */
+        /** The received mails of a mailbox, newest first, one page at a time, with why a mail was not answered (filter status) */
         get: operations["listMailboxMails"];
         put?: never;
         post?: never;
@@ -2075,7 +2075,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The mails received in an e-mail conversation, newest first, with why a mail was not answered */
+        /** The mails received in an e-mail conversation, newest first, one page at a time, with why a mail was not answered */
         get: operations["listConversationMails"];
         put?: never;
         post?: never;
@@ -13751,7 +13751,10 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "answered" | "skipped" | "failed" | "received";
+                /** @description Page size, 1 to 100 (default 20) */
                 limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -13772,6 +13775,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReceivedMail"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -13815,7 +13820,12 @@ export interface operations {
     };
     listConversationMails: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Opaque cursor: the next_cursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description Resource id (UUID) */
@@ -13833,6 +13843,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReceivedMail"][];
+                        /** @description Cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };

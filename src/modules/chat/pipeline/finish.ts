@@ -12,7 +12,8 @@ import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../htt
 import type { HandoverReason } from '../../conversations/handover.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 import * as flowStage from '../../flow/stage.js';
-import { publishConversationStatus, publishInboxChange } from '../../inbox/events.js';
+import { handoverNotify, publishHandover } from '../../inbox/events.js';
+import type { StatementNotify } from '../../../coordination/index.js';
 import { isHandOverReply } from '../../models/offline.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
@@ -61,6 +62,7 @@ function exchangeOf(
   reply: ModelReply,
   response: ChatResponse,
   handover: Handover | null,
+  notify: StatementNotify | undefined,
 ): repo.Exchange {
   const { admitted, turn: t } = turn;
   const key = admitted.inbound.idempotencyKey;
@@ -88,6 +90,7 @@ function exchangeOf(
     idempotency: key ? { key, response, ttlHours: IDEMPOTENCY_TTL_HOURS } : null,
     reservation: { id: admitted.reservationId, period: admitted.period },
     handover,
+    notify: notify ?? null,
   };
 }
 
@@ -122,6 +125,7 @@ async function store(
   delivery: ChannelDelivery | undefined,
   blocks: flowStage.ChatBlock[],
   handover: Handover | null,
+  notify: StatementNotify | undefined,
 ): Promise<ChatResponse> {
   const { tenantId } = turn.admitted.inbound;
   const flowMoved = flowStage.stateChanged(turn.flow);
@@ -131,7 +135,7 @@ async function store(
   if (processed.apply.length === 0 && !delivery && !flowMoved && !escalationEvent) {
     // The common case: one statement, no transaction round trips.
     const response = responseOf(turn, reply, processed, processed.actions, blocks);
-    if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response, handover)))) {
+    if (!(await repo.storeExchange(ctx.db, tenantId, exchangeOf(turn, reply, response, handover, notify)))) {
       throw handedOver();
     }
     return response;
@@ -141,7 +145,7 @@ async function store(
     for (const apply of processed.apply) actions.push(...(await apply(tx)));
     const response = responseOf(turn, reply, processed, actions, blocks);
     // Handed over meanwhile: the error rolls the actions back with everything else.
-    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response, handover)))) {
+    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response, handover, notify)))) {
       throw handedOver();
     }
     if (flowMoved) await flowStage.saveState(tx, turn.turn, turn.flow);
@@ -213,21 +217,20 @@ export async function finish(
   const flowReply = flowStage.after(turn.flow, processed.reply);
   processed.reply = flowReply.reply;
   const handover = handoverOf(ctx, turn, processed.reply);
-  const response = await options.observe('store', () =>
-    store(ctx, turn, reply, processed, options.delivery, flowReply.blocks, handover),
-  );
   const { tenantId } = turn.admitted.inbound;
   const { conversationId } = turn.turn;
+  // On PostgreSQL's fan-out the statement that stores the hand-over also sends its events.
+  const notify = handover ? handoverNotify(ctx, tenantId, conversationId) : undefined;
+  const response = await options.observe('store', () =>
+    store(ctx, turn, reply, processed, options.delivery, flowReply.blocks, handover, notify),
+  );
   if (turn.admitted.inbound.test) {
     await repo.settleTestTurn(ctx.db, tenantId, conversationId, {
       isNew: turn.turn.isNewConversation,
       period: turn.admitted.period,
     });
   }
-  if (handover) {
-    await publishInboxChange(ctx, tenantId, conversationId, 'waiting');
-    await publishConversationStatus(ctx, tenantId, conversationId, 'handed_over');
-  }
+  if (handover && !notify) await publishHandover(ctx, tenantId, conversationId);
   return response;
 }
 

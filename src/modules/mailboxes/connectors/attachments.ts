@@ -16,6 +16,8 @@ export interface InboundAttachment {
   contentType: string;
   size: number;
   content: Buffer;
+  /** Refused by the connector already (e.g. `not_a_file`: an attached Outlook item): stored with this reason. */
+  refused?: string;
 }
 
 export interface AttachmentNote {
@@ -23,7 +25,10 @@ export interface AttachmentNote {
   type: string;
   size: number;
   read: boolean;
-  /** Why its text did not reach the bot: not_allowed, type, too_large, total_too_large, unreadable, text_limit. */
+  /**
+   * Why its text did not reach the bot: not_allowed, not_a_file, type, too_large, total_too_large,
+   * unreadable, text_limit.
+   */
   reason: string | null;
 }
 
@@ -59,6 +64,10 @@ export async function readAttachments(
     notes.push(note);
     if (!allowed) {
       note.reason = 'not_allowed';
+      continue;
+    }
+    if (attachment.refused) {
+      note.reason = attachment.refused;
       continue;
     }
     if (!limits.attachmentTypes.includes(type)) {

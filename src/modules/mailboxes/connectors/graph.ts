@@ -11,6 +11,7 @@ import type { MailboxRow } from '../../mailboxes/repository.js';
 import type { SecretStore } from '../../mailboxes/secret-store.js';
 import type { Verdict } from '../../outbox/policy.js';
 import { headersFromPairs } from '../../email/mail.js';
+import { attachmentType, type InboundAttachment } from './attachments.js';
 import type { InboundMail } from './inbound.js';
 import type { OutgoingMail } from './smtp.js';
 
@@ -123,6 +124,8 @@ export interface GraphMessage {
   body?: { contentType?: string; content?: string };
   internetMessageHeaders?: Array<{ name: string; value: string }>;
   isRead?: boolean;
+  /** True when the mail has attachments other than pictures in its body. */
+  hasAttachments?: boolean;
   '@removed'?: unknown;
 }
 
@@ -158,7 +161,7 @@ export function graphMail(message: GraphMessage): InboundMail {
   };
 }
 
-const SELECT = 'id,internetMessageId,subject,from,sender,body,internetMessageHeaders,isRead';
+const SELECT = 'id,internetMessageId,subject,from,sender,body,internetMessageHeaders,isRead,hasAttachments';
 
 /**
  * One delta round: the pages from the stored delta link (or the first query), the unread
@@ -187,6 +190,90 @@ export async function deltaRound(
     url = body['@odata.nextLink'];
   }
   throw new GraphError('delta query ended without a delta link', undefined);
+}
+
+/** An entry of a message's attachments collection (Graph's attachment resource and its subtypes). */
+export interface GraphAttachment {
+  '@odata.type'?: string;
+  id?: string;
+  name?: string | null;
+  contentType?: string | null;
+  size?: number;
+  isInline?: boolean;
+  /** fileAttachment only: the content, base64. */
+  contentBytes?: string;
+}
+
+/** The bytes base64 text decodes to (4 characters per 3 bytes, less the padding), without decoding it. */
+function base64Bytes(encoded: string): number {
+  const padding = encoded.endsWith('==') ? 2 : encoded.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((encoded.length * 3) / 4) - padding);
+}
+
+const FILE_ATTACHMENT = '#microsoft.graph.fileAttachment';
+/** The attachment's properties without its content (a mailbox that reads no attachments). */
+const ATTACHMENT_SELECT = 'id,name,contentType,size,isInline';
+
+/**
+ * A message's attachments as arrived attachments (the rules of attachments.ts decide what the
+ * bot reads): the `attachments` collection page by page (`@odata.nextLink`). File attachments
+ * bring their content base64; it is decoded only when it may be read: the mailbox reads
+ * attachments, the media type is on the list, and the size Graph gives (or the content's, when
+ * larger) is within the limits of one attachment and of all together. Pictures in the body
+ * (`isInline`) are left out as with IMAP; an attached Outlook item (itemAttachment) or a
+ * link to a cloud file (referenceAttachment) is kept with the reason `not_a_file`. Without
+ * `read_attachments` only the properties are fetched, not the content.
+ */
+export async function graphAttachments(
+  client: GraphClient,
+  mailbox: MailboxRow,
+  messageId: string,
+  limits: Pick<Config['email'], 'attachmentMaxBytes' | 'attachmentsMaxTotalBytes' | 'attachmentTypes'>,
+): Promise<InboundAttachment[]> {
+  const allowed = mailbox.settings.read_attachments === true;
+  let url = `/users/${encodeURIComponent(mailbox.address)}/messages/${encodeURIComponent(messageId)}/attachments${
+    allowed ? '' : `?$select=${ATTACHMENT_SELECT}`
+  }`;
+  const attachments: InboundAttachment[] = [];
+  let totalBytes = 0;
+  for (let page = 0; page < 50; page += 1) {
+    const response = await client.request('GET', url);
+    if (!response.ok) throw await failure(response, 'attachments query failed');
+    const body = (await response.json()) as { value?: GraphAttachment[]; '@odata.nextLink'?: string };
+    for (const entry of body.value ?? []) {
+      const filename = entry.name ?? null;
+      const contentType = (entry.contentType ?? 'application/octet-stream').toLowerCase();
+      if (entry['@odata.type'] !== FILE_ATTACHMENT) {
+        attachments.push({
+          filename,
+          contentType,
+          size: entry.size ?? 0,
+          content: Buffer.alloc(0),
+          refused: 'not_a_file',
+        });
+        continue;
+      }
+      if (entry.isInline === true) continue;
+      const encoded = entry.contentBytes ?? '';
+      const size = Math.max(entry.size ?? 0, base64Bytes(encoded));
+      const readable =
+        allowed &&
+        limits.attachmentTypes.includes(attachmentType({ contentType, filename })) &&
+        size <= limits.attachmentMaxBytes &&
+        totalBytes + size <= limits.attachmentsMaxTotalBytes;
+      if (readable) totalBytes += size;
+      attachments.push({
+        filename,
+        contentType,
+        size,
+        content: readable ? Buffer.from(encoded, 'base64') : Buffer.alloc(0),
+      });
+    }
+    const next = body['@odata.nextLink'];
+    if (!next) return attachments;
+    url = next;
+  }
+  throw new GraphError('attachments query did not end', undefined);
 }
 
 export async function markRead(client: GraphClient, mailbox: MailboxRow, id: string): Promise<void> {

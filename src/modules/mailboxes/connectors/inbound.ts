@@ -71,9 +71,18 @@ function domainOf(address: string): string {
   return address.slice(address.lastIndexOf('@') + 1).toLowerCase();
 }
 
-/** The HMAC secret of our Message-IDs (derived from the service's secret key). */
+const MESSAGE_ID_PURPOSE = 'email-message-id';
+
+/** The HMAC secret of our Message-IDs (derived from the service's current secret key). */
 export function messageIdSecret(ctx: AppContext): string {
-  return secretStoreFor(ctx.config).hmacKey('email-message-id').toString('hex');
+  return secretStoreFor(ctx.config).hmacKey(MESSAGE_ID_PURPOSE).toString('hex');
+}
+
+/** Those of the other listed keys: after a rotation, replies to our earlier mails still thread. */
+function previousMessageIdSecrets(ctx: AppContext): string[] {
+  return secretStoreFor(ctx.config)
+    .previousHmacKeys(MESSAGE_ID_PURPOSE)
+    .map((key) => key.toString('hex'));
 }
 
 /** The shape the pure e-mail decisions read. */
@@ -328,6 +337,7 @@ export async function receiveMail(
     tenantId: mailbox.tenant_id,
     domain: domainOf(mailbox.address),
     secret: messageIdSecret(ctx),
+    previousSecrets: previousMessageIdSecrets(ctx),
     sender: from!,
     candidates,
     inReplyTo: mail.inReplyTo ? [bareId(mail.inReplyTo)] : [],

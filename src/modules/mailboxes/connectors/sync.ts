@@ -21,7 +21,7 @@ import {
   type MailboxRow,
 } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
-import { deltaRound, graphClient, graphMail, markRead } from './graph.js';
+import { deltaRound, graphAttachments, graphClient, graphMail, markRead } from './graph.js';
 import { imapClient, syncRound } from './imap.js';
 import { receiveMail } from './inbound.js';
 
@@ -162,8 +162,8 @@ class GraphRunner implements Runner {
 }
 
 /**
- * One Graph round: the token (its expiry recorded), the delta pages, each unread mail settled
- * and marked read, then the new delta link stored. A failed round leaves the old delta link:
+ * One Graph round: the token (its expiry recorded), the delta pages, each unread mail (with its
+ * attachments) settled and marked read, then the new delta link stored. A failed round leaves the old delta link:
  * the next round sees the same mails again, and the settled ones are duplicates.
  */
 export async function graphRound(ctx: AppContext, mailboxId: string, holder: string | null): Promise<number> {
@@ -175,7 +175,11 @@ export async function graphRound(ctx: AppContext, mailboxId: string, holder: str
     await recordTokenExpiry(ctx.db, mailbox.id, expiresAt);
     const { messages, deltaLink } = await deltaRound(client, mailbox);
     for (const message of messages) {
-      const outcome = await receiveMail(ctx, mailbox, graphMail(message));
+      const mail = graphMail(message);
+      // A failure here fails the round before the mail is stored: the next round tries it again.
+      if (message.hasAttachments)
+        mail.attachments = await graphAttachments(client, mailbox, message.id, ctx.config.email);
+      const outcome = await receiveMail(ctx, mailbox, mail);
       if (outcome.status !== 'failed') await markRead(client, mailbox, message.id);
     }
     if (!(await saveCursor(ctx.db, mailbox.id, holder, { ...mailbox.cursor, delta_link: deltaLink }))) {

@@ -285,15 +285,16 @@ function SkippedMails({ botId, mailboxId }: { botId: string; mailboxId: string }
   const reason = useSkipReasonText();
   if (mails.isPending) return <Loading />;
   if (mails.error) return <ErrorAlert error={mails.error} />;
-  if (mails.data.length === 0)
+  const rows = mails.data.pages.flatMap((page) => page.data);
+  if (rows.length === 0)
     return (
       <Text size="sm" c="dimmed">
         {t('email.noSkipped')}
       </Text>
     );
   return (
-    <Stack gap={4}>
-      {mails.data.map((mail) => (
+    <Stack gap={4} data-testid="skipped-mails">
+      {rows.map((mail) => (
         <Text key={mail.id} size="sm">
           {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'} ·{' '}
           {mail.subject ?? ''} —{' '}
@@ -302,6 +303,19 @@ function SkippedMails({ botId, mailboxId }: { botId: string; mailboxId: string }
           </Text>
         </Text>
       ))}
+      {mails.hasNextPage && (
+        <Button
+          variant="default"
+          size="xs"
+          mt={4}
+          style={{ alignSelf: 'flex-start' }}
+          onClick={() => void mails.fetchNextPage()}
+          loading={mails.isFetchingNextPage}
+          data-testid="skipped-mails-more"
+        >
+          {t('common.more')}
+        </Button>
+      )}
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import type { Body, Ok } from '../../api/types';
 import { goLiveKey } from '../bots/queries';
@@ -77,30 +77,38 @@ export function useMailboxes(botId: string) {
   });
 }
 
-/** The latest mails of a mailbox that were not answered, with their reasons. */
+/** The mails of a mailbox that were not answered, with their reasons: newest first, a page at a time. */
 export function useSkippedMails(botId: string, mailboxId: string, enabled: boolean) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: mailboxKeys.mails(botId, mailboxId),
     enabled,
-    queryFn: async () =>
-      (
-        await call(
-          api.GET('/api/bots/{id}/mailboxes/{mailboxId}/mails', {
-            params: { path: { id: botId, mailboxId }, query: { status: 'skipped', limit: 20 } },
-          }),
-        )
-      ).data,
+    queryFn: ({ pageParam }) =>
+      call(
+        api.GET('/api/bots/{id}/mailboxes/{mailboxId}/mails', {
+          params: {
+            path: { id: botId, mailboxId },
+            query: { status: 'skipped', limit: 20, ...(pageParam ? { cursor: pageParam } : {}) },
+          },
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
   });
 }
 
-/** The mails received in an e-mail conversation (only asked for when the conversation is one). */
+/** The mails received in an e-mail conversation, newest first, a page at a time (only asked for when the conversation is one). */
 export function useConversationMails(conversationId: string, enabled: boolean) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: mailboxKeys.conversationMails(conversationId),
     enabled,
-    queryFn: async () =>
-      (await call(api.GET('/api/conversations/{id}/mails', { params: { path: { id: conversationId } } })))
-        .data,
+    queryFn: ({ pageParam }) =>
+      call(
+        api.GET('/api/conversations/{id}/mails', {
+          params: { path: { id: conversationId }, query: pageParam ? { cursor: pageParam } : {} },
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
   });
 }
 

@@ -150,14 +150,15 @@ function ConversationMails({ conversationId }: { conversationId: string }) {
   const reason = useSkipReasonText();
   if (mails.isPending) return <Loading />;
   if (mails.error) return <ErrorAlert error={mails.error} />;
-  if (mails.data.length === 0) return null;
+  const rows = mails.data.pages.flatMap((page) => page.data);
+  if (rows.length === 0) return null;
   return (
-    <Card withBorder>
+    <Card withBorder data-testid="conversation-mails">
       <Text fw={600} mb="xs">
         {t('email.conversationMails')}
       </Text>
       <Stack gap="sm">
-        {mails.data.map((mail) => (
+        {rows.map((mail) => (
           <Stack key={mail.id} gap={2}>
             <Group gap="xs" wrap="wrap">
               <Text size="sm">
@@ -182,6 +183,18 @@ function ConversationMails({ conversationId }: { conversationId: string }) {
           </Stack>
         ))}
       </Stack>
+      {mails.hasNextPage && (
+        <Button
+          variant="default"
+          mt="sm"
+          style={{ alignSelf: 'flex-start' }}
+          onClick={() => void mails.fetchNextPage()}
+          loading={mails.isFetchingNextPage}
+          data-testid="conversation-mails-more"
+        >
+          {t('common.more')}
+        </Button>
+      )}
     </Card>
   );
 }
