@@ -154,7 +154,7 @@ export const router = createBrowserRouter([
       {
         path: 'contacts/:contactId',
         lazy: page(
-          () => import('../features/contacts/ContactsPage'),
+          () => import('../features/contacts/ContactPage'),
           (m) => m.ContactPage,
         ),
       },
@@ -168,7 +168,7 @@ export const router = createBrowserRouter([
           {
             index: true,
             lazy: page(
-              () => import('../features/settings/SettingsPage'),
+              () => import('../features/settings/SettingsIndex'),
               (m) => m.SettingsIndex,
             ),
           },

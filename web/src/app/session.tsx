@@ -1,13 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
-import { api, call } from '../api/client';
 import type { Me } from '../api/types';
-
-export const ME_KEY = ['me'] as const;
-
-export function fetchMe(): Promise<Me> {
-  return call(api.GET('/api/me'));
-}
 
 const MeContext = createContext<Me | null>(null);
 
@@ -24,8 +16,4 @@ export function useMe(): Me {
 /** Whether the signed-in user holds a permission (the API stays the authority). */
 export function useCan(permission: string): boolean {
   return useMe().permissions.includes(permission);
-}
-
-export function useMeQuery() {
-  return useQuery({ queryKey: ME_KEY, queryFn: fetchMe, retry: false, staleTime: 60_000 });
 }

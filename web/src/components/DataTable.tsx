@@ -30,6 +30,13 @@ function cardStyles(scope: string, columns: readonly DataColumn[]): string {
 ${labels}`;
 }
 
+/** What a list's query tells the table: still loading, failed (retry reads it again). */
+export interface ListQuery {
+  isPending: boolean;
+  error: unknown;
+  refetch: () => unknown;
+}
+
 /**
  * The one list of the dashboard: a table on wide screens, cards on a phone (every action in
  * reach), with loading, error and empty states. Rows are ordinary `Table.Tr` elements.
@@ -37,9 +44,10 @@ ${labels}`;
 export function DataTable({
   columns,
   children,
-  loading,
-  error,
-  onRetry,
+  query,
+  loading = query?.isPending,
+  error = query?.error,
+  onRetry = query ? () => void query.refetch() : undefined,
   empty,
   isEmpty,
   minWidth = 560,
@@ -47,6 +55,8 @@ export function DataTable({
 }: {
   columns: readonly DataColumn[];
   children?: ReactNode;
+  /** The list's query: its loading and error states (each may be given alone instead). */
+  query?: ListQuery;
   loading?: boolean;
   error?: unknown;
   onRetry?: () => void;

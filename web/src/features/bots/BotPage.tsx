@@ -1,24 +1,12 @@
 import { Anchor, Breadcrumbs, Tabs } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate, useParams } from 'react-router';
-import { api, call } from '../../api/client';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
-import { BotStatusBadge } from './BotsPage';
+import { BotStatusBadge } from './BotStatusBadge';
+import { useBot } from './queries';
 
 const TABS = ['settings', 'prompt', 'knowledge', 'flow', 'channels', 'chat'] as const;
-
-export function botQueryKey(botId: string) {
-  return ['bot', botId] as const;
-}
-
-export function useBot(botId: string) {
-  return useQuery({
-    queryKey: botQueryKey(botId),
-    queryFn: () => call(api.GET('/api/bots/{id}', { params: { path: { id: botId } } })),
-  });
-}
 
 export function useBotId(): string {
   const { botId } = useParams();

@@ -1,64 +1,17 @@
-import { Badge, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { Button, Group, Select, Table, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import type { Bot } from '../../api/types';
 import { useCan } from '../../app/session';
-import { useBots, useCreateBot } from './queries';
+import { useBots } from './queries';
 import { PageTitle } from '../../components/PageTitle';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
-
-export function BotStatusBadge({ bot }: { bot: Pick<Bot, 'is_active' | 'status'> }) {
-  const { t } = useTranslation();
-  const on = bot.is_active && bot.status !== 'disabled';
-  return (
-    <Badge color={on ? 'green' : 'gray'} variant="light">
-      {on ? t('bots.active') : t(`bots.status.${bot.status}`)}
-    </Badge>
-  );
-}
-
-function CreateBot({ opened, onClose }: { opened: boolean; onClose: () => void }) {
-  const { t } = useTranslation();
-  const navigate = useNavigate();
-  const form = useForm({
-    initialValues: { name: '', description: '' },
-    validate: { name: (v) => (v.trim() ? null : t('bots.nameRequired')) },
-  });
-  const create = useCreateBot((bot) => {
-    onClose();
-    form.reset();
-    void navigate(`/bots/${bot.id}`);
-  });
-  return (
-    <Modal opened={opened} onClose={onClose} title={t('bots.create')}>
-      <form onSubmit={form.onSubmit((values) => create.mutate(values))} noValidate>
-        <Stack>
-          {create.error && <ErrorAlert error={create.error} />}
-          <TextInput label={t('bots.name')} required data-autofocus {...form.getInputProps('name')} />
-          <Textarea
-            label={t('bots.description')}
-            autosize
-            minRows={2}
-            {...form.getInputProps('description')}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              {t('bots.createSubmit')}
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
+import { BotStatusBadge } from './BotStatusBadge';
+import { CreateBot } from './CreateBot';
 
 export function BotsPage() {
   const { t, i18n } = useTranslation();
@@ -93,44 +46,41 @@ export function BotsPage() {
           w={180}
         />
       </Group>
-      {bots.isPending ? (
-        <Loading />
-      ) : bots.error ? (
-        <ErrorAlert error={bots.error} onRetry={() => void bots.refetch()} />
-      ) : filtered.length === 0 ? (
-        <EmptyState
-          title={t('bots.emptyTitle')}
-          text={canEdit ? t('bots.emptyText') : t('bots.emptyTextViewer')}
-          action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
-        />
-      ) : (
-        <DataTable
-          columns={[
-            { label: t('bots.name') },
-            { label: t('bots.statusFilter') },
-            { label: t('common.updated') },
-          ]}
-          minWidth={480}
-          highlightOnHover
-        >
-          {filtered.map((bot) => (
-            <Table.Tr key={bot.id}>
-              <Table.Td>
-                <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
-                {bot.description && (
-                  <Text size="xs" c="dimmed" lineClamp={1}>
-                    {bot.description}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <BotStatusBadge bot={bot} />
-              </Table.Td>
-              <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
-      )}
+      <DataTable
+        query={bots}
+        isEmpty={filtered.length === 0}
+        empty={
+          <EmptyState
+            title={t('bots.emptyTitle')}
+            text={canEdit ? t('bots.emptyText') : t('bots.emptyTextViewer')}
+            action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
+          />
+        }
+        columns={[
+          { label: t('bots.name') },
+          { label: t('bots.statusFilter') },
+          { label: t('common.updated') },
+        ]}
+        minWidth={480}
+        highlightOnHover
+      >
+        {filtered.map((bot) => (
+          <Table.Tr key={bot.id}>
+            <Table.Td>
+              <Link to={`/bots/${bot.id}`}>{bot.name}</Link>
+              {bot.description && (
+                <Text size="xs" c="dimmed" lineClamp={1}>
+                  {bot.description}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <BotStatusBadge bot={bot} />
+            </Table.Td>
+            <Table.Td>{formatDateTime(bot.updated_at, i18n.language)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </>
   );
 }

@@ -3,21 +3,9 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useGoLive, type GoLive } from './queries';
+import { ItemText } from './GoLiveItemText';
 
-type Item = GoLive['items'][number];
-
-function ItemText({ item }: { item: Item }) {
-  const { t } = useTranslation();
-  const label = t(`bot.golive.items.${item.key}`);
-  if (item.key === 'channel' && item.done && item.channels?.length) {
-    return (
-      <>
-        {label}: {item.channels.map((c) => t(`bot.golive.channels.${c}`)).join(', ')}
-      </>
-    );
-  }
-  return <>{label}</>;
-}
+export type Item = GoLive['items'][number];
 
 /** What is done and what is missing before the bot goes live; each open item links to its place. */
 export function GoLiveChecklist({ botId }: { botId: string }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveProvider, modelOptions } from './SettingsTab';
+import { effectiveProvider, modelOptions } from './settings-form';
 
 const catalog = {
   deployment: { provider: 'offline' as const, model: 'parley-offline' },

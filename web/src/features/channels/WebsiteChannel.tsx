@@ -3,7 +3,6 @@ import {
   Anchor,
   Button,
   Card,
-  Code,
   ColorInput,
   CopyButton,
   Group,
@@ -20,27 +19,20 @@ import {
   Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
-import { useDebouncedValue } from '@mantine/hooks';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
 import { notify } from '../../components/notify';
-import { SecretOnce } from '../../components/SecretOnce';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { useBot } from '../bots/BotPage';
-import { canonicalOrigin, cspLinesOf, previewDocument, snippetOf } from './origins';
-import {
-  useRotateIdentitySecret,
-  useRotatePublishableKey,
-  useUpdateWidget,
-  useWidgetSettings,
-  type WidgetPatch,
-  type WidgetSettings,
-} from './queries';
+import { useBot } from '../bots/queries';
+import { canonicalOrigin, cspLinesOf, snippetOf } from './origins';
+import { useUpdateWidget, useWidgetSettings, type WidgetPatch, type WidgetSettings } from './queries';
+import { CopyBlock } from './CopyBlock';
+import { Preview } from './Preview';
+import { Keys } from './Keys';
 
-const HEX = /^#[0-9a-fA-F]{6}$/;
+export const HEX = /^#[0-9a-fA-F]{6}$/;
 
 function formValues(settings: WidgetSettings) {
   return {
@@ -56,9 +48,9 @@ function formValues(settings: WidgetSettings) {
     avatar_url: settings.theme.avatar_url ?? '',
   };
 }
-type Values = ReturnType<typeof formValues>;
+export type Values = ReturnType<typeof formValues>;
 
-function toBody(values: Values): WidgetPatch {
+export function toBody(values: Values): WidgetPatch {
   return {
     allowed_origins: values.allowed_origins.map((o) => canonicalOrigin(o) ?? o),
     verified_only: values.verified_only,
@@ -73,169 +65,6 @@ function toBody(values: Values): WidgetPatch {
       ...(values.avatar_url.trim() ? { avatar_url: values.avatar_url.trim() } : {}),
     },
   };
-}
-
-/** A text to copy: shown as code with a copy button. */
-function CopyBlock({ label, value, testId }: { label: string; value: string; testId: string }) {
-  const { t } = useTranslation();
-  return (
-    <Stack gap={4}>
-      <Group justify="space-between" wrap="nowrap">
-        <Text size="sm" fw={500}>
-          {label}
-        </Text>
-        <CopyButton value={value}>
-          {({ copied, copy }) => (
-            <Button size="compact-xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
-              {copied ? t('secret.copied') : t('secret.copy')}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
-      <Code block data-testid={testId} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-        {value}
-      </Code>
-    </Stack>
-  );
-}
-
-/** The real widget in preview mode (no requests), in a frame, following the form as it is typed. */
-function Preview({
-  botName,
-  settings,
-  values,
-}: {
-  botName: string;
-  settings: WidgetSettings;
-  values: Values;
-}) {
-  const { t } = useTranslation();
-  const [debounced] = useDebouncedValue(values, 400);
-  const doc = useMemo(() => {
-    const body = toBody(debounced);
-    const theme = Object.fromEntries(
-      Object.entries(body.theme ?? {}).filter(
-        ([key, value]) => !key.endsWith('_color') || (typeof value === 'string' && HEX.test(value)),
-      ),
-    );
-    return previewDocument(window.location.origin, settings.publishable_key, {
-      name: botName,
-      language: debounced.language,
-      theme,
-    });
-  }, [debounced, botName, settings.publishable_key]);
-  return (
-    <Card withBorder>
-      <Title order={3} size="h5" mb="xs">
-        {t('channels.website.preview')}
-      </Title>
-      <Text size="xs" c="dimmed" mb="xs">
-        {t('channels.website.previewHelp')}
-      </Text>
-      <iframe
-        title={t('channels.website.preview')}
-        srcDoc={doc}
-        data-testid="widget-preview"
-        style={{
-          width: '100%',
-          height: 620,
-          border: '1px solid var(--mantine-color-gray-3)',
-          borderRadius: 8,
-        }}
-      />
-    </Card>
-  );
-}
-
-function Keys({ botId, settings }: { botId: string; settings: WidgetSettings }) {
-  const { t } = useTranslation();
-  const canEdit = useCan('bot:edit');
-  const rotateKey = useRotatePublishableKey(botId);
-  const rotateSecret = useRotateIdentitySecret(botId);
-  const [secret, setSecret] = useState<string | null>(null);
-  return (
-    <Card withBorder>
-      <Stack>
-        <Title order={3} size="h5">
-          {t('channels.website.keys')}
-        </Title>
-        {(rotateKey.error ?? rotateSecret.error) && (
-          <ErrorAlert error={rotateKey.error ?? rotateSecret.error} />
-        )}
-        <Group justify="space-between" align="flex-end">
-          <div>
-            <Text size="sm" fw={500}>
-              {t('channels.website.publishableKey')}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {t('channels.website.publishableKeyHelp')}
-            </Text>
-            <Code data-testid="publishable-key">{settings.publishable_key}</Code>
-          </div>
-          {canEdit && (
-            <Button
-              variant="light"
-              color="red"
-              loading={rotateKey.isPending}
-              onClick={() =>
-                confirmAction({
-                  title: t('channels.website.rotateKey'),
-                  text: t('channels.website.rotateKeyConfirm'),
-                  confirm: t('channels.website.rotateKey'),
-                  onConfirm: () =>
-                    rotateKey.mutate(undefined, {
-                      onSuccess: () => notify(t('channels.website.keyRotated')),
-                    }),
-                })
-              }
-            >
-              {t('channels.website.rotateKey')}
-            </Button>
-          )}
-        </Group>
-        <Group justify="space-between" align="flex-end">
-          <div>
-            <Text size="sm" fw={500}>
-              {t('channels.website.identitySecret')}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {settings.identity_secret_set
-                ? t('channels.website.secretSet')
-                : t('channels.website.secretNone')}
-            </Text>
-          </div>
-          {canEdit && (
-            <Button
-              variant="light"
-              loading={rotateSecret.isPending}
-              onClick={() => {
-                const run = () =>
-                  rotateSecret.mutate(undefined, { onSuccess: (r) => setSecret(r.identity_secret) });
-                if (!settings.identity_secret_set) return run();
-                confirmAction({
-                  title: t('channels.website.rotateSecret'),
-                  text: t('channels.website.rotateSecretConfirm'),
-                  confirm: t('channels.website.rotateSecret'),
-                  onConfirm: run,
-                });
-              }}
-            >
-              {settings.identity_secret_set
-                ? t('channels.website.rotateSecret')
-                : t('channels.website.createSecret')}
-            </Button>
-          )}
-        </Group>
-        {secret && (
-          <SecretOnce
-            label={t('channels.website.identitySecret')}
-            secret={secret}
-            onDone={() => setSecret(null)}
-          />
-        )}
-      </Stack>
-    </Card>
-  );
 }
 
 /** Bots → Channels → Website: the widget's switch, origins, appearance with preview, snippet and keys. */

@@ -1,26 +1,14 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Card,
-  Group,
-  Paper,
-  ScrollArea,
-  Stack,
-  Text,
-  Textarea,
-} from '@mantine/core';
+import { Alert, Badge, Button, Card, Group, Paper, ScrollArea, Stack, Text, Textarea } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../../api/client';
 import type { ChatReply } from '../../api/types';
 import { useCan } from '../../app/session';
 import { EmptyState } from '../../components/states';
-import { formatScore } from '../../format';
 import { useBotId } from '../bots/BotPage';
 import { BlockView, type Choice } from './BlockView';
 import { parseSse } from './sse';
+import { Sources } from './Sources';
 
 interface Turn {
   role: 'user' | 'bot';
@@ -69,34 +57,6 @@ async function streamReply(
     }
   }
   throw new Error('stream ended early');
-}
-
-function Sources({ reply }: { reply: ChatReply }) {
-  const { t, i18n } = useTranslation();
-  if (reply.sources.length === 0)
-    return (
-      <Text size="xs" c="dimmed">
-        {t('chat.noSources')}
-      </Text>
-    );
-  return (
-    <Stack gap={2} data-testid="sources">
-      <Text size="xs" fw={600}>
-        {t('chat.sources')}
-      </Text>
-      {reply.sources.map((source) => (
-        <Text size="xs" key={source.entry_id}>
-          {source.source_url ? <Anchor href={source.source_url}>{source.title}</Anchor> : source.title} ·{' '}
-          {formatScore(source.score, i18n.language)}
-        </Text>
-      ))}
-      {reply.actions.length > 0 && (
-        <Text size="xs">
-          {t('chat.actions')}: {JSON.stringify(reply.actions)}
-        </Text>
-      )}
-    </Stack>
-  );
 }
 
 export function TestChatTab() {

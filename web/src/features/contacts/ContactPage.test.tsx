@@ -1,11 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { RouterProvider, createMemoryRouter } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Me } from '../../api/types';
 import { loadTexts } from '../../i18n';
+import { fakeApi, json, renderWithApp } from '../../test/render';
 
 const ID = '6f1d2c3b-0000-4000-8000-0000000000c1';
 const OTHER = '6f1d2c3b-0000-4000-8000-0000000000c2';
@@ -32,21 +29,11 @@ const conversation = {
   created_at: '2026-03-10T11:00:00.000Z',
 };
 
-const requests: string[] = [];
-const bodies: unknown[] = [];
-const fetchMock = vi.fn(async (input: Request) => {
-  const url = new URL(input.url);
-  const line = `${input.method} ${url.pathname}`;
-  requests.push(line);
-  if (input.method !== 'GET')
-    bodies.push(
-      await input
-        .clone()
-        .json()
-        .catch(() => null),
-    );
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const {
+  requests,
+  bodies,
+  fetch: fetchMock,
+} = fakeApi((line) => {
   if (line === `GET /api/contacts/${ID}`) return json(contact);
   if (line === `GET /api/contacts/${ID}/conversations`) return json({ data: [conversation] });
   if (line === `POST /api/contacts/${ID}/merge`) {
@@ -69,7 +56,7 @@ const fetchMock = vi.fn(async (input: Request) => {
   return json({ data: [], next_cursor: null });
 });
 
-const me = { permissions: ['contact:view', 'contact:edit'] } as unknown as Me;
+const me = { permissions: ['contact:view', 'contact:edit'] };
 
 describe('ContactPage', () => {
   beforeAll(async () => {
@@ -78,20 +65,8 @@ describe('ContactPage', () => {
   });
 
   it('shows the person with conversations across channels and refuses a merge clash in words', async () => {
-    const { ContactPage } = await import('./ContactsPage');
-    const { MeProvider } = await import('../../app/session');
-    const router = createMemoryRouter([{ path: '/contacts/:contactId', element: <ContactPage /> }], {
-      initialEntries: [`/contacts/${ID}`],
-    });
-    render(
-      <MantineProvider>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <MeProvider me={me}>
-            <RouterProvider router={router} />
-          </MeProvider>
-        </QueryClientProvider>
-      </MantineProvider>,
-    );
+    const { ContactPage } = await import('./ContactPage');
+    renderWithApp(<ContactPage />, { me, path: '/contacts/:contactId', route: `/contacts/${ID}` });
     expect(await screen.findByText('+4930123456')).toBeTruthy();
     const conversations = await screen.findByTestId('contact-conversations');
     expect(await within(conversations).findByText('Studio-Bot')).toBeTruthy();

@@ -1,11 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { RouterProvider, createMemoryRouter } from 'react-router';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Me } from '../../api/types';
 import { loadTexts } from '../../i18n';
+import { fakeApi, json, renderWithApp } from '../../test/render';
 
 const ID = '6f1d2c3b-0000-4000-8000-0000000000d1';
 const REPLY = '6f1d2c3b-0000-4000-8000-0000000000e2';
@@ -75,21 +72,11 @@ const conversation = {
   ],
 };
 
-const requests: string[] = [];
-const bodies: unknown[] = [];
-const fetchMock = vi.fn(async (input: Request) => {
-  const url = new URL(input.url);
-  const line = `${input.method} ${url.pathname}`;
-  requests.push(line);
-  if (input.method !== 'GET')
-    bodies.push(
-      await input
-        .clone()
-        .json()
-        .catch(() => null),
-    );
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+const {
+  requests,
+  bodies,
+  fetch: fetchMock,
+} = fakeApi((line) => {
   if (line === `GET /api/conversations/${ID}`) return json(conversation);
   if (line === `PUT /api/conversations/${ID}/messages/${REPLY}/review`) {
     return json({ ...conversation.messages[1], review: null });
@@ -105,22 +92,11 @@ describe('ConversationPage (review)', () => {
 
   async function show(permissions: string[]) {
     const { ConversationPage } = await import('./ConversationPage');
-    const { MeProvider } = await import('../../app/session');
-    const router = createMemoryRouter(
-      [{ path: '/conversations/:conversationId', element: <ConversationPage /> }],
-      {
-        initialEntries: [`/conversations/${ID}`],
-      },
-    );
-    render(
-      <MantineProvider>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <MeProvider me={{ permissions } as unknown as Me}>
-            <RouterProvider router={router} />
-          </MeProvider>
-        </QueryClientProvider>
-      </MantineProvider>,
-    );
+    renderWithApp(<ConversationPage />, {
+      me: { permissions },
+      path: '/conversations/:conversationId',
+      route: `/conversations/${ID}`,
+    });
     await screen.findByText('Montags bis freitags von 9 bis 18 Uhr.');
   }
 

@@ -21,7 +21,8 @@ import { useSkipReasonText } from '../channels/EmailChannel';
 import { useConversationMails } from '../channels/queries';
 import { STATUS_COLOUR } from './ConversationsPage';
 import { useConversationReview, useReopenConversation, type ReviewMessage } from './queries';
-import { ReplyFacts, ReplyVerdict } from './ReplyReview';
+import { ReplyFacts } from './ReplyFacts';
+import { ReplyVerdict } from './ReplyReview';
 
 /** Who wrote a message: the customer, the bot, or a person of the team. */
 function authorOf(m: ReviewMessage): 'user' | 'bot' | 'person' {

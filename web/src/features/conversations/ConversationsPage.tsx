@@ -1,17 +1,17 @@
 import '@mantine/dates/styles.css';
-import { Badge, Button, Checkbox, Group, Select, Table, Text } from '@mantine/core';
+import { Badge, Checkbox, Group, Select, Table, Text } from '@mantine/core';
 import { DatePickerInput } from '@mantine/dates';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import type { Conversation } from '../../api/types';
 import { PageTitle } from '../../components/PageTitle';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
+import { LoadMore } from '../../components/LoadMore';
 import { DataTable } from '../../components/DataTable';
 import { useConversationList, type ConversationFilters } from './queries';
+import { useBots } from '../bots/queries';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -34,10 +34,7 @@ export function ConversationsPage() {
   const [review, setReview] = useState<string | null>(null);
   const [handedOver, setHandedOver] = useState<string | null>(null);
   const [noKnowledge, setNoKnowledge] = useState(false);
-  const bots = useQuery({
-    queryKey: ['bots', null],
-    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
-  });
+  const bots = useBots();
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
   const query: ConversationFilters = {
     limit: 50,
@@ -127,61 +124,45 @@ export function ConversationsPage() {
           mb={8}
         />
       </Group>
-      {list.isPending ? (
-        <Loading />
-      ) : list.error ? (
-        <ErrorAlert error={list.error} onRetry={() => void list.refetch()} />
-      ) : rows.length === 0 ? (
-        <EmptyState title={t('conversations.emptyTitle')} text={t('conversations.emptyText')} />
-      ) : (
-        <>
-          <DataTable
-            columns={[
-              { label: t('conversations.started') },
-              { label: t('conversations.bot') },
-              { label: t('conversations.sender') },
-              { label: t('conversations.channel') },
-              { label: t('conversations.status') },
-              { label: t('review.rating') },
-              { label: t('conversations.messages'), align: 'right' as const },
-            ]}
-            minWidth={720}
-            highlightOnHover
-          >
-            {rows.map((c) => (
-              <Table.Tr key={c.id} data-testid="conversation-row">
-                <Table.Td>
-                  <Link to={`/conversations/${c.id}`}>{formatDateTime(c.created_at, i18n.language)}</Link>
-                </Table.Td>
-                <Table.Td>{botName.get(c.bot_id) ?? '—'}</Table.Td>
-                <Table.Td>
-                  <Text size="sm" truncate maw={180}>
-                    {c.sender_id ?? '—'}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{t(`channels.${c.channel}`)}</Table.Td>
-                <Table.Td>
-                  <Badge color={STATUS_COLOUR[c.status]} variant="light">
-                    {t(`conversations.statuses.${c.status}`)}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>{c.rating ? t('review.stars', { value: c.rating }) : '—'}</Table.Td>
-                <Table.Td ta="right">{c.message_count}</Table.Td>
-              </Table.Tr>
-            ))}
-          </DataTable>
-          {list.hasNextPage && (
-            <Button
-              variant="default"
-              mt="sm"
-              onClick={() => void list.fetchNextPage()}
-              loading={list.isFetchingNextPage}
-            >
-              {t('common.more')}
-            </Button>
-          )}
-        </>
-      )}
+      <DataTable
+        query={list}
+        isEmpty={rows.length === 0}
+        empty={<EmptyState title={t('conversations.emptyTitle')} text={t('conversations.emptyText')} />}
+        columns={[
+          { label: t('conversations.started') },
+          { label: t('conversations.bot') },
+          { label: t('conversations.sender') },
+          { label: t('conversations.channel') },
+          { label: t('conversations.status') },
+          { label: t('review.rating') },
+          { label: t('conversations.messages'), align: 'right' as const },
+        ]}
+        minWidth={720}
+        highlightOnHover
+      >
+        {rows.map((c) => (
+          <Table.Tr key={c.id} data-testid="conversation-row">
+            <Table.Td>
+              <Link to={`/conversations/${c.id}`}>{formatDateTime(c.created_at, i18n.language)}</Link>
+            </Table.Td>
+            <Table.Td>{botName.get(c.bot_id) ?? '—'}</Table.Td>
+            <Table.Td>
+              <Text size="sm" truncate maw={180}>
+                {c.sender_id ?? '—'}
+              </Text>
+            </Table.Td>
+            <Table.Td>{t(`channels.${c.channel}`)}</Table.Td>
+            <Table.Td>
+              <Badge color={STATUS_COLOUR[c.status]} variant="light">
+                {t(`conversations.statuses.${c.status}`)}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{c.rating ? t('review.stars', { value: c.rating }) : '—'}</Table.Td>
+            <Table.Td ta="right">{c.message_count}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
+      <LoadMore list={list} />
     </>
   );
 }

@@ -1,14 +1,4 @@
-import {
-  Button,
-  Group,
-  Modal,
-  NumberInput,
-  Select,
-  SimpleGrid,
-  Stack,
-  TextInput,
-  Textarea,
-} from '@mantine/core';
+import { Group, Modal, NumberInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { placeFieldError } from '../../api/field-errors';
@@ -17,6 +7,8 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert } from '../../components/states';
 import { useUpdateEvent } from './queries';
+import { FormActions } from '../../components/FormActions';
+import { PaymentFields } from './PaymentFields';
 
 type EventPut = Body<'/api/events/{id}', 'put'>;
 const orNull = (value: string) => value.trim() || null;
@@ -27,7 +19,8 @@ export const PAYMENT_MODELS = ['free', 'full_payment', 'deposit', 'external_link
 /** Payment models with a price: a free event has none (0). */
 export const hasPrice = (paymentModel: string) => paymentModel !== 'free';
 /** Payment models the server refuses without a price above 0. */
-const needsPrice = (paymentModel: string) => paymentModel === 'full_payment' || paymentModel === 'deposit';
+export const needsPrice = (paymentModel: string) =>
+  paymentModel === 'full_payment' || paymentModel === 'deposit';
 
 export interface PaymentValues {
   price: number | string;
@@ -68,67 +61,6 @@ export function paymentBody(values: PaymentValues) {
     external_payment_url:
       values.payment_model === 'external_link' ? orNull(values.external_payment_url) : null,
   };
-}
-
-/** Payment model first; price, deposit and link only where the model has them. */
-export function PaymentFields({
-  form,
-  locked,
-}: {
-  form: { values: PaymentValues; getInputProps: (path: keyof PaymentValues) => object };
-  locked?: string;
-}) {
-  const { t } = useTranslation();
-  const model = form.values.payment_model;
-  return (
-    <Stack gap="sm">
-      <Select
-        label={t('events.paymentModel')}
-        description={locked}
-        disabled={Boolean(locked)}
-        allowDeselect={false}
-        data={PAYMENT_MODELS.map((m) => ({ value: m, label: t(`events.payment.${m}`) }))}
-        {...form.getInputProps('payment_model')}
-      />
-      {hasPrice(model) && (
-        <Group grow align="flex-start">
-          <NumberInput
-            label={t('events.price')}
-            required={needsPrice(model)}
-            disabled={Boolean(locked)}
-            min={0}
-            decimalScale={2}
-            {...form.getInputProps('price')}
-          />
-          <TextInput
-            label={t('events.currency')}
-            maxLength={3}
-            disabled={Boolean(locked)}
-            {...form.getInputProps('currency')}
-          />
-        </Group>
-      )}
-      {model === 'deposit' && (
-        <NumberInput
-          label={t('events.depositAmount')}
-          required
-          disabled={Boolean(locked)}
-          min={0}
-          decimalScale={2}
-          {...form.getInputProps('deposit_amount')}
-        />
-      )}
-      {model === 'external_link' && (
-        <TextInput
-          label={t('events.externalUrl')}
-          required
-          disabled={Boolean(locked)}
-          placeholder="https://"
-          {...form.getInputProps('external_payment_url')}
-        />
-      )}
-    </Stack>
-  );
 }
 
 export interface EventValues {
@@ -294,14 +226,7 @@ export function EventEditor({ event, onClose }: { event: EventRow; onClose: () =
             />
           </Group>
           <PaymentFields form={form} locked={draft ? undefined : t('events.paymentFixed')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" loading={save.isPending}>
-              {t('common.save')}
-            </Button>
-          </Group>
+          <FormActions onCancel={onClose} pending={save.isPending} />
         </Stack>
       </form>
     </Modal>

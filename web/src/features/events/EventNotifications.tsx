@@ -1,6 +1,9 @@
-import { Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { ErrorAlert, Loading } from '../../components/states';
+import { NoneYet } from '../../components/NoneYet';
+import { QueryState } from '../../components/QueryState';
+import { Section } from '../../components/Section';
+import { ErrorAlert } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { describeNotification } from './notifications';
 import { useEventNotifications, useMarkNotificationRead } from './queries';
@@ -12,56 +15,54 @@ export function EventNotifications({ eventId }: { eventId: string }) {
   const read = useMarkNotificationRead(eventId);
   const unread = notes.data?.data.filter((n) => !n.read_at) ?? [];
   return (
-    <Card withBorder data-testid="notifications">
-      <Group justify="space-between" mb="xs">
-        <Title order={2} size="h4">
-          {t('events.notifications')}
-        </Title>
-        {unread.length > 0 && <Badge color="indigo">{t('events.unread', { count: unread.length })}</Badge>}
-      </Group>
+    <Section
+      title={t('events.notifications')}
+      action={
+        unread.length > 0 && <Badge color="indigo">{t('events.unread', { count: unread.length })}</Badge>
+      }
+      testId="notifications"
+    >
       {read.error && <ErrorAlert error={read.error} />}
-      {notes.isPending ? (
-        <Loading />
-      ) : notes.error ? (
-        <ErrorAlert error={notes.error} onRetry={() => void notes.refetch()} />
-      ) : notes.data.data.length === 0 ? (
-        <Text c="dimmed" size="sm">
-          {t('events.noNotifications')}
-        </Text>
-      ) : (
-        <Stack gap={6} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
-          {notes.data.data.map((n) => (
-            <Group
-              key={n.id}
-              component="li"
-              justify="space-between"
-              wrap="nowrap"
-              gap="sm"
-              align="flex-start"
-            >
-              <div style={{ minWidth: 0 }}>
-                <Text size="sm" fw={n.read_at ? 400 : 600}>
-                  {describeNotification(n, t, i18n.language)}
-                </Text>
-                <Text size="xs" c="dimmed">
-                  {formatDateTime(n.created_at, i18n.language)}
-                </Text>
-              </div>
-              {!n.read_at && (
-                <Button
-                  size="compact-xs"
-                  variant="subtle"
-                  style={{ flexShrink: 0 }}
-                  loading={read.isPending && read.variables === n.id}
-                  onClick={() => read.mutate(n.id)}
-                >
-                  {t('events.markRead')}
-                </Button>
-              )}
-            </Group>
-          ))}
-        </Stack>
-      )}
-    </Card>
+      <QueryState
+        query={notes}
+        isEmpty={(data) => data.data.length === 0}
+        empty={<NoneYet text={t('events.noNotifications')} />}
+      >
+        {(data) => (
+          <Stack gap={6} component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+            {data.data.map((n) => (
+              <Group
+                key={n.id}
+                component="li"
+                justify="space-between"
+                wrap="nowrap"
+                gap="sm"
+                align="flex-start"
+              >
+                <div style={{ minWidth: 0 }}>
+                  <Text size="sm" fw={n.read_at ? 400 : 600}>
+                    {describeNotification(n, t, i18n.language)}
+                  </Text>
+                  <Text size="xs" c="dimmed">
+                    {formatDateTime(n.created_at, i18n.language)}
+                  </Text>
+                </div>
+                {!n.read_at && (
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    style={{ flexShrink: 0 }}
+                    loading={read.isPending && read.variables === n.id}
+                    onClick={() => read.mutate(n.id)}
+                  >
+                    {t('events.markRead')}
+                  </Button>
+                )}
+              </Group>
+            ))}
+          </Stack>
+        )}
+      </QueryState>
+    </Section>
   );
 }

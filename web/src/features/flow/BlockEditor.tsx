@@ -1,17 +1,4 @@
-import {
-  ActionIcon,
-  Alert,
-  Button,
-  Divider,
-  Fieldset,
-  Group,
-  Modal,
-  Select,
-  Stack,
-  TagsInput,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Divider, Group, Modal, Select, Stack, TagsInput, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import type { Block } from '../../api/types';
@@ -20,6 +7,8 @@ import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFlowSteps, useUpdateBlock } from './queries';
 import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
+import { FormActions } from '../../components/FormActions';
+import { RowsFieldset } from './RowsFieldset';
 
 const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
@@ -80,189 +69,138 @@ export function BlockEditor({ botId, block, onClose }: { botId: string; block: B
               />
             )}
 
-            <Fieldset legend={t('flow.edit.options')}>
-              <Text size="xs" c="dimmed" mb="xs">
-                {t('flow.edit.optionsHelp')}
-              </Text>
-              <Stack gap="sm">
-                {v.items.map((item, i) => (
-                  <Group
-                    key={item.id}
-                    align="flex-end"
-                    gap="xs"
-                    wrap="wrap"
-                    data-testid={`option-${item.id}`}
-                  >
-                    <TextInput
-                      label={t('flow.edit.optionTitle', { n: i + 1 })}
-                      w={170}
-                      {...form.getInputProps(`items.${i}.title`)}
-                    />
+            <RowsFieldset
+              legend={t('flow.edit.options')}
+              help={t('flow.edit.optionsHelp')}
+              rows={v.items}
+              rowKey={(item) => item.id}
+              rowTestId={(item) => `option-${item.id}`}
+              removeLabel={(i) => t('flow.edit.removeOption', { n: i + 1 })}
+              onRemove={(i) => form.removeListItem('items', i)}
+              addLabel={t('flow.edit.addOption')}
+              onAdd={() =>
+                form.insertListItem('items', {
+                  id: nextItemId(v.items),
+                  title: '',
+                  action: 'none',
+                  step_id: '',
+                  text: '',
+                })
+              }
+            >
+              {(item, i) => (
+                <>
+                  <TextInput
+                    label={t('flow.edit.optionTitle', { n: i + 1 })}
+                    w={170}
+                    {...form.getInputProps(`items.${i}.title`)}
+                  />
+                  <Select
+                    label={t('flow.edit.action')}
+                    w={170}
+                    allowDeselect={false}
+                    data={ACTIONS.map((a) => ({ value: a, label: t(`flow.edit.actions.${a}`) }))}
+                    {...form.getInputProps(`items.${i}.action`)}
+                  />
+                  {item.action === 'goto_step' && (
                     <Select
-                      label={t('flow.edit.action')}
-                      w={170}
-                      allowDeselect={false}
-                      data={ACTIONS.map((a) => ({ value: a, label: t(`flow.edit.actions.${a}`) }))}
-                      {...form.getInputProps(`items.${i}.action`)}
+                      label={t('flow.edit.targetStep')}
+                      w={200}
+                      data={stepOptions}
+                      nothingFoundMessage={t('flow.edit.noSteps')}
+                      {...form.getInputProps(`items.${i}.step_id`)}
                     />
-                    {item.action === 'goto_step' && (
-                      <Select
-                        label={t('flow.edit.targetStep')}
-                        w={200}
-                        data={stepOptions}
-                        nothingFoundMessage={t('flow.edit.noSteps')}
-                        {...form.getInputProps(`items.${i}.step_id`)}
-                      />
-                    )}
-                    {item.action === 'reply' && (
-                      <TextInput
-                        label={t('flow.edit.replyText')}
-                        w={240}
-                        {...form.getInputProps(`items.${i}.text`)}
-                      />
-                    )}
-                    <ActionIcon
-                      variant="subtle"
-                      color="red"
-                      size="lg"
-                      aria-label={t('flow.edit.removeOption', { n: i + 1 })}
-                      onClick={() => form.removeListItem('items', i)}
-                    >
-                      ×
-                    </ActionIcon>
-                  </Group>
-                ))}
-                <Group>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    onClick={() =>
-                      form.insertListItem('items', {
-                        id: nextItemId(v.items),
-                        title: '',
-                        action: 'none',
-                        step_id: '',
-                        text: '',
-                      })
-                    }
-                  >
-                    {t('flow.edit.addOption')}
-                  </Button>
-                </Group>
-              </Stack>
-            </Fieldset>
+                  )}
+                  {item.action === 'reply' && (
+                    <TextInput
+                      label={t('flow.edit.replyText')}
+                      w={240}
+                      {...form.getInputProps(`items.${i}.text`)}
+                    />
+                  )}
+                </>
+              )}
+            </RowsFieldset>
 
-            <Fieldset legend={t('flow.edit.conditions')}>
-              <Text size="xs" c="dimmed" mb="xs">
-                {t('flow.edit.conditionsHelp')}
-              </Text>
-              <Stack gap="sm">
-                {v.conditions.map((condition, i) => (
-                  <Group key={i} align="flex-end" gap="xs" wrap="wrap" data-testid="condition-row">
+            <RowsFieldset
+              legend={t('flow.edit.conditions')}
+              help={t('flow.edit.conditionsHelp')}
+              rows={v.conditions}
+              rowKey={(_c, i) => i}
+              rowTestId={() => 'condition-row'}
+              removeLabel={(i) => t('flow.edit.removeCondition', { n: i + 1 })}
+              onRemove={(i) => form.removeListItem('conditions', i)}
+              addLabel={t('flow.edit.addCondition')}
+              onAdd={() => form.insertListItem('conditions', { field: '', operator: 'equals', value: '' })}
+            >
+              {(condition, i) => (
+                <>
+                  <TextInput
+                    label={t('flow.edit.field')}
+                    w={160}
+                    {...form.getInputProps(`conditions.${i}.field`)}
+                  />
+                  <Select
+                    label={t('flow.edit.operator')}
+                    w={150}
+                    allowDeselect={false}
+                    data={OPERATORS.map((o) => ({ value: o, label: t(`flow.edit.operators.${o}`) }))}
+                    {...form.getInputProps(`conditions.${i}.operator`)}
+                  />
+                  {condition.operator !== 'exists' && (
                     <TextInput
-                      label={t('flow.edit.field')}
+                      label={t('flow.edit.value')}
                       w={160}
-                      {...form.getInputProps(`conditions.${i}.field`)}
+                      {...form.getInputProps(`conditions.${i}.value`)}
                     />
-                    <Select
-                      label={t('flow.edit.operator')}
-                      w={150}
-                      allowDeselect={false}
-                      data={OPERATORS.map((o) => ({ value: o, label: t(`flow.edit.operators.${o}`) }))}
-                      {...form.getInputProps(`conditions.${i}.operator`)}
-                    />
-                    {condition.operator !== 'exists' && (
-                      <TextInput
-                        label={t('flow.edit.value')}
-                        w={160}
-                        {...form.getInputProps(`conditions.${i}.value`)}
-                      />
-                    )}
-                    <ActionIcon
-                      variant="subtle"
-                      color="red"
-                      size="lg"
-                      aria-label={t('flow.edit.removeCondition', { n: i + 1 })}
-                      onClick={() => form.removeListItem('conditions', i)}
-                    >
-                      ×
-                    </ActionIcon>
-                  </Group>
-                ))}
-                <Group>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    onClick={() =>
-                      form.insertListItem('conditions', { field: '', operator: 'equals', value: '' })
-                    }
-                  >
-                    {t('flow.edit.addCondition')}
-                  </Button>
-                </Group>
-              </Stack>
-            </Fieldset>
+                  )}
+                </>
+              )}
+            </RowsFieldset>
 
-            <Fieldset legend={t('flow.edit.exits')}>
-              <Text size="xs" c="dimmed" mb="xs">
-                {t('flow.edit.exitsHelp')}
-              </Text>
-              <Stack gap="sm">
-                {v.exits.map((exit, i) => (
-                  <Group key={i} align="flex-end" gap="xs" wrap="wrap" data-testid="exit-row">
-                    <TextInput
-                      label={t('flow.edit.exitName')}
-                      w={160}
-                      {...form.getInputProps(`exits.${i}.name`)}
-                    />
-                    <Select
-                      label={t('flow.edit.exitTarget')}
-                      w={220}
-                      data={targetOptions}
-                      {...form.getInputProps(`exits.${i}.target`)}
-                    />
-                    <ActionIcon
-                      variant="subtle"
-                      color="red"
-                      size="lg"
-                      aria-label={t('flow.edit.removeExit', { n: i + 1 })}
-                      onClick={() => form.removeListItem('exits', i)}
-                    >
-                      ×
-                    </ActionIcon>
-                    {exit.name.trim() && exit.name.trim() !== 'default' && (
-                      <Text size="xs" c="orange.9" w="100%">
-                        {t('flow.edit.exitNotFollowed')}
-                      </Text>
-                    )}
-                  </Group>
-                ))}
-                <Group>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    onClick={() =>
-                      form.insertListItem('exits', {
-                        name: v.exits.some((e) => e.name === 'default') ? '' : 'default',
-                        target: '',
-                      })
-                    }
-                  >
-                    {t('flow.edit.addExit')}
-                  </Button>
-                </Group>
-              </Stack>
-            </Fieldset>
+            <RowsFieldset
+              legend={t('flow.edit.exits')}
+              help={t('flow.edit.exitsHelp')}
+              rows={v.exits}
+              rowKey={(_e, i) => i}
+              rowTestId={() => 'exit-row'}
+              removeLabel={(i) => t('flow.edit.removeExit', { n: i + 1 })}
+              onRemove={(i) => form.removeListItem('exits', i)}
+              addLabel={t('flow.edit.addExit')}
+              onAdd={() =>
+                form.insertListItem('exits', {
+                  name: v.exits.some((e) => e.name === 'default') ? '' : 'default',
+                  target: '',
+                })
+              }
+              after={(exit) =>
+                exit.name.trim() &&
+                exit.name.trim() !== 'default' && (
+                  <Text size="xs" c="orange.9" w="100%">
+                    {t('flow.edit.exitNotFollowed')}
+                  </Text>
+                )
+              }
+            >
+              {(_exit, i) => (
+                <>
+                  <TextInput
+                    label={t('flow.edit.exitName')}
+                    w={160}
+                    {...form.getInputProps(`exits.${i}.name`)}
+                  />
+                  <Select
+                    label={t('flow.edit.exitTarget')}
+                    w={220}
+                    data={targetOptions}
+                    {...form.getInputProps(`exits.${i}.target`)}
+                  />
+                </>
+              )}
+            </RowsFieldset>
             {stepOptions.length === 0 && <Alert color="blue">{t('flow.edit.noStepsHint')}</Alert>}
             <Divider />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={save.isPending}>
-                {t('common.save')}
-              </Button>
-            </Group>
+            <FormActions onCancel={onClose} pending={save.isPending} />
           </Stack>
         </form>
       )}

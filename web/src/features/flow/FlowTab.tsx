@@ -1,233 +1,25 @@
 import '@xyflow/react/dist/style.css';
-import {
-  Alert,
-  Badge,
-  Button,
-  Card,
-  Group,
-  List,
-  Select,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
-import { useForm } from '@mantine/form';
+import { Alert, Badge, Button, Card, Group, List, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { Background, Controls, ReactFlow } from '@xyflow/react';
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { Block, BlockBody } from '../../api/types';
 import { useCan } from '../../app/session';
-import { ConfirmButton } from '../../components/ConfirmButton';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from '../bots/BotPage';
 import { BlockEditor } from './BlockEditor';
-import {
-  useBlocks,
-  useCreateBlock,
-  useCreateStep,
-  useDeleteBlock,
-  useFlowSteps,
-  useInjectPrompt,
-  usePreflight,
-  useUpdateBlock,
-} from './queries';
+import { useBlocks, useFlowSteps, useInjectPrompt, usePreflight } from './queries';
 import { flowGraph } from './graph';
 import { BlockReasons } from './BlockReasons';
 import { StepEditor } from './StepEditor';
 import { StepList } from './StepList';
 import { notify } from '../../components/notify';
-import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
+import { BlockForm } from './BlockForm';
+import { BlockRow } from './BlockRow';
+import { StepForm } from './StepForm';
 
-const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
-const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
-
-function BlockForm({ botId }: { botId: string }) {
-  const { t } = useTranslation();
-  const form = useForm({
-    initialValues: { name: '', block_type: 'buttons', items: '', trigger_mode: '' },
-    validate: {
-      name: (v) => (v.trim() ? null : t('flow.nameRequired')),
-      items: (v) => (v.split(',').some((s) => s.trim()) ? null : t('flow.itemsRequired')),
-    },
-  });
-  const create = useCreateBlock(botId);
-  const bodyOf = (values: typeof form.values): BlockBody => ({
-    name: values.name.trim(),
-    block_type: values.block_type as BlockBody['block_type'],
-    items: values.items
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((title, index) => ({ id: `item-${index + 1}`, title })),
-    trigger_mode: (values.trigger_mode || null) as BlockBody['trigger_mode'],
-  });
-  const created = { onSuccess: () => form.reset() };
-  useFormUnsavedChanges(form, (values) => create.mutateAsync(bodyOf(values), created));
-  return (
-    <form onSubmit={form.onSubmit((values) => create.mutate(bodyOf(values), created))} noValidate>
-      <Stack gap="sm">
-        <Title order={3} size="h5">
-          {t('flow.newBlock')}
-        </Title>
-        {create.error && <ErrorAlert error={create.error} />}
-        <TextInput label={t('flow.blockName')} required {...form.getInputProps('name')} />
-        <Select
-          label={t('flow.blockType')}
-          allowDeselect={false}
-          data={[
-            { value: 'buttons', label: t('flow.types.buttons') },
-            { value: 'list', label: t('flow.types.list') },
-          ]}
-          {...form.getInputProps('block_type')}
-        />
-        <TextInput
-          label={t('flow.items')}
-          description={t('flow.itemsHelp')}
-          required
-          {...form.getInputProps('items')}
-        />
-        <Select
-          label={t('flow.trigger')}
-          data={[
-            { value: '', label: t('flow.triggers.none') },
-            ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-          ]}
-          allowDeselect={false}
-          {...form.getInputProps('trigger_mode')}
-        />
-        <Group>
-          <Button type="submit" loading={create.isPending}>
-            {t('flow.addBlock')}
-          </Button>
-        </Group>
-      </Stack>
-    </form>
-  );
-}
-
-function BlockRow({
-  block,
-  botId,
-  status,
-  canEdit,
-  onEdit,
-}: {
-  block: Block;
-  botId: string;
-  status?: string;
-  canEdit: boolean;
-  onEdit: () => void;
-}) {
-  const { t } = useTranslation();
-  const patch = useUpdateBlock(botId, block.id);
-  const setTrigger = (trigger: string | null) =>
-    patch.mutate({ trigger_mode: (trigger || null) as BlockBody['trigger_mode'] });
-  const remove = useDeleteBlock(botId, block.id);
-  return (
-    <Table.Tr data-testid={`block-${block.name}`}>
-      <Table.Td>
-        {block.name}
-        <Text size="xs" c="dimmed">
-          {block.items.map((i) => i.title).join(', ')}
-        </Text>
-        {(patch.error || remove.error) && <ErrorAlert error={patch.error ?? remove.error} />}
-      </Table.Td>
-      <Table.Td>
-        {status && (
-          <Badge color={STATUS_COLOUR[status as keyof typeof STATUS_COLOUR]}>
-            {t(`flow.status.${status}`)}
-          </Badge>
-        )}
-      </Table.Td>
-      <Table.Td>
-        {canEdit ? (
-          <Select
-            aria-label={t('flow.triggerOf', { name: block.name })}
-            size="xs"
-            w={150}
-            allowDeselect={false}
-            value={block.trigger_mode ?? ''}
-            onChange={setTrigger}
-            data={[
-              { value: '', label: t('flow.triggers.none') },
-              ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-            ]}
-          />
-        ) : (
-          t(`flow.triggers.${block.trigger_mode ?? 'none'}`)
-        )}
-      </Table.Td>
-      <Table.Td>
-        {canEdit && (
-          <Group gap={4}>
-            <Button
-              size="compact-xs"
-              variant="light"
-              aria-label={t('flow.edit.open', { name: block.name })}
-              onClick={onEdit}
-            >
-              {t('flow.edit.button')}
-            </Button>
-            <ConfirmButton
-              title={t('flow.deleteBlock')}
-              text={t('flow.deleteBlockConfirm', { name: block.name })}
-              onConfirm={() => remove.mutate()}
-            />
-          </Group>
-        )}
-      </Table.Td>
-    </Table.Tr>
-  );
-}
-
-function StepForm({ botId, blocks }: { botId: string; blocks: Block[] }) {
-  const { t } = useTranslation();
-  const form = useForm({
-    initialValues: { label: '', step_type: 'message', block_id: '' },
-    validate: { label: (v) => (v.trim() ? null : t('flow.labelRequired')) },
-  });
-  const create = useCreateStep(botId);
-  const bodyOf = (values: typeof form.values) => ({
-    label: values.label.trim(),
-    step_type: values.step_type as 'message',
-    block_id: values.step_type === 'block' && values.block_id ? values.block_id : null,
-  });
-  const created = { onSuccess: () => form.reset() };
-  useFormUnsavedChanges(form, (values) => create.mutateAsync(bodyOf(values), created));
-  return (
-    <form onSubmit={form.onSubmit((values) => create.mutate(bodyOf(values), created))} noValidate>
-      <Group align="flex-end" gap="sm">
-        <TextInput label={t('flow.stepLabel')} required {...form.getInputProps('label')} />
-        <Select
-          label={t('flow.stepType')}
-          allowDeselect={false}
-          w={150}
-          data={['message', 'block', 'input', 'handover'].map((s) => ({
-            value: s,
-            label: t(`flow.stepTypes.${s}`),
-          }))}
-          {...form.getInputProps('step_type')}
-        />
-        {form.values.step_type === 'block' && (
-          <Select
-            label={t('flow.block')}
-            w={180}
-            data={blocks.map((b) => ({ value: b.id, label: b.name }))}
-            {...form.getInputProps('block_id')}
-          />
-        )}
-        <Button type="submit" loading={create.isPending}>
-          {t('flow.addStep')}
-        </Button>
-      </Group>
-      {create.error && <ErrorAlert error={create.error} />}
-    </form>
-  );
-}
+export const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
+export const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 
 export function FlowTab() {
   const { t } = useTranslation();

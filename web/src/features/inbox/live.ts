@@ -1,9 +1,6 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api, call } from '../../api/client';
-
-/** Query keys of the inbox: the list, a conversation and the unread count all start with it. */
-export const INBOX_KEY = ['inbox'] as const;
+import { inboxKeys } from './queries';
 
 /** Whether the browser may show notifications and the user allowed them. */
 export function notificationsAllowed(): boolean {
@@ -22,7 +19,7 @@ export function useInboxLive(enabled: boolean, notificationText: string): void {
   useEffect(() => {
     if (!enabled || typeof EventSource === 'undefined') return;
     const source = new EventSource('/api/inbox/stream', { withCredentials: true });
-    const reload = () => void queryClient.invalidateQueries({ queryKey: INBOX_KEY });
+    const reload = () => void queryClient.invalidateQueries({ queryKey: inboxKeys.all });
     const onInbox = (event: MessageEvent<string>) => {
       reload();
       try {
@@ -40,14 +37,4 @@ export function useInboxLive(enabled: boolean, notificationText: string): void {
     source.addEventListener('ready', reload);
     return () => source.close();
   }, [enabled, notificationText, queryClient]);
-}
-
-/** Unread conversations for the navigation's badge (kept fresh by the live stream). */
-export function useInboxUnread(enabled: boolean) {
-  return useQuery({
-    queryKey: [...INBOX_KEY, 'unread'],
-    queryFn: () => call(api.GET('/api/inbox/unread')),
-    enabled,
-    refetchInterval: 60_000,
-  });
 }

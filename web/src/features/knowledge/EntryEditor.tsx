@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
+import { Modal, Stack, TagsInput, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +7,7 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useEntry, useSaveEntry, type EntryRef } from './queries';
+import { FormActions } from '../../components/FormActions';
 
 export type { EntryRef, EntryScope } from './queries';
 
@@ -108,14 +109,7 @@ export function EntryEditor({
               description={t('knowledge.tagsHelp')}
               {...form.getInputProps('tags')}
             />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                {t('common.cancel')}
-              </Button>
-              <Button type="submit" loading={save.isPending} disabled={!form.isDirty()}>
-                {t('common.save')}
-              </Button>
-            </Group>
+            <FormActions onCancel={onClose} pending={save.isPending} disabled={!form.isDirty()} />
           </Stack>
         </form>
       )}

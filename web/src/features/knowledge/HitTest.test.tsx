@@ -1,9 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTexts } from '../../i18n';
+import { renderWithApp } from '../../test/render';
 
 const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
 
@@ -52,14 +51,8 @@ describe('hit test', () => {
   });
 
   it('shows beside the scores whether the chat answers or hands over, and which key terms are missing', async () => {
-    const { HitTest } = await import('./KnowledgeTab');
-    render(
-      <MantineProvider>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <HitTest botId={BOT} />
-        </QueryClientProvider>
-      </MantineProvider>,
-    );
+    const { HitTest } = await import('./HitTest');
+    renderWithApp(<HitTest botId={BOT} />);
     const input = screen.getByLabelText('Frage wie ein Anrufer');
     await userEvent.type(input, 'Hat das Hotel Seeblick einen Hubschrauberlandeplatz?');
     await userEvent.click(screen.getByRole('button', { name: 'Testen' }));

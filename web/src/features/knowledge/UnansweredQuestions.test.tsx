@@ -1,9 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTexts } from '../../i18n';
+import { renderWithApp } from '../../test/render';
 
 const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
 const group = {
@@ -39,13 +38,7 @@ describe('UnansweredQuestions', () => {
   it('lists groups with counts, hands one to the entry form and clears one', async () => {
     const { UnansweredQuestions } = await import('./UnansweredQuestions');
     const onUse = vi.fn();
-    render(
-      <MantineProvider>
-        <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-          <UnansweredQuestions botId={BOT} canEdit onUse={onUse} />
-        </QueryClientProvider>
-      </MantineProvider>,
-    );
+    renderWithApp(<UnansweredQuestions botId={BOT} canEdit onUse={onUse} />);
     expect(await screen.findByText('Habt ihr Parkplätze?')).toBeTruthy();
     expect(screen.getByText('1 übergeben')).toBeTruthy();
     expect(screen.getByText(/Ja, im Hof\./)).toBeTruthy();

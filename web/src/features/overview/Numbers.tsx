@@ -10,15 +10,15 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { Suspense, lazy, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Link } from 'react-router';
-import { api, call } from '../../api/client';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 import { useOverviewNumbers } from './queries';
+import { useBots } from '../bots/queries';
+import { Figure } from './Figure';
 
 // The chart library is loaded only when the numbers are drawn.
 const NumbersCharts = lazy(() => import('./NumbersCharts'));
@@ -39,34 +39,6 @@ export function durationText(seconds: number | null, t: TFunction): string {
   return t('numbers.hours', { count: Math.round(seconds / 360) / 10 });
 }
 
-function Figure({
-  label,
-  value,
-  hint,
-  testId,
-}: {
-  label: string;
-  value: string;
-  hint?: string;
-  testId: string;
-}) {
-  return (
-    <Card withBorder padding="sm" data-testid={testId}>
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={700} size="xl">
-        {value}
-      </Text>
-      {hint && (
-        <Text size="xs" c="dimmed">
-          {hint}
-        </Text>
-      )}
-    </Card>
-  );
-}
-
 /** The numbers a tenant asks for, per bot and period, with charts. */
 export function Numbers() {
   const { t, i18n } = useTranslation();
@@ -75,10 +47,7 @@ export function Numbers() {
   const [period, setPeriod] = useState<string>('30');
   const to = new Date().toISOString().slice(0, 10);
   const from = new Date(Date.now() - (Number(period) - 1) * 86_400_000).toISOString().slice(0, 10);
-  const bots = useQuery({
-    queryKey: ['bots', null],
-    queryFn: () => call(api.GET('/api/bots', { params: { query: { limit: 100 } } })),
-  });
+  const bots = useBots();
   const numbers = useOverviewNumbers(botId, from, to, true);
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
   const n = numbers.data;

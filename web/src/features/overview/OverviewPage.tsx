@@ -1,27 +1,16 @@
-import {
-  Anchor,
-  Badge,
-  Card,
-  Checkbox,
-  Group,
-  RingProgress,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Card, Group, RingProgress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Suspense, lazy } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Usage } from '../../api/types';
 import { useCan } from '../../app/session';
-import { useBots } from '../bots/queries';
-import { useKnowledgeOnboarding, useUsage } from './queries';
+import { useUsage } from './queries';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 import { Numbers } from './Numbers';
+import { PlanCard } from './PlanCard';
+import { Onboarding } from './Onboarding';
 
 // The chart library is the largest part of this page: loaded only when there is a chart to draw.
 const UsageChart = lazy(() => import('./UsageChart'));
@@ -35,43 +24,6 @@ export function trialDaysLeft(trialEndsAt: string | null | undefined, now: Date 
   return left <= 0 ? -1 : Math.floor(left / 86_400_000);
 }
 
-function PlanCard({ usage }: { usage: Usage }) {
-  const { t, i18n } = useTranslation();
-  const days = usage.subscription_status === 'trial' ? trialDaysLeft(usage.trial_ends_at) : null;
-  return (
-    <Card withBorder data-testid="plan">
-      <Text size="sm" c="dimmed">
-        {t('overview.planTitle')}
-      </Text>
-      <Group gap="xs" mt={4}>
-        <Text fw={700} size="lg">
-          {t(`overview.plans.${usage.plan_id}`, { defaultValue: usage.plan_id })}
-        </Text>
-        {usage.subscription_status && (
-          <Badge
-            color={
-              usage.subscription_status === 'active'
-                ? 'green'
-                : usage.subscription_status === 'trial'
-                  ? 'indigo'
-                  : 'red'
-            }
-          >
-            {t(`overview.subscription.${usage.subscription_status}`)}
-          </Badge>
-        )}
-      </Group>
-      {usage.trial_ends_at && days !== null && (
-        <Text size="sm" mt={4} c={days <= 3 ? 'red.9' : undefined} data-testid="trial-end">
-          {days >= 0
-            ? t('overview.trialEnds', { date: formatDate(usage.trial_ends_at, i18n.language), count: days })
-            : t('overview.trialEnded', { date: formatDate(usage.trial_ends_at, i18n.language) })}
-        </Text>
-      )}
-    </Card>
-  );
-}
-
 /** Share of the monthly quota used, 0–100; null for an unlimited plan. */
 export function quotaPercent(usage: Pick<Usage, 'messages_used' | 'messages_quota'>): number | null {
   if (usage.messages_quota === null || usage.messages_quota <= 0) return null;
@@ -82,35 +34,6 @@ export function quotaPercent(usage: Pick<Usage, 'messages_used' | 'messages_quot
 export function onboardingLink(step: string, botId: string | undefined): string {
   if (!botId) return '/bots';
   return step === 'strictness_reviewed' ? `/bots/${botId}` : `/bots/${botId}/knowledge`;
-}
-
-function Onboarding() {
-  const { t } = useTranslation();
-  const onboarding = useKnowledgeOnboarding();
-  const bots = useBots();
-  if (!onboarding.data || onboarding.data.complete) return null;
-  const firstBot = bots.data?.data[0]?.id;
-  return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('overview.onboarding')}
-      </Title>
-      <Stack gap={6}>
-        {onboarding.data.steps.map((step) => (
-          <Checkbox
-            key={step.key}
-            label={
-              <Anchor component={Link} to={onboardingLink(step.key, firstBot)} size="sm">
-                {t(`overview.onboardingSteps.${step.key}`, { defaultValue: step.label })}
-              </Anchor>
-            }
-            checked={step.done}
-            readOnly
-          />
-        ))}
-      </Stack>
-    </Card>
-  );
 }
 
 export function OverviewPage() {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
-import { botQueryKey } from '../bots/BotPage';
+import { botKeys } from '../bots/queries';
 
 /** The cache keys of a bot's prompt versions and their diffs. */
 export const promptKeys = {
@@ -34,7 +34,7 @@ function useRefresh(botId: string) {
   const queryClient = useQueryClient();
   return async () => {
     await queryClient.invalidateQueries({ queryKey: promptKeys.versions(botId) });
-    void queryClient.invalidateQueries({ queryKey: botQueryKey(botId), exact: true });
+    void queryClient.invalidateQueries({ queryKey: botKeys.detail(botId), exact: true });
   };
 }
 

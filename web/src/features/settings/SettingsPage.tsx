@@ -1,6 +1,6 @@
 import { Tabs } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { Navigate, Outlet, useLocation, useNavigate } from 'react-router';
+import { Outlet, useLocation, useNavigate } from 'react-router';
 import { useMe } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 
@@ -11,14 +11,8 @@ const TABS = [
   { value: 'team', permission: null },
 ] as const;
 
-function visibleTabs(permissions: readonly string[]) {
+export function visibleTabs(permissions: readonly string[]) {
   return TABS.filter((tab) => tab.permission === null || permissions.includes(tab.permission));
-}
-
-/** /settings opens the first tab the user may see. */
-export function SettingsIndex() {
-  const me = useMe();
-  return <Navigate to={visibleTabs(me.permissions)[0]!.value} replace />;
 }
 
 export function SettingsPage() {

@@ -17,24 +17,13 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { LanguageSwitch } from '../../app/LanguageSwitch';
-import { ErrorAlert } from '../../components/states';
 import { useAcceptInvitation, useInvitationPreview } from './queries';
-import { invitationRefusalKey, passwordProblemKey } from './team-rules';
+import { passwordProblemKey } from './team-rules';
+import { Refusal } from './InvitationRefusal';
 
 /** The token of the link: it travels in the fragment, which the browser never sends to a server. */
 function tokenFromLocation(): string {
   return decodeURIComponent(globalThis.location?.hash.replace(/^#/, '') ?? '');
-}
-
-function Refusal({ error }: { error: unknown }) {
-  const { t } = useTranslation();
-  const key = invitationRefusalKey(error);
-  if (!key) return <ErrorAlert error={error} />;
-  return (
-    <Alert color="red" title={t('invitation.refusedTitle')} role="alert">
-      {t(key)}
-    </Alert>
-  );
 }
 
 /** The page an invitation link opens: the invited person sets their names and password. */

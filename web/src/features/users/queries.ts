@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type UseMutationOptions } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
+import { authKeys } from '../auth/queries';
 import type { Role } from './team-rules';
 
 export const userKeys = {
@@ -14,9 +15,11 @@ type Handlers<TData, TVariables> = Omit<
   'mutationFn' | 'onSettled'
 >;
 
-export function useTeam() {
+/** The tenant's users (at most 100); `enabled` false for those who may not list them. */
+export function useTeam(enabled = true) {
   return useQuery({
     queryKey: userKeys.team,
+    enabled,
     queryFn: () => call(api.GET('/api/users', { params: { query: { limit: 100 } } })),
   });
 }
@@ -33,7 +36,7 @@ export function useChangeUser(
     mutationFn: (body: { role?: Role; is_active?: boolean }) => patchUser(userId, body),
     onSuccess: (updated, body, ...rest) => {
       void queryClient.invalidateQueries({ queryKey: userKeys.team });
-      if (updated.id === actorId) void queryClient.invalidateQueries({ queryKey: ['me'] });
+      if (updated.id === actorId) void queryClient.invalidateQueries({ queryKey: authKeys.me });
       return handlers.onSuccess?.(updated, body, ...rest);
     },
   });

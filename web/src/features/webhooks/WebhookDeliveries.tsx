@@ -1,13 +1,14 @@
-import { Badge, Button, Card, Code, Group, Modal, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Group, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Webhook } from '../../api/types';
 import { notify } from '../../components/notify';
-import { EmptyState, ErrorAlert, Loading } from '../../components/states';
+import { EmptyState, ErrorAlert } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
-import { useDeliveries, useDelivery, useRedeliver, type Delivery, type DeliveryStatus } from './queries';
+import { useDeliveries, useRedeliver, type Delivery, type DeliveryStatus } from './queries';
+import { Attempts } from './Attempts';
 
 export type { DeliveryStatus };
 
@@ -24,67 +25,6 @@ export function nextStep(delivery: Pick<Delivery, 'status' | 'next_attempt_at'>)
   if ((delivery.status === 'pending' || delivery.status === 'delivering') && delivery.next_attempt_at)
     return 'retry';
   return 'none';
-}
-
-function Attempts({
-  endpointId,
-  delivery,
-  onClose,
-}: {
-  endpointId: string;
-  delivery: Delivery;
-  onClose: () => void;
-}) {
-  const { t, i18n } = useTranslation();
-  const detail = useDelivery(endpointId, delivery.id);
-  return (
-    <Modal
-      opened
-      onClose={onClose}
-      title={t('deliveries.attemptsOf', { type: eventTypeLabel(t, delivery.event_type) })}
-      size="lg"
-    >
-      {detail.isPending ? (
-        <Loading />
-      ) : detail.error ? (
-        <ErrorAlert error={detail.error} />
-      ) : detail.data.attempts.length === 0 ? (
-        <Text c="dimmed">{t('deliveries.noAttempts')}</Text>
-      ) : (
-        <DataTable
-          columns={[
-            { label: '#' },
-            { label: t('deliveries.time') },
-            { label: t('deliveries.responseCode') },
-            { label: t('deliveries.duration') },
-            { label: t('deliveries.error') },
-          ]}
-          minWidth={480}
-          data-testid="delivery-attempts"
-        >
-          {detail.data.attempts.map((a) => (
-            <Table.Tr key={a.attempt_number}>
-              <Table.Td>{a.attempt_number}</Table.Td>
-              <Table.Td>{formatDateTime(a.created_at, i18n.language)}</Table.Td>
-              <Table.Td>{a.status_code ?? '—'}</Table.Td>
-              <Table.Td>{a.duration_ms} ms</Table.Td>
-              <Table.Td style={{ wordBreak: 'break-word' }}>{a.error ?? '—'}</Table.Td>
-            </Table.Tr>
-          ))}
-        </DataTable>
-      )}
-      {detail.data && (
-        <>
-          <Text size="sm" fw={600} mt="md">
-            {t('deliveries.payload')}
-          </Text>
-          <Code block style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-            {JSON.stringify(detail.data.payload, null, 2)}
-          </Code>
-        </>
-      )}
-    </Modal>
-  );
 }
 
 /** The delivery log of one endpoint: every event sent, its attempts, and redelivery. */
@@ -126,77 +66,70 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
         </Group>
       </Group>
       {redeliver.error && <ErrorAlert error={redeliver.error} />}
-      {deliveries.isPending ? (
-        <Loading />
-      ) : deliveries.error ? (
-        <ErrorAlert error={deliveries.error} onRetry={() => void deliveries.refetch()} />
-      ) : deliveries.data.data.length === 0 ? (
-        <EmptyState title={t('deliveries.emptyTitle')} text={t('deliveries.emptyText')} />
-      ) : (
-        <DataTable
-          columns={[
-            { label: t('deliveries.event') },
-            { label: t('deliveries.status') },
-            { label: t('deliveries.attempts'), align: 'right' as const },
-            { label: t('deliveries.responseCode') },
-            { label: t('deliveries.time') },
-            { label: t('deliveries.nextRetry') },
-            { label: t('common.actions') },
-          ]}
-          minWidth={720}
-        >
-          {deliveries.data.data.map((d) => {
-            const next = nextStep(d);
-            return (
-              <Table.Tr key={d.id} data-testid="delivery-row">
-                <Table.Td>
-                  <Text size="sm" title={d.event_type}>
-                    {eventTypeLabel(t, d.event_type)}
+      <DataTable
+        query={deliveries}
+        isEmpty={deliveries.data?.data.length === 0}
+        empty={<EmptyState title={t('deliveries.emptyTitle')} text={t('deliveries.emptyText')} />}
+        columns={[
+          { label: t('deliveries.event') },
+          { label: t('deliveries.status') },
+          { label: t('deliveries.attempts'), align: 'right' as const },
+          { label: t('deliveries.responseCode') },
+          { label: t('deliveries.time') },
+          { label: t('deliveries.nextRetry') },
+          { label: t('common.actions') },
+        ]}
+        minWidth={720}
+      >
+        {deliveries.data?.data.map((d) => {
+          const next = nextStep(d);
+          return (
+            <Table.Tr key={d.id} data-testid="delivery-row">
+              <Table.Td>
+                <Text size="sm" title={d.event_type}>
+                  {eventTypeLabel(t, d.event_type)}
+                </Text>
+                {d.last_error && (
+                  <Text size="xs" c="dimmed" lineClamp={2}>
+                    {d.last_error}
                   </Text>
-                  {d.last_error && (
-                    <Text size="xs" c="dimmed" lineClamp={2}>
-                      {d.last_error}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Badge color={DELIVERY_STATUS_COLOUR[d.status]}>
-                    {t(`deliveries.statuses.${d.status}`)}
-                  </Badge>
-                </Table.Td>
-                <Table.Td ta="right">{d.attempts}</Table.Td>
-                <Table.Td>{d.last_status_code ?? '—'}</Table.Td>
-                <Table.Td>{formatDateTime(d.delivered_at ?? d.updated_at, lang)}</Table.Td>
-                <Table.Td>
-                  {next === 'retry'
-                    ? formatDateTime(d.next_attempt_at, lang)
-                    : next === 'done'
-                      ? t('deliveries.delivered')
-                      : '—'}
-                </Table.Td>
-                <Table.Td>
-                  <Group gap={4} wrap="nowrap">
-                    <Button size="compact-xs" variant="subtle" onClick={() => setShown(d)}>
-                      {t('deliveries.showAttempts')}
-                    </Button>
-                    <Button
-                      size="compact-xs"
-                      variant="light"
-                      loading={redeliver.isPending && redeliver.variables === d.id}
-                      aria-label={t('deliveries.redeliverOf', { type: eventTypeLabel(t, d.event_type) })}
-                      onClick={() =>
-                        redeliver.mutate(d.id, { onSuccess: () => notify(t('deliveries.redelivered')) })
-                      }
-                    >
-                      {t('deliveries.redeliver')}
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </DataTable>
-      )}
+                )}
+              </Table.Td>
+              <Table.Td>
+                <Badge color={DELIVERY_STATUS_COLOUR[d.status]}>{t(`deliveries.statuses.${d.status}`)}</Badge>
+              </Table.Td>
+              <Table.Td ta="right">{d.attempts}</Table.Td>
+              <Table.Td>{d.last_status_code ?? '—'}</Table.Td>
+              <Table.Td>{formatDateTime(d.delivered_at ?? d.updated_at, lang)}</Table.Td>
+              <Table.Td>
+                {next === 'retry'
+                  ? formatDateTime(d.next_attempt_at, lang)
+                  : next === 'done'
+                    ? t('deliveries.delivered')
+                    : '—'}
+              </Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="nowrap">
+                  <Button size="compact-xs" variant="subtle" onClick={() => setShown(d)}>
+                    {t('deliveries.showAttempts')}
+                  </Button>
+                  <Button
+                    size="compact-xs"
+                    variant="light"
+                    loading={redeliver.isPending && redeliver.variables === d.id}
+                    aria-label={t('deliveries.redeliverOf', { type: eventTypeLabel(t, d.event_type) })}
+                    onClick={() =>
+                      redeliver.mutate(d.id, { onSuccess: () => notify(t('deliveries.redelivered')) })
+                    }
+                  >
+                    {t('deliveries.redeliver')}
+                  </Button>
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          );
+        })}
+      </DataTable>
       {shown && <Attempts endpointId={endpoint.id} delivery={shown} onClose={() => setShown(null)} />}
       <Stack gap={0} mt="xs">
         <Text size="xs" c="dimmed">

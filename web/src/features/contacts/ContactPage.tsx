@@ -1,0 +1,61 @@
+import { Anchor, Breadcrumbs, Card, Group, Stack, Text } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router';
+import { useCan } from '../../app/session';
+import { PageTitle } from '../../components/PageTitle';
+import { ErrorAlert, Loading } from '../../components/states';
+import { formatDateTime } from '../../format';
+import { ContactActions } from './ContactActions';
+import { ContactBookings } from './ContactBookings';
+import { ContactConversations } from './ContactConversations';
+import { ContactLeads } from './ContactLeads';
+import { useContact } from './queries';
+
+/** One person: their details, bookings, conversations and leads; edit, merge, export, erase. */
+export function ContactPage() {
+  const { t, i18n } = useTranslation();
+  const { contactId = '' } = useParams();
+  const canEdit = useCan('contact:edit');
+  const contact = useContact(contactId);
+  if (contact.isPending) return <Loading />;
+  if (contact.error) return <ErrorAlert error={contact.error} />;
+  const c = contact.data;
+  const rows: [string, string | null][] = [
+    [t('contacts.email'), c.email],
+    [t('contacts.phone'), c.phone],
+    [t('contacts.sender'), c.sender_id],
+    [t('contacts.channel'), c.channel ? t(`channels.${c.channel}`, { defaultValue: c.channel }) : null],
+    [t('common.created'), formatDateTime(c.created_at, i18n.language)],
+  ];
+  return (
+    <>
+      <Breadcrumbs mb="xs">
+        <Anchor component={Link} to="/contacts" size="sm">
+          {t('contacts.title')}
+        </Anchor>
+        <span>{c.name ?? c.id}</span>
+      </Breadcrumbs>
+      <PageTitle title={c.name ?? c.email ?? t('contacts.unnamed')} />
+      <Stack>
+        {canEdit && <ContactActions contact={c} />}
+        <Card withBorder>
+          <Stack gap={4}>
+            {rows.map(([label, value]) => (
+              <Group key={label} gap="xs" wrap="nowrap" align="flex-start">
+                <Text size="sm" fw={600} w={140} style={{ flexShrink: 0 }}>
+                  {label}
+                </Text>
+                <Text size="sm" style={{ wordBreak: 'break-word', minWidth: 0 }}>
+                  {value ?? '—'}
+                </Text>
+              </Group>
+            ))}
+          </Stack>
+        </Card>
+        <ContactBookings contactId={c.id} />
+        <ContactConversations contactId={c.id} />
+        <ContactLeads contactId={c.id} />
+      </Stack>
+    </>
+  );
+}

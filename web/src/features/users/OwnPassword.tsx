@@ -1,0 +1,67 @@
+import { Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { useForm } from '@mantine/form';
+import { useTranslation } from 'react-i18next';
+import { notify } from '../../components/notify';
+import { useFormUnsavedChanges } from '../../components/unsaved-changes';
+import { passwordProblemKey } from './team-rules';
+import { useChangeOwnPassword } from './queries';
+
+export function OwnPassword() {
+  const { t } = useTranslation();
+  const form = useForm({
+    initialValues: { current: '', next: '', repeat: '' },
+    validate: {
+      current: (v) => (v ? null : t('team.password.currentRequired')),
+      next: (v) => {
+        const key = passwordProblemKey(v);
+        return key ? t(key) : null;
+      },
+      repeat: (v, values) => (v === values.next ? null : t('team.password.mismatch')),
+    },
+  });
+  const change = useChangeOwnPassword({
+    onSuccess: () => {
+      form.reset();
+      notify(t('team.password.changed'));
+    },
+  });
+  useFormUnsavedChanges(form, (values) => change.mutateAsync(values));
+  return (
+    <Card withBorder>
+      <Title order={2} size="h4" mb="xs">
+        {t('team.password.title')}
+      </Title>
+      <Text size="sm" mb="sm">
+        {t('team.password.intro')}
+      </Text>
+      <form onSubmit={form.onSubmit((values) => change.mutate(values))} noValidate>
+        <Stack maw={420}>
+          <PasswordInput
+            label={t('team.password.current')}
+            autoComplete="current-password"
+            required
+            {...form.getInputProps('current')}
+          />
+          <PasswordInput
+            label={t('team.password.new')}
+            description={t('team.password.rules')}
+            autoComplete="new-password"
+            required
+            {...form.getInputProps('next')}
+          />
+          <PasswordInput
+            label={t('team.password.repeat')}
+            autoComplete="new-password"
+            required
+            {...form.getInputProps('repeat')}
+          />
+          <Group>
+            <Button type="submit" loading={change.isPending}>
+              {t('team.password.submit')}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Card>
+  );
+}
