@@ -4,7 +4,6 @@ import {
   Button,
   Card,
   ColorInput,
-  CopyButton,
   Group,
   NumberInput,
   SegmentedControl,
@@ -21,6 +20,7 @@ import {
 import { useForm } from '@mantine/form';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { CopyTextButton } from '../../components/CopyTextButton';
 import { useCan } from '../../app/session';
 import { notify } from '../../components/notify';
 import { ErrorAlert, Loading } from '../../components/states';
@@ -137,13 +137,7 @@ export function WebsiteChannel({ botId }: { botId: string }) {
               <Anchor href={shareUrl} target="_blank" rel="noopener" data-testid="share-link">
                 {shareUrl}
               </Anchor>
-              <CopyButton value={shareUrl}>
-                {({ copied, copy }) => (
-                  <Button size="compact-xs" variant="light" color={copied ? 'teal' : 'blue'} onClick={copy}>
-                    {copied ? t('secret.copied') : t('secret.copy')}
-                  </Button>
-                )}
-              </CopyButton>
+              <CopyTextButton value={shareUrl} />
             </Group>
           )}
         </Stack>

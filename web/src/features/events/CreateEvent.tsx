@@ -1,7 +1,8 @@
 import '@mantine/dates/styles.css';
-import { Modal, NumberInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Modal, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
+import { EventWhenFields } from './EventWhenFields';
 import { useNavigate } from 'react-router';
 import { useCreateEvent } from './queries';
 import type { EventBody } from '../../api/types';
@@ -67,22 +68,7 @@ export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () 
       <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack>
           {create.error && <ErrorAlert error={create.error} />}
-          <TextInput
-            label={t('events.eventTitle')}
-            required
-            data-autofocus
-            {...form.getInputProps('title')}
-          />
-          {/* Date and times side by side from 576 px, one below the other on a phone. */}
-          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
-            <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
-            <TextInput
-              type="time"
-              label={t('events.timeStart')}
-              {...form.getInputProps('event_time_start')}
-            />
-            <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
-          </SimpleGrid>
+          <EventWhenFields form={form} />
           <NumberInput
             label={t('events.capacity')}
             required

@@ -1,6 +1,7 @@
-import { Group, Modal, NumberInput, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Group, Modal, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
+import { EventWhenFields } from './EventWhenFields';
 import { placeFieldError } from '../../api/field-errors';
 import type { Body, EventRow } from '../../api/types';
 import { notify } from '../../components/notify';
@@ -188,22 +189,7 @@ export function EventEditor({ event, onClose }: { event: EventRow; onClose: () =
       >
         <Stack>
           {save.error && !placed && <ErrorAlert error={save.error} />}
-          <TextInput
-            label={t('events.eventTitle')}
-            required
-            data-autofocus
-            {...form.getInputProps('title')}
-          />
-          {/* Date and times side by side from 576 px, one below the other on a phone. */}
-          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
-            <TextInput type="date" label={t('events.date')} required {...form.getInputProps('event_date')} />
-            <TextInput
-              type="time"
-              label={t('events.timeStart')}
-              {...form.getInputProps('event_time_start')}
-            />
-            <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
-          </SimpleGrid>
+          <EventWhenFields form={form} />
           <TextInput label={t('events.location')} {...form.getInputProps('location')} />
           <Textarea
             label={t('events.description')}
