@@ -83,6 +83,9 @@ export class LocalHandlers {
 export function memoryCoordination(): Coordination {
   const counters = new Map<string, { count: number; resetAt: number }>();
   const handlers = new LocalHandlers();
+  const publishAll = async (messages: readonly Broadcast[]) => {
+    for (const { channel, message } of messages) handlers.deliver(channel, message);
+  };
   return {
     async increment(key, windowSeconds) {
       const now = Date.now();
@@ -104,12 +107,8 @@ export function memoryCoordination(): Coordination {
     async reset(key) {
       counters.delete(key);
     },
-    async publish(channel, message) {
-      handlers.deliver(channel, message);
-    },
-    async publishAll(messages) {
-      for (const { channel, message } of messages) handlers.deliver(channel, message);
-    },
+    publish: (channel, message) => publishAll([{ channel, message }]),
+    publishAll,
     async subscribe(channel, handler) {
       handlers.add(channel, handler);
     },
@@ -200,6 +199,21 @@ export async function redisCoordination(
       return fallback();
     }
   };
+  const publishAll = (messages: readonly Broadcast[]) =>
+    orLocal(
+      async () => {
+        const pipeline = redis.pipeline();
+        for (const { channel, message } of messages) pipeline.publish(PREFIX + channel, message);
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([error]) => error);
+        if (failed) throw failed[0];
+      },
+      // This instance at least hears it; the others' subscribers are cut off from the same
+      // Redis, so they do not rely on broadcasts meanwhile and drop their caches after it.
+      async () => {
+        for (const { channel, message } of messages) deliver(channel, message);
+      },
+    );
   return {
     redis,
     increment: (key, windowSeconds) =>
@@ -228,28 +242,8 @@ export async function redisCoordination(
         async () => undefined,
       );
     },
-    publish: (channel, message) =>
-      orLocal(
-        async () => {
-          await redis.publish(PREFIX + channel, message);
-        },
-        // This instance at least hears it; the others' subscribers are cut off from the same
-        // Redis, so they do not rely on broadcasts meanwhile and drop their caches after it.
-        async () => deliver(channel, message),
-      ),
-    publishAll: (messages) =>
-      orLocal(
-        async () => {
-          const pipeline = redis.pipeline();
-          for (const { channel, message } of messages) pipeline.publish(PREFIX + channel, message);
-          const results = (await pipeline.exec()) ?? [];
-          const failed = results.find(([error]) => error);
-          if (failed) throw failed[0];
-        },
-        async () => {
-          for (const { channel, message } of messages) deliver(channel, message);
-        },
-      ),
+    publish: (channel, message) => publishAll([{ channel, message }]),
+    publishAll,
     async subscribe(channel, handler) {
       const full = PREFIX + channel;
       if (handlers.add(full, handler) === 1) subscriber.subscribe(full).catch(() => undefined);

@@ -20,6 +20,11 @@ async function safely(ctx: Ctx, work: () => Promise<void>): Promise<void> {
   }
 }
 
+/** A conversation's inbox state, on the tenant's topic. */
+function inboxChange(tenantId: string, conversationId: string, status: HandoverState): TopicEvent {
+  return { topic: tenantTopic(tenantId), event: { type: 'inbox', conversation_id: conversationId, status } };
+}
+
 export function publishInboxChange(
   ctx: Ctx,
   tenantId: string,
@@ -27,11 +32,7 @@ export function publishInboxChange(
   status: HandoverState,
 ): Promise<void> {
   return safely(ctx, () =>
-    fanoutOf(ctx.coordination).publish(tenantTopic(tenantId), {
-      type: 'inbox',
-      conversation_id: conversationId,
-      status,
-    }),
+    fanoutOf(ctx.coordination).publishAll([inboxChange(tenantId, conversationId, status)]),
   );
 }
 
@@ -56,10 +57,7 @@ export function publishMessage(
  */
 function handoverEvents(tenantId: string, conversationId: string): TopicEvent[] {
   return [
-    {
-      topic: tenantTopic(tenantId),
-      event: { type: 'inbox', conversation_id: conversationId, status: 'waiting' },
-    },
+    inboxChange(tenantId, conversationId, 'waiting'),
     { topic: conversationTopic(tenantId, conversationId), event: { type: 'status', status: 'handed_over' } },
   ];
 }
