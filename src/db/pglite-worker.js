@@ -13,13 +13,13 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 const parsers = { 20: Number, 1700: Number, 1082: (value) => value };
 
 /**
- * @type {{ dataDir?: string, loadDataDir?: ArrayBuffer, postgresqlconf: string[],
+ * @type {{ dataDir?: string, postgresqlconf: string[],
  *   modules?: { pglite: WebAssembly.Module, initdb: WebAssembly.Module } }}
  */
 const options = workerData;
 
-// The compiled WebAssembly modules are handed back to the main thread, so a copy of this
-// database (tests clone a migrated one per suite) starts without compiling them again.
+// The compiled WebAssembly modules are handed back to the main thread, so the next database
+// this process opens (tests open many) starts without compiling them again.
 const dist = new URL('.', import.meta.resolve('@electric-sql/pglite'));
 const compile = async (file) => WebAssembly.compile(await readFile(new URL(file, dist)));
 const modules = options.modules ?? {
@@ -31,7 +31,6 @@ const pglite = await PGlite.create({
   pgliteWasmModule: modules.pglite,
   initdbWasmModule: modules.initdb,
   dataDir: options.dataDir,
-  loadDataDir: options.loadDataDir ? new Blob([options.loadDataDir]) : undefined,
   extensions: { pg_trgm },
   parsers,
   postgresqlconf: options.postgresqlconf,
@@ -187,10 +186,6 @@ async function handle(message) {
     }
     case 'ping':
       return pglite.closed ? 'closed' : 'ok';
-    case 'dump': {
-      const file = await pglite.dumpDataDir('none');
-      return await file.arrayBuffer();
-    }
     case 'close':
       if (!pglite.closed) await pglite.close();
       return undefined;
@@ -203,8 +198,7 @@ parentPort.on('message', (message) => {
   if (message.op === 'begin') return begin(message.id);
   handle(message).then(
     (value) => {
-      const transfer = value instanceof ArrayBuffer ? [value] : [];
-      parentPort.postMessage({ id: message.id, ok: true, value }, transfer);
+      parentPort.postMessage({ id: message.id, ok: true, value });
       if (message.op === 'close') parentPort.close();
     },
     (error) => parentPort.postMessage({ id: message.id, ok: false, error: serialise(error) }),

@@ -26,7 +26,7 @@ type Request =
   | { op: 'exec'; sql: string; tx?: number }
   | { op: 'begin' }
   | { op: 'end'; tx: number; commit: boolean }
-  | { op: 'ping' | 'dump' | 'close' };
+  | { op: 'ping' | 'close' };
 
 const run = promisify(execFile);
 
@@ -38,7 +38,6 @@ interface Modules {
 interface WorkerData {
   postgresqlconf: string[];
   dataDir?: string;
-  loadDataDir?: ArrayBuffer;
   modules?: Modules;
 }
 
@@ -57,6 +56,9 @@ function rebuild(error: NonNullable<Reply['error']>): Error {
   return Object.assign(new Error(message), fields);
 }
 
+/** The WebAssembly the first worker compiled, handed to every later one (tests open many databases). */
+let compiled: Modules | undefined;
+
 class PgliteWorker {
   private readonly worker: Worker;
   private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
@@ -64,19 +66,13 @@ class PgliteWorker {
   private failure: Error | undefined;
   readonly ready: Promise<void>;
 
-  /** The worker's compiled WebAssembly, reused by copies of this database. */
-  modules: Modules | undefined;
-
   constructor(workerData: WorkerData) {
-    this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
-      workerData,
-      transferList: workerData.loadDataDir ? [workerData.loadDataDir] : [],
-    });
+    this.worker = new Worker(new URL('./pglite-worker.js', import.meta.url), { workerData });
     this.ready = new Promise((resolve, reject) => {
       this.worker.once('error', reject);
       const onMessage = (message: { ready?: boolean; modules?: Modules }) => {
         if (!message.ready) return;
-        this.modules = message.modules;
+        compiled ??= message.modules;
         this.worker.off('message', onMessage);
         this.worker.off('error', reject);
         this.worker.on('message', (reply: Reply) => this.settle(reply));
@@ -94,13 +90,13 @@ class PgliteWorker {
     return this.pending.size;
   }
 
-  call<T>(request: Request, transfer: ArrayBuffer[] = []): Promise<T> {
+  call<T>(request: Request): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     if (this.pending.size === 0) this.worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, ...request }, transfer);
+      this.worker.postMessage({ id, ...request });
     });
   }
 
@@ -165,7 +161,7 @@ function queryable(worker: PgliteWorker, tx?: number): Queryable {
 }
 
 async function start(workerData: WorkerData) {
-  const worker = new PgliteWorker(workerData);
+  const worker = new PgliteWorker({ ...workerData, modules: compiled });
   await worker.ready;
   const base = queryable(worker);
   const db: Database = {
@@ -229,12 +225,4 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
 
 function settings(options: PgliteOptions): string[] {
   return [`shared_buffers = ${options.sharedBuffersMb ?? 16}MB`];
-}
-
-/** An in-memory copy of an open PGlite database, used by tests to skip re-running migrations. */
-export async function clonePglite(source: Database): Promise<{ db: Database }> {
-  const worker = workers.get(source);
-  if (!worker) throw new Error('clonePglite needs a database opened by openPglite');
-  const loadDataDir = await worker.call<ArrayBuffer>({ op: 'dump' });
-  return start({ loadDataDir, modules: worker.modules, postgresqlconf: settings({}) });
 }

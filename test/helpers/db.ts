@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
-import { clonePglite, openPglite } from '../../src/db/pglite.js';
+import { openPglite } from '../../src/db/pglite.js';
 import { openPostgres } from '../../src/db/postgres.js';
 
 export type Backend = 'pglite' | 'postgres';
@@ -11,16 +12,13 @@ export type Backend = 'pglite' | 'postgres';
 /** PGlite always; PostgreSQL when TEST_DATABASE_URL is set. */
 export const BACKENDS: Backend[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 
-let migratedPglite: Promise<Database> | undefined;
-
-/** One migrated in-memory PGlite per test worker; every test database is a clone of it. */
-function basePglite(): Promise<Database> {
-  migratedPglite ??= (async () => {
-    const { db } = await openPglite();
-    await migrate(db);
-    return db;
-  })();
-  return migratedPglite;
+/** A copy of the run's migrated PGlite data directory (test/global-setup.ts), beside it. */
+async function copyOfTemplate(): Promise<{ db: Database; remove(): void }> {
+  const template = inject('pgliteTemplate');
+  const dir = mkdtempSync(join(dirname(template), 'db-'));
+  cpSync(template, dir, { recursive: true });
+  const { db } = await openPglite(dir);
+  return { db, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface TestDatabase {
@@ -31,11 +29,18 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: a PGlite clone, or a PostgreSQL database from the template. */
+/** A fresh, migrated database of its own: a copy of the migrated PGlite, or a PostgreSQL database from the template. */
 export async function openTestDatabase(backend: Backend): Promise<TestDatabase> {
   if (backend === 'pglite') {
-    const { db } = await clonePglite(await basePglite());
-    return { db, backend, close: () => db.close() };
+    const { db, remove } = await copyOfTemplate();
+    return {
+      db,
+      backend,
+      async close() {
+        await db.close();
+        remove();
+      },
+    };
   }
   const template = inject('pgTemplate');
   const base = process.env.TEST_DATABASE_URL;
