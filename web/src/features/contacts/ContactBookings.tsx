@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { DataTable } from '../../components/DataTable';
 import { Section } from '../../components/Section';
 import { formatDate, formatMoney } from '../../format';
-import { EVENT_STATUS_COLOUR } from '../events/EventsPage';
+import { EVENT_STATUS_COLOUR } from '../events/event-status';
 import { NoneYet } from '../../components/NoneYet';
 import { useContactBookings } from './queries';
 

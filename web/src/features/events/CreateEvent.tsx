@@ -7,11 +7,11 @@ import { useNavigate } from 'react-router';
 import { useCreateEvent } from './queries';
 import type { EventBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
-import { paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
+import { paymentBody, paymentValidation, timeOrderProblem } from './event-form';
 import { PaymentFields } from './PaymentFields';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { FormActions } from '../../components/FormActions';
-import { day } from './EventsPage';
+import { day } from './event-status';
 
 export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();

@@ -11,7 +11,6 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { type BookingStatus } from '@server/modules/events/bookings/status.js';
 import { allowedEventTransitions } from '@server/modules/events/event-status.js';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -23,14 +22,12 @@ import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { EventEditor } from './EventEditor';
 import { EventNotifications } from './EventNotifications';
-import { EVENT_STATUS_COLOUR } from './EventsPage';
+import { EVENT_STATUS_COLOUR } from './event-status';
 import { DataTable } from '../../components/DataTable';
 import { useBookings, useChangeEventStatus, useEvent } from './queries';
 import { Capacity } from './Capacity';
 import { AddBooking } from './AddBooking';
 import { BookingRow } from './BookingRow';
-
-export const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
 export function EventPage() {
   const { t, i18n } = useTranslation();

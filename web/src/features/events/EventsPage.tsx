@@ -13,19 +13,7 @@ import { EmptyState } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { CreateEvent } from './CreateEvent';
-
-export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
-  draft: 'gray',
-  selling: 'green',
-  waitlist: 'orange',
-  completed: 'blue',
-  cancelled: 'red',
-};
-
-export function day(value: string | Date | null | undefined): string | null {
-  if (!value) return null;
-  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
-}
+import { EVENT_STATUS_COLOUR, day } from './event-status';
 
 export function EventsPage() {
   const { t, i18n } = useTranslation();

@@ -6,11 +6,10 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFlowSteps, useUpdateBlock } from './queries';
-import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
+import { TRIGGERS, blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
 import { FormActions } from '../../components/FormActions';
 import { RowsFieldset } from './RowsFieldset';
 
-const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
 const OPERATORS = ['equals', 'not_equals', 'contains', 'exists'] as const;
 

@@ -5,8 +5,8 @@ import { useTranslation } from 'react-i18next';
 import type { BlockBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
 import { useCreateBlock } from './queries';
+import { TRIGGERS } from './block-form';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { TRIGGERS } from './FlowTab';
 
 export function BlockForm({ botId }: { botId: string }) {
   const { t } = useTranslation();

@@ -5,7 +5,9 @@ import type { Block, BlockBody } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert } from '../../components/states';
 import { useDeleteBlock, useUpdateBlock } from './queries';
-import { STATUS_COLOUR, TRIGGERS } from './FlowTab';
+import { TRIGGERS } from './block-form';
+
+const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
 
 export function BlockRow({
   block,

@@ -18,9 +18,6 @@ import { BlockForm } from './BlockForm';
 import { BlockRow } from './BlockRow';
 import { StepForm } from './StepForm';
 
-export const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
-export const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
-
 export function FlowTab() {
   const { t } = useTranslation();
   const botId = useBotId();

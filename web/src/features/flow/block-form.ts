@@ -1,5 +1,8 @@
 import type { Block, Body } from '../../api/types';
 
+/** How a block is started: always, on a keyword, or from the flow. */
+export const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
+
 type BlockPatchBody = Body<'/api/bots/{id}/blocks/{blockId}', 'patch'>;
 
 export type ActionKind = 'none' | 'goto_step' | 'reply' | 'handover';

@@ -5,7 +5,14 @@ import { ErrorAlert } from '../../components/states';
 import { formatScore } from '../../format';
 import { useKnowledgeSearch } from './queries';
 import { DataTable } from '../../components/DataTable';
-import { splitAtThreshold } from './KnowledgeTab';
+
+/** Rows of the hit test with the threshold line placed before the first result below it. */
+export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
+  return {
+    above: results.filter((r) => r.score >= minScore),
+    below: results.filter((r) => r.score < minScore),
+  };
+}
 
 export function HitTest({ botId, ask }: { botId: string; ask?: { question: string; at: number } }) {
   const { t, i18n } = useTranslation();

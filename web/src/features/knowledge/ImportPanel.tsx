@@ -8,8 +8,6 @@ import { fieldErrorOf } from '../../api/field-errors';
 import { useImportJobs, useStartImport } from './queries';
 import { ImportJob } from './ImportJob';
 
-export const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
-
 /** Import of documents into a bot's knowledge: files (several at once), a web page or a sitemap. */
 export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => void }) {
   const { t } = useTranslation();

@@ -34,14 +34,6 @@ import { DataTable } from '../../components/DataTable';
 import { HitTest } from './HitTest';
 import { Import } from './Import';
 
-/** Rows of the hit test with the threshold line placed before the first result below it. */
-export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
-  return {
-    above: results.filter((r) => r.score >= minScore),
-    below: results.filter((r) => r.score < minScore),
-  };
-}
-
 export function KnowledgeTab() {
   const { t } = useTranslation();
   const botId = useBotId();

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useBots } from '../bots/queries';
 import { useKnowledgeOnboarding } from './queries';
-import { onboardingLink } from './OverviewPage';
+import { onboardingLink } from './overview';
 
 export function Onboarding() {
   const { t } = useTranslation();
