@@ -1,9 +1,8 @@
-import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
-import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
@@ -35,21 +34,18 @@ export function ApiKeysPage() {
         {secret ? (
           <SecretOnce label={t('apiKeys.newKey')} secret={secret} onDone={() => setSecret(null)} />
         ) : (
-          <Button
+          <ConfirmButton
+            size="sm"
+            variant="filled"
+            danger={false}
             loading={generate.isPending}
-            onClick={() =>
-              active
-                ? confirmAction({
-                    title: t('apiKeys.generate'),
-                    text: t('apiKeys.replaceConfirm'),
-                    confirm: t('apiKeys.generate'),
-                    onConfirm: onGenerate,
-                  })
-                : onGenerate()
-            }
+            ask={Boolean(active)}
+            title={t('apiKeys.generate')}
+            text={t('apiKeys.replaceConfirm')}
+            onConfirm={onGenerate}
           >
             {t('apiKeys.generate')}
-          </Button>
+          </ConfirmButton>
         )}
         {(generate.error || revoke.error) && <ErrorAlert error={generate.error ?? revoke.error} />}
       </Card>

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Bot, BotPatch } from '../../api/types';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert } from '../../components/states';
 import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
@@ -56,21 +56,16 @@ export function Activation({ bot }: { bot: Bot }) {
       )}
       {canEdit &&
         (on ? (
-          <Button
-            color="red"
+          <ConfirmButton
+            size="sm"
             variant="light"
             loading={toggle.isPending}
-            onClick={() =>
-              confirmAction({
-                title: t('bot.deactivate'),
-                text: t('bot.deactivateConfirm'),
-                confirm: t('bot.deactivate'),
-                onConfirm: () => toggle.mutate(OFF),
-              })
-            }
+            title={t('bot.deactivate')}
+            text={t('bot.deactivateConfirm')}
+            onConfirm={() => toggle.mutate(OFF)}
           >
             {t('bot.deactivate')}
-          </Button>
+          </ConfirmButton>
         ) : (
           <Group gap="sm">
             <Button

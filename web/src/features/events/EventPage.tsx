@@ -16,7 +16,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
@@ -100,25 +100,19 @@ export function EventPage() {
             <Group mt="sm" gap="xs">
               <Text size="sm">{t('events.changeStatus')}:</Text>
               {allowedEventTransitions(e.status).map((to) => (
-                <Button
+                <ConfirmButton
                   key={to}
                   size="xs"
                   variant={to === 'cancelled' ? 'subtle' : 'light'}
-                  color={to === 'cancelled' ? 'red' : undefined}
+                  danger={to === 'cancelled'}
                   loading={changeStatus.isPending && changeStatus.variables === to}
-                  onClick={() =>
-                    to === 'cancelled' || to === 'completed'
-                      ? confirmAction({
-                          title: t(`events.to.${to}`),
-                          text: t('events.finalConfirm'),
-                          confirm: t(`events.to.${to}`),
-                          onConfirm: () => changeStatus.mutate(to),
-                        })
-                      : changeStatus.mutate(to)
-                  }
+                  ask={to === 'cancelled' || to === 'completed'}
+                  title={t(`events.to.${to}`)}
+                  text={t('events.finalConfirm')}
+                  onConfirm={() => changeStatus.mutate(to)}
                 >
                   {t(`events.to.${to}`)}
-                </Button>
+                </ConfirmButton>
               ))}
             </Group>
           )}

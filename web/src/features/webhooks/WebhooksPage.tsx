@@ -6,7 +6,6 @@ import { useTranslation } from 'react-i18next';
 import type { WebhookBody } from '../../api/types';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
-import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { WebhookDeadLetters } from './WebhookDeadLetters';
@@ -117,20 +116,15 @@ export function WebhooksPage() {
                     >
                       {t('deliveries.open')}
                     </Button>
-                    <Button
-                      size="compact-xs"
+                    <ConfirmButton
                       variant="light"
-                      onClick={() =>
-                        confirmAction({
-                          title: t('webhooks.rotate'),
-                          text: t('webhooks.rotateConfirm'),
-                          confirm: t('webhooks.rotate'),
-                          onConfirm: () => onRotate(hook.id),
-                        })
-                      }
+                      danger={false}
+                      title={t('webhooks.rotate')}
+                      text={t('webhooks.rotateConfirm')}
+                      onConfirm={() => onRotate(hook.id)}
                     >
                       {t('webhooks.rotate')}
-                    </Button>
+                    </ConfirmButton>
                     <ConfirmButton
                       title={t('webhooks.delete')}
                       text={t('webhooks.deleteConfirm', { url: hook.url })}
