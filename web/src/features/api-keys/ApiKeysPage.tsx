@@ -58,12 +58,12 @@ export function ApiKeysPage() {
         ) : (
           <DataTable
             columns={[
-              { label: t('apiKeys.prefix') },
-              { label: t('apiKeys.state') },
-              { label: t('common.created') },
-              { label: t('apiKeys.lastUsed') },
-              { label: t('apiKeys.expires') },
-              { label: t('common.actions') },
+              t('apiKeys.prefix'),
+              t('apiKeys.state'),
+              t('common.created'),
+              t('apiKeys.lastUsed'),
+              t('apiKeys.expires'),
+              t('common.actions'),
             ]}
             minWidth={600}
           >

@@ -23,12 +23,7 @@ export function ContactBookings({ contactId }: { contactId: string }) {
   return (
     <Section title={t('contacts.bookings')} testId="contact-bookings">
       <DataTable
-        columns={[
-          { label: t('events.date') },
-          { label: t('events.eventTitle') },
-          { label: t('events.status') },
-          { label: t('events.paymentState') },
-        ]}
+        columns={[t('events.date'), t('events.eventTitle'), t('events.status'), t('events.paymentState')]}
         query={bookings}
         isEmpty={bookings.data?.data.length === 0}
         empty={<NoneYet text={t('contacts.noBookings')} />}

@@ -16,10 +16,10 @@ export function ContactConversations({ contactId }: { contactId: string }) {
     <Section title={t('contacts.conversations')} testId="contact-conversations">
       <DataTable
         columns={[
-          { label: t('common.created') },
-          { label: t('contacts.bot') },
-          { label: t('contacts.channel') },
-          { label: t('contacts.conversationState') },
+          t('common.created'),
+          t('contacts.bot'),
+          t('contacts.channel'),
+          t('contacts.conversationState'),
           { label: t('contacts.messages'), align: 'right' as const },
         ]}
         query={conversations}

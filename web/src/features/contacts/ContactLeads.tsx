@@ -16,9 +16,9 @@ export function ContactLeads({ contactId }: { contactId: string }) {
     <Section title={t('contacts.leads')} testId="contact-leads">
       <DataTable
         columns={[
-          { label: t('common.created') },
-          { label: t('contacts.bot') },
-          { label: t('contacts.conversationState') },
+          t('common.created'),
+          t('contacts.bot'),
+          t('contacts.conversationState'),
           { label: t('contacts.messages'), align: 'right' as const },
         ]}
         query={leads}

@@ -129,12 +129,12 @@ export function ConversationsPage() {
         isEmpty={rows.length === 0}
         empty={<EmptyState title={t('conversations.emptyTitle')} text={t('conversations.emptyText')} />}
         columns={[
-          { label: t('conversations.started') },
-          { label: t('conversations.bot') },
-          { label: t('conversations.sender') },
-          { label: t('conversations.channel') },
-          { label: t('conversations.status') },
-          { label: t('review.rating') },
+          t('conversations.started'),
+          t('conversations.bot'),
+          t('conversations.sender'),
+          t('conversations.channel'),
+          t('conversations.status'),
+          t('review.rating'),
           { label: t('conversations.messages'), align: 'right' as const },
         ]}
         minWidth={720}

@@ -152,10 +152,10 @@ export function EventPage() {
           ) : (
             <DataTable
               columns={[
-                { label: t('events.contact') },
-                { label: t('events.status') },
-                { label: t('events.paymentState') },
-                { label: t('common.actions') },
+                t('events.contact'),
+                t('events.status'),
+                t('events.paymentState'),
+                t('common.actions'),
               ]}
               minWidth={560}
               mt="sm"

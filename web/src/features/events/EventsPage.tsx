@@ -67,9 +67,9 @@ export function EventsPage() {
           />
         }
         columns={[
-          { label: t('events.date') },
-          { label: t('events.eventTitle') },
-          { label: t('events.status') },
+          t('events.date'),
+          t('events.eventTitle'),
+          t('events.status'),
           { label: t('events.booked'), align: 'right' as const },
           { label: t('events.price'), align: 'right' as const },
         ]}

@@ -100,12 +100,7 @@ export function FlowTab() {
             <EmptyState title={t('flow.noBlocksTitle')} text={t('flow.noBlocksText')} />
           ) : (
             <DataTable
-              columns={[
-                { label: t('flow.blockName') },
-                { label: t('flow.check') },
-                { label: t('flow.trigger') },
-                { label: t('common.actions') },
-              ]}
+              columns={[t('flow.blockName'), t('flow.check'), t('flow.trigger'), t('common.actions')]}
               minWidth={420}
             >
               {blocks.data.blocks.map((block) => (

@@ -98,9 +98,9 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
           ) : (
             <DataTable
               columns={[
-                { label: t('knowledge.entry') },
+                t('knowledge.entry'),
                 { label: t('knowledge.score'), align: 'right' as const },
-                { label: t('knowledge.inChat') },
+                t('knowledge.inChat'),
               ]}
               minWidth={420}
             >

@@ -125,11 +125,7 @@ export function KnowledgeTab() {
           query={entries}
           isEmpty={entries.data?.data.length === 0}
           empty={<EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />}
-          columns={[
-            { label: t('knowledge.title') },
-            { label: t('knowledge.scope') },
-            { label: t('common.actions') },
-          ]}
+          columns={[t('knowledge.title'), t('knowledge.scope'), t('common.actions')]}
           minWidth={420}
         >
           {entries.data?.data.map((entry) => (

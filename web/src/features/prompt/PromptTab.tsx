@@ -136,11 +136,11 @@ export function PromptTab() {
             </Text>
             <DataTable
               columns={[
-                { label: t('prompt.compare') },
-                { label: t('prompt.number') },
-                { label: t('prompt.label') },
-                { label: t('common.created') },
-                { label: t('common.actions') },
+                t('prompt.compare'),
+                t('prompt.number'),
+                t('prompt.label'),
+                t('common.created'),
+                t('common.actions'),
               ]}
             >
               {list.map((version) => (

@@ -86,14 +86,7 @@ export function WebhooksPage() {
         {hooks.data.data.length === 0 ? (
           <Text c="dimmed">{t('webhooks.none')}</Text>
         ) : (
-          <DataTable
-            columns={[
-              { label: t('webhooks.url') },
-              { label: t('webhooks.types') },
-              { label: t('common.actions') },
-            ]}
-            minWidth={560}
-          >
+          <DataTable columns={[t('webhooks.url'), t('webhooks.types'), t('common.actions')]} minWidth={560}>
             {hooks.data.data.map((hook) => (
               <Table.Tr key={hook.id}>
                 <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
