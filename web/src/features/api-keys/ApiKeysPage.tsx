@@ -1,4 +1,4 @@
-import { Badge, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
@@ -7,6 +7,7 @@ import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { Section } from '../../components/Section';
 import { useApiKeys, useGenerateApiKey, useRevokeApiKey } from './queries';
 
 export function ApiKeysPage() {
@@ -24,13 +25,7 @@ export function ApiKeysPage() {
 
   return (
     <Stack>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('apiKeys.title')}
-        </Title>
-        <Text size="sm" mb="sm">
-          {t('apiKeys.intro')}
-        </Text>
+      <Section title={t('apiKeys.title')} intro={t('apiKeys.intro')}>
         {secret ? (
           <SecretOnce label={t('apiKeys.newKey')} secret={secret} onDone={() => setSecret(null)} />
         ) : (
@@ -48,11 +43,8 @@ export function ApiKeysPage() {
           </ConfirmButton>
         )}
         {(generate.error || revoke.error) && <ErrorAlert error={generate.error ?? revoke.error} />}
-      </Card>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('apiKeys.list')}
-        </Title>
+      </Section>
+      <Section title={t('apiKeys.list')}>
         {keys.data.data.length === 0 ? (
           <Text c="dimmed">{t('apiKeys.none')}</Text>
         ) : (
@@ -97,7 +89,7 @@ export function ApiKeysPage() {
             ))}
           </DataTable>
         )}
-      </Card>
+      </Section>
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, List, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, List, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Bot, BotPatch } from '../../api/types';
@@ -9,6 +9,7 @@ import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
 import { notify } from '../../components/notify';
 import { useMissingText } from './GoLiveChecklist';
+import { Section } from '../../components/Section';
 import { usePatchBot } from './queries';
 
 export const ON: BotPatch = { is_active: true, status: 'active' };
@@ -25,13 +26,7 @@ export function Activation({ bot }: { bot: Bot }) {
   const refused = refusedActivation(toggle.error);
   const missing = useMissingText(bot.id);
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('bot.activation')}
-      </Title>
-      <Text size="sm" mb="sm">
-        {on ? t('bot.isOn') : t('bot.isOff')}
-      </Text>
+    <Section title={t('bot.activation')} intro={on ? t('bot.isOn') : t('bot.isOff')}>
       {refused ? (
         <Alert color="red" title={t('bot.refusedTitle')} role="alert" mb="sm">
           <Text size="sm">{t('bot.refusedText', { count: refused.length })}</Text>
@@ -83,6 +78,6 @@ export function Activation({ bot }: { bot: Bot }) {
             )}
           </Group>
         ))}
-    </Card>
+    </Section>
   );
 }

@@ -1,16 +1,4 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Breadcrumbs,
-  Button,
-  Card,
-  Group,
-  List,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Badge, Breadcrumbs, Button, Card, Group, List, Stack, Text } from '@mantine/core';
 import { allowedEventTransitions } from '@server/modules/events/event-status.js';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -27,6 +15,7 @@ import { DataTable } from '../../components/DataTable';
 import { useBookings, useChangeEventStatus, useEvent } from './queries';
 import { Capacity } from './Capacity';
 import { AddBooking } from './AddBooking';
+import { Section } from '../../components/Section';
 import { BookingRow } from './BookingRow';
 
 export function EventPage() {
@@ -123,21 +112,15 @@ export function EventPage() {
           pendingPlaces={all.filter((b) => b.status === 'confirmed' && b.payment_status === 'pending').length}
         />
         {waitlist.length > 0 && (
-          <Card withBorder>
-            <Title order={2} size="h4" mb="xs">
-              {t('events.waitlist')}
-            </Title>
+          <Section title={t('events.waitlist')}>
             <List type="ordered" data-testid="waitlist">
               {waitlist.map((b) => (
                 <List.Item key={b.id}>{b.contact.name ?? b.contact_id}</List.Item>
               ))}
             </List>
-          </Card>
+          </Section>
         )}
-        <Card withBorder>
-          <Title order={2} size="h4" mb="xs">
-            {t('events.bookings')}
-          </Title>
+        <Section title={t('events.bookings')}>
           {canEdit && bookable && <AddBooking eventId={eventId} />}
           {canEdit && !bookable && e.status === 'draft' && (
             <Alert color="blue" mb="sm">
@@ -165,7 +148,7 @@ export function EventPage() {
               ))}
             </DataTable>
           )}
-        </Card>
+        </Section>
         <EventNotifications eventId={eventId} />
       </Stack>
     </>

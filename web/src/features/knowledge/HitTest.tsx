@@ -1,9 +1,10 @@
-import { Alert, Badge, Box, Button, Card, Group, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Box, Button, Group, Table, Text, TextInput } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/states';
 import { formatScore } from '../../format';
 import { useKnowledgeSearch } from './queries';
+import { Section } from '../../components/Section';
 import { DataTable } from '../../components/DataTable';
 
 /** Rows of the hit test with the threshold line placed before the first result below it. */
@@ -50,10 +51,7 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
     </Table.Tr>
   );
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('knowledge.hitTest')}
-      </Title>
+    <Section title={t('knowledge.hitTest')}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -117,6 +115,6 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
           )}
         </Box>
       )}
-    </Card>
+    </Section>
   );
 }

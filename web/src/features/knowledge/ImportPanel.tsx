@@ -1,4 +1,4 @@
-import { Button, Card, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FileDrop } from '../../components/FileDrop';
@@ -6,6 +6,7 @@ import { ErrorAlert, Loading } from '../../components/states';
 import { isImportUrl, selectFiles } from './import-progress';
 import { fieldErrorOf } from '../../api/field-errors';
 import { useImportJobs, useStartImport } from './queries';
+import { Section } from '../../components/Section';
 import { ImportJob } from './ImportJob';
 
 /** Import of documents into a bot's knowledge: files (several at once), a web page or a sitemap. */
@@ -26,10 +27,7 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
   const urlRefused = fieldErrorOf(fetchUrl.error, ['url', 'sitemap_url']);
 
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('knowledgeImport.title')}
-      </Title>
+    <Section title={t('knowledgeImport.title')}>
       <Stack>
         <Text size="sm" c="dimmed">
           {t('knowledgeImport.intro')}
@@ -106,6 +104,6 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
           )
         )}
       </Stack>
-    </Card>
+    </Section>
   );
 }

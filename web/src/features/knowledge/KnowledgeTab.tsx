@@ -32,6 +32,7 @@ import {
 import { UnansweredQuestions } from './UnansweredQuestions';
 import { DataTable } from '../../components/DataTable';
 import { HitTest } from './HitTest';
+import { Section } from '../../components/Section';
 import { Import } from './Import';
 
 export function KnowledgeTab() {
@@ -108,10 +109,7 @@ export function KnowledgeTab() {
           </form>
         </Card>
       )}
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('knowledge.entries')}
-        </Title>
+      <Section title={t('knowledge.entries')}>
         {remove.error && <ErrorAlert error={remove.error} />}
         {editing && (
           <EntryEditor
@@ -167,7 +165,7 @@ export function KnowledgeTab() {
             </Table.Tr>
           ))}
         </DataTable>
-      </Card>
+      </Section>
     </Stack>
   );
 }

@@ -1,9 +1,10 @@
-import { Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, PasswordInput, Stack } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { passwordProblemKey } from './team-rules';
+import { Section } from '../../components/Section';
 import { useChangeOwnPassword } from './queries';
 
 export function OwnPassword() {
@@ -27,13 +28,7 @@ export function OwnPassword() {
   });
   useFormUnsavedChanges(form, (values) => change.mutateAsync(values));
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('team.password.title')}
-      </Title>
-      <Text size="sm" mb="sm">
-        {t('team.password.intro')}
-      </Text>
+    <Section title={t('team.password.title')} intro={t('team.password.intro')}>
       <form onSubmit={form.onSubmit((values) => change.mutate(values))} noValidate>
         <Stack maw={420}>
           <PasswordInput
@@ -62,6 +57,6 @@ export function OwnPassword() {
           </Group>
         </Stack>
       </form>
-    </Card>
+    </Section>
   );
 }

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, MultiSelect, Stack, Table, TextInput, Title, Text } from '@mantine/core';
+import { Badge, Button, Group, MultiSelect, Stack, Table, TextInput, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
 import { useState } from 'react';
@@ -13,6 +13,7 @@ import { WebhookDeliveries } from './WebhookDeliveries';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
+import { Section } from '../../components/Section';
 import { useCreateWebhook, useDeleteWebhook, useRotateWebhookSecret, useWebhooks } from './queries';
 
 export function WebhooksPage() {
@@ -51,10 +52,7 @@ export function WebhooksPage() {
   return (
     <Stack>
       {secret && <SecretOnce label={t('webhooks.secret')} secret={secret} onDone={() => setSecret(null)} />}
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('webhooks.add')}
-        </Title>
+      <Section title={t('webhooks.add')}>
         <form onSubmit={form.onSubmit(submit)} noValidate>
           <Stack>
             {create.error && <ErrorAlert error={create.error} />}
@@ -77,11 +75,8 @@ export function WebhooksPage() {
             </Group>
           </Stack>
         </form>
-      </Card>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('webhooks.list')}
-        </Title>
+      </Section>
+      <Section title={t('webhooks.list')}>
         {(rotate.error || remove.error) && <ErrorAlert error={rotate.error ?? remove.error} />}
         {hooks.data.data.length === 0 ? (
           <Text c="dimmed">{t('webhooks.none')}</Text>
@@ -129,7 +124,7 @@ export function WebhooksPage() {
             ))}
           </DataTable>
         )}
-      </Card>
+      </Section>
       {(() => {
         const endpoint = hooks.data.data.find((h) => h.id === logOf);
         return endpoint ? <WebhookDeliveries key={endpoint.id} endpoint={endpoint} /> : null;
