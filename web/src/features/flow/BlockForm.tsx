@@ -1,11 +1,12 @@
 import '@xyflow/react/dist/style.css';
-import { Button, Group, Select, Stack, TextInput, Title } from '@mantine/core';
+import { Select, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import type { BlockBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
 import { useCreateBlock } from './queries';
 import { TRIGGERS } from './block-form';
+import { FormActions } from '../../components/FormActions';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 
 export function BlockForm({ botId }: { botId: string }) {
@@ -62,11 +63,7 @@ export function BlockForm({ botId }: { botId: string }) {
           allowDeselect={false}
           {...form.getInputProps('trigger_mode')}
         />
-        <Group>
-          <Button type="submit" loading={create.isPending}>
-            {t('flow.addBlock')}
-          </Button>
-        </Group>
+        <FormActions start pending={create.isPending} submit={t('flow.addBlock')} />
       </Stack>
     </form>
   );

@@ -33,6 +33,7 @@ import { UnansweredQuestions } from './UnansweredQuestions';
 import { DataTable } from '../../components/DataTable';
 import { HitTest } from './HitTest';
 import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { Import } from './Import';
 
 export function KnowledgeTab() {
@@ -99,11 +100,7 @@ export function KnowledgeTab() {
                 minRows={3}
                 {...form.getInputProps('content')}
               />
-              <Group>
-                <Button type="submit" loading={create.isPending}>
-                  {t('knowledge.addSubmit')}
-                </Button>
-              </Group>
+              <FormActions start pending={create.isPending} submit={t('knowledge.addSubmit')} />
               <Import botId={botId} onDone={refreshEntries} />
             </Stack>
           </form>

@@ -1,10 +1,11 @@
-import { Button, Group, PasswordInput, Stack } from '@mantine/core';
+import { PasswordInput, Stack } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { passwordProblemKey } from './team-rules';
 import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { useChangeOwnPassword } from './queries';
 
 export function OwnPassword() {
@@ -50,11 +51,7 @@ export function OwnPassword() {
             required
             {...form.getInputProps('repeat')}
           />
-          <Group>
-            <Button type="submit" loading={change.isPending}>
-              {t('team.password.submit')}
-            </Button>
-          </Group>
+          <FormActions start pending={change.isPending} submit={t('team.password.submit')} />
         </Stack>
       </form>
     </Section>

@@ -14,6 +14,7 @@ import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
 import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { useCreateWebhook, useDeleteWebhook, useRotateWebhookSecret, useWebhooks } from './queries';
 
 export function WebhooksPage() {
@@ -68,11 +69,7 @@ export function WebhooksPage() {
               data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: eventTypeLabel(t, type) }))}
               {...form.getInputProps('event_types')}
             />
-            <Group>
-              <Button type="submit" loading={create.isPending}>
-                {t('webhooks.addSubmit')}
-              </Button>
-            </Group>
+            <FormActions start pending={create.isPending} submit={t('webhooks.addSubmit')} />
           </Stack>
         </form>
       </Section>
