@@ -1,7 +1,7 @@
-import { Group, Modal, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
+import { Group, Modal, NumberInput, Stack } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { EventWhenFields } from './EventWhenFields';
+import { EventPlaceFields, EventWhenFields } from './EventWhenFields';
 import { placeFieldError } from '../../api/field-errors';
 import type { EventRow } from '../../api/types';
 import { notify } from '../../components/notify';
@@ -54,13 +54,7 @@ export function EventEditor({ event, onClose }: { event: EventRow; onClose: () =
         <Stack>
           {save.error && !placed && <ErrorAlert error={save.error} />}
           <EventWhenFields form={form} />
-          <TextInput label={t('events.location')} {...form.getInputProps('location')} />
-          <Textarea
-            label={t('events.description')}
-            autosize
-            minRows={2}
-            {...form.getInputProps('description')}
-          />
+          <EventPlaceFields form={form} />
           <Group grow align="flex-start">
             <NumberInput
               label={t('events.capacity')}

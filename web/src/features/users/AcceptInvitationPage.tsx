@@ -5,21 +5,19 @@ import {
   Center,
   Group,
   Loader,
-  Paper,
   PasswordInput,
   Stack,
   Text,
   TextInput,
-  Title,
 } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { LanguageSwitch } from '../../app/LanguageSwitch';
+import { PublicFrame } from '../../app/PublicFrame';
 import { useAcceptInvitation, useInvitationPreview } from './queries';
 import { passwordProblemKey } from './team-rules';
-import { Refusal } from './InvitationRefusal';
+import { InvitationRefusal } from './TeamError';
 
 /** The token of the link: it travels in the fragment, which the browser never sends to a server. */
 function tokenFromLocation(): string {
@@ -71,7 +69,7 @@ export function AcceptInvitationPage() {
       </Center>
     );
   } else if (preview.error) {
-    content = <Refusal error={preview.error} />;
+    content = <InvitationRefusal error={preview.error} />;
   } else {
     content = (
       <form onSubmit={form.onSubmit((values) => accept.mutate(values))} noValidate>
@@ -82,7 +80,7 @@ export function AcceptInvitationPage() {
               role: t(`roles.${preview.data.role}`),
             })}
           </Text>
-          {accept.error && <Refusal error={accept.error} />}
+          {accept.error && <InvitationRefusal error={accept.error} />}
           <TextInput label={t('team.email')} value={preview.data.email} readOnly autoComplete="username" />
           <Group grow>
             <TextInput
@@ -121,18 +119,8 @@ export function AcceptInvitationPage() {
   }
 
   return (
-    <Center mih="100vh" p="md" component="main">
-      <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={480}>
-        <Stack>
-          <Group justify="space-between">
-            <Title order={1} size="h2">
-              {t('invitation.title')}
-            </Title>
-            <LanguageSwitch />
-          </Group>
-          {content}
-        </Stack>
-      </Paper>
-    </Center>
+    <PublicFrame title={t('invitation.title')} width={480}>
+      {content}
+    </PublicFrame>
   );
 }
