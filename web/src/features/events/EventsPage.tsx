@@ -1,6 +1,4 @@
-import '@mantine/dates/styles.css';
 import { Badge, Button, Group, Select, Table } from '@mantine/core';
-import { DatePickerInput } from '@mantine/dates';
 import { useDisclosure } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +10,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { EmptyState } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { CreateEvent } from './CreateEvent';
 import { EVENT_STATUS_COLOUR, day } from './event-status';
 
@@ -20,7 +19,7 @@ export function EventsPage() {
   const canEdit = useCan('event:edit');
   const [opened, { open, close }] = useDisclosure();
   const [status, setStatus] = useState<string | null>(null);
-  const [range, setRange] = useState<[string | null, string | null]>([null, null]);
+  const [range, setRange] = useState<DayRange>([null, null]);
   const query = {
     limit: 100,
     ...(status ? { status: status as EventRow['status'] } : {}),
@@ -47,14 +46,7 @@ export function EventsPage() {
           }))}
           w={170}
         />
-        <DatePickerInput
-          type="range"
-          label={t('events.dateRange')}
-          clearable
-          value={range}
-          onChange={(value) => setRange(value as [string | null, string | null])}
-          w={240}
-        />
+        <DateRangeFilter label={t('events.dateRange')} value={range} onChange={setRange} />
       </Group>
       <DataTable
         query={events}
