@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { BlockBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
 import { useCreateBlock } from './queries';
-import { TRIGGERS } from './block-form';
+import { triggerOptions } from './block-form';
 import { FormActions } from '../../components/FormActions';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 
@@ -56,10 +56,7 @@ export function BlockForm({ botId }: { botId: string }) {
         />
         <Select
           label={t('flow.trigger')}
-          data={[
-            { value: '', label: t('flow.triggers.none') },
-            ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-          ]}
+          data={triggerOptions(t)}
           allowDeselect={false}
           {...form.getInputProps('trigger_mode')}
         />

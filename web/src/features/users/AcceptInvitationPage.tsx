@@ -1,22 +1,11 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Group,
-  Loader,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Center, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { PublicFrame } from '../../app/PublicFrame';
 import { useAcceptInvitation, useInvitationPreview } from './queries';
-import { passwordProblemKey } from './team-rules';
+import { NewPasswordFields, newPasswordValidation } from './NewPasswordFields';
 import { InvitationRefusal } from './TeamError';
 
 /** The token of the link: it travels in the fragment, which the browser never sends to a server. */
@@ -34,13 +23,7 @@ export function AcceptInvitationPage() {
   const preview = useInvitationPreview(token);
   const form = useForm({
     initialValues: { first_name: '', last_name: '', password: '', repeat: '' },
-    validate: {
-      password: (v) => {
-        const key = passwordProblemKey(v);
-        return key ? t(key) : null;
-      },
-      repeat: (v, values) => (v === values.password ? null : t('team.password.mismatch')),
-    },
+    validate: newPasswordValidation('password', t),
   });
   const accept = useAcceptInvitation(token);
 
@@ -94,18 +77,11 @@ export function AcceptInvitationPage() {
               {...form.getInputProps('last_name')}
             />
           </Group>
-          <PasswordInput
+          <NewPasswordFields
             label={t('invitation.password')}
-            description={t('team.password.rules')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('password')}
-          />
-          <PasswordInput
-            label={t('invitation.repeat')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('repeat')}
+            repeatLabel={t('invitation.repeat')}
+            input={form.getInputProps('password')}
+            repeatInput={form.getInputProps('repeat')}
           />
           <Button type="submit" loading={accept.isPending}>
             {t('invitation.submit')}

@@ -3,7 +3,7 @@ import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { passwordProblemKey } from './team-rules';
+import { NewPasswordFields, newPasswordValidation } from './NewPasswordFields';
 import { Section } from '../../components/Section';
 import { FormActions } from '../../components/FormActions';
 import { useChangeOwnPassword } from './queries';
@@ -14,11 +14,7 @@ export function OwnPassword() {
     initialValues: { current: '', next: '', repeat: '' },
     validate: {
       current: (v) => (v ? null : t('team.password.currentRequired')),
-      next: (v) => {
-        const key = passwordProblemKey(v);
-        return key ? t(key) : null;
-      },
-      repeat: (v, values) => (v === values.next ? null : t('team.password.mismatch')),
+      ...newPasswordValidation('next', t),
     },
   });
   const change = useChangeOwnPassword({
@@ -38,18 +34,11 @@ export function OwnPassword() {
             required
             {...form.getInputProps('current')}
           />
-          <PasswordInput
+          <NewPasswordFields
             label={t('team.password.new')}
-            description={t('team.password.rules')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('next')}
-          />
-          <PasswordInput
-            label={t('team.password.repeat')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('repeat')}
+            repeatLabel={t('team.password.repeat')}
+            input={form.getInputProps('next')}
+            repeatInput={form.getInputProps('repeat')}
           />
           <FormActions start pending={change.isPending} submit={t('team.password.submit')} />
         </Stack>
