@@ -70,14 +70,14 @@ export function cpuMs(pids: number[]): number {
 
 /**
  * Runs fn on a scratch database created on the server of `serverUrl` and dropped afterwards
- * (also on failure). A server that cannot be reached is said and skipped (undefined) when
- * `optional`; otherwise its error is thrown.
+ * (also on failure) unless `keep`. A server that cannot be reached is said and skipped
+ * (undefined) when `optional`; otherwise its error is thrown.
  */
 export async function withScratchPostgres<T>(
   serverUrl: string,
   prefix: string,
   fn: (url: string) => Promise<T>,
-  options: { optional?: boolean } = {},
+  options: { optional?: boolean; keep?: boolean } = {},
 ): Promise<T | undefined> {
   const admin = new pg.Client({ connectionString: serverUrl });
   admin.on('error', () => undefined);
@@ -95,7 +95,7 @@ export async function withScratchPostgres<T>(
   try {
     return await fn(url.toString());
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (!options.keep) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
 }
@@ -174,7 +174,7 @@ export async function benchContext(env: Record<string, string> = {}): Promise<Ap
 
 /** A tenant on the enterprise plan (no quota in the way) with one bot. */
 export async function benchTenant(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db'>,
   bot: { name: string; system_prompt?: string } = { name: 'Bench bot' },
   tenantName = 'Bench',
 ) {

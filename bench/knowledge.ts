@@ -3,14 +3,14 @@
  * 10,000 and 100,000 chunks, on PGlite and on PostgreSQL, and indexing throughput of the
  * real write path (chunking, tsvector, vocabulary) in chunks per second.
  *
- *   npm run bench:knowledge
- *   BENCH_DATABASE_URL=postgres://user@host:5432/postgres BENCH_BACKENDS=postgres npm run bench:knowledge
+ *   npm run bench:knowledge [-- --queries=300 --sizes=1000,10000,100000 --index_entries=300]
+ *   npm run bench:knowledge -- --backends=postgres --database_url=postgres://user@host:5432/postgres
  *
- * PostgreSQL runs in a scratch database that is created and dropped here.
+ * Settings are flags or BENCH_ variables (bench/harness.ts): --backends (pglite,postgres),
+ * --show_slow (the five slowest queries per size), --keep_database (keeps the PostgreSQL one).
+ * PGlite runs in memory; PostgreSQL runs in a scratch database that is created and dropped.
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import type { Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
@@ -18,16 +18,16 @@ import { openPostgres } from '../src/db/postgres.js';
 import { searchKnowledge } from '../src/modules/knowledge/search.js';
 import { importEntries, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
 import { addTerms } from '../src/modules/knowledge/repository.js';
-import { createTenant } from '../src/modules/tenants/service.js';
+import { argument, benchTenant, DEFAULT_POSTGRES_URL, setting, withScratchPostgres } from './harness.js';
 
-const SIZES = [1_000, 10_000, 100_000];
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 300);
+const SIZES = setting('sizes', '1000,10000,100000').split(',').map(Number);
+const QUERIES = Number(setting('queries', '300'));
 const WARMUP = 30;
-const INDEX_ENTRIES = 300;
+const INDEX_ENTRIES = Number(setting('index_entries', '300'));
 const BATCH = 5_000;
-const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_URL = setting('database_url', DEFAULT_POSTGRES_URL);
 /** Comma-separated subset of pglite,postgres. */
-const BACKENDS = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',');
+const BACKENDS = setting('backends', 'pglite,postgres').split(',');
 
 /** Deterministic pseudo-random numbers, so every run searches the same data. */
 function rng(seed: number): () => number {
@@ -69,6 +69,7 @@ function typo(word: string, random: () => number): string {
   return word.slice(0, at) + word.slice(at + 1);
 }
 
+/** The value at index ⌊p·n⌋ of sorted values (not the harness's nearest rank: figures stay comparable). */
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -139,7 +140,7 @@ async function measureSearch(db: Database, tenantId: string, botId: string, word
     }
   }
   timings.sort((a, b) => a - b);
-  if (process.env.BENCH_SHOW_SLOW) {
+  if (argument('show_slow')) {
     for (const [ms, query] of slow.sort((a, b) => b[0] - a[0]).slice(0, 5))
       console.log(`    ${ms.toFixed(1)} ms  ${query}`);
   }
@@ -171,24 +172,20 @@ async function measureIndexing(db: Database, tenantId: string, botId: string, wo
 
 async function run(name: string, db: Database) {
   await migrate(db);
-  const { tenant } = await db.transaction((tx) => createTenant(tx, { name: 'Bench GmbH', plan: 'business' }));
-  const [bot] = await db.query<{ id: string }>(
-    `INSERT INTO bots (tenant_id, name) VALUES ($1, 'Bench-Bot') RETURNING id`,
-    [tenant.id],
-  );
+  const { tenant, bot } = await benchTenant({ db }, { name: 'Bench-Bot' }, 'Bench GmbH');
   const words = vocabulary(20_000, rng(42));
   await db.transaction((tx) => addTerms(tx, tenant.id, words));
-  const indexing = await measureIndexing(db, tenant.id, bot!.id, words);
+  const indexing = await measureIndexing(db, tenant.id, bot.id, words);
   console.log(
     `${name}: indexing ${indexing.chunks} chunks in ${indexing.seconds.toFixed(1)} s = ${indexing.perSecond.toFixed(0)} chunks/s`,
   );
   let loaded = 0;
   for (const size of SIZES) {
     const started = performance.now();
-    await bulkLoad(db, tenant.id, bot!.id, words, loaded, size);
+    await bulkLoad(db, tenant.id, bot.id, words, loaded, size);
     const loadSeconds = (performance.now() - started) / 1000;
     loaded = size;
-    const result = await measureSearch(db, tenant.id, bot!.id, words, size);
+    const result = await measureSearch(db, tenant.id, bot.id, words, size);
     console.log(
       `${name}: ${size.toLocaleString('en')} chunks  search p50 ${result.p50.toFixed(1)} ms  p99 ${result.p99.toFixed(1)} ms  ` +
         `(avg ${result.avgHits.toFixed(2)} hits/query; bulk load ${loadSeconds.toFixed(1)} s)`,
@@ -207,29 +204,23 @@ async function main() {
     }
   }
   if (!BACKENDS.includes('postgres')) return;
-
-  const scratch = `parley_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  try {
-    await admin.connect();
-  } catch (error) {
-    console.log(`PostgreSQL: skipped, ${POSTGRES_URL} not reachable (${(error as Error).message})`);
-    return;
-  }
-  await admin.query(`CREATE DATABASE ${scratch}`);
-  const url = new URL(POSTGRES_URL);
-  url.pathname = `/${scratch}`;
-  // The bulk load of 90,000 chunks is one statement per batch, longer than the service's
-  // statement timeout on a busy machine.
-  const db = openPostgres(url.toString(), 4, { statementTimeoutMs: 10 * 60_000 });
-  try {
-    await run('PostgreSQL', db);
-  } finally {
-    await db.close();
-    if (process.env.BENCH_KEEP_DATABASE) console.log(`PostgreSQL: kept ${url.toString()}`);
-    else await admin.query(`DROP DATABASE IF EXISTS ${scratch} WITH (FORCE)`);
-    await admin.end();
-  }
+  const keep = Boolean(argument('keep_database'));
+  await withScratchPostgres(
+    POSTGRES_URL,
+    'parley_bench',
+    async (url) => {
+      // The bulk load of 90,000 chunks is one statement per batch, longer than the service's
+      // statement timeout on a busy machine.
+      const db = openPostgres(url, 4, { statementTimeoutMs: 10 * 60_000 });
+      try {
+        await run('PostgreSQL', db);
+      } finally {
+        await db.close();
+        if (keep) console.log(`PostgreSQL: kept ${url}`);
+      }
+    },
+    { optional: true, keep },
+  );
 }
 
 await main();

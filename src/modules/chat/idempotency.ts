@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
+import * as repo from './idempotency-repository.js';
 import type { ChatInput } from './request.js';
 
 /** How long a completed response is replayed for the same key. */
@@ -30,12 +30,6 @@ export function requestFingerprint(botId: string, input: ChatInput): string {
   return createHash('sha256').update(JSON.stringify(normalized)).digest('hex');
 }
 
-interface KeyRow {
-  status: 'in_flight' | 'completed';
-  request_hash: string;
-  response: Record<string, unknown> | null;
-}
-
 /**
  * Claims the key for this request, or tells what happened to it before. Settled by the
  * primary key: of several concurrent first requests exactly one inserts the row. An expired
@@ -54,44 +48,11 @@ export async function claimIdempotencyKey(
     validUntil: Date;
   },
 ): Promise<IdempotencyClaim> {
-  const params = [
-    tenantId,
-    input.key,
-    input.requestHash,
-    input.leaseSeconds,
-    IDEMPOTENCY_TTL_HOURS,
-    input.claimId,
-    input.validUntil,
-  ];
+  const claim = { ...input, ttlHours: IDEMPOTENCY_TTL_HOURS };
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db.query(
-      `INSERT INTO chat_idempotency_keys
-         (tenant_id, idempotency_key, request_hash, lease_expires_at, expires_at, claim_id)
-       SELECT $1, $2, $3, now() + make_interval(secs => $4), now() + make_interval(hours => $5), $6
-       WHERE clock_timestamp() <= $7
-       ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
-       RETURNING 1`,
-      params,
-    );
-    if (inserted.length > 0) return { kind: 'claimed' };
-
-    const takenOver = await db.query(
-      `UPDATE chat_idempotency_keys
-       SET request_hash = $3, status = 'in_flight', response = NULL, created_at = now(), claim_id = $6,
-           lease_expires_at = now() + make_interval(secs => $4), expires_at = now() + make_interval(hours => $5)
-       WHERE tenant_id = $1 AND idempotency_key = $2 AND clock_timestamp() <= $7
-         AND (expires_at <= now() OR (status = 'in_flight' AND lease_expires_at <= now() AND request_hash = $3))
-       RETURNING 1`,
-      params,
-    );
-    if (takenOver.length > 0) return { kind: 'claimed' };
-
-    const row = await queryOne<KeyRow>(
-      db,
-      `SELECT status, request_hash, response FROM chat_idempotency_keys
-       WHERE tenant_id = $1 AND idempotency_key = $2`,
-      [tenantId, input.key],
-    );
+    if (await repo.insertClaim(db, tenantId, claim)) return { kind: 'claimed' };
+    if (await repo.takeOverClaim(db, tenantId, claim)) return { kind: 'claimed' };
+    const row = await repo.findIdempotencyKey(db, tenantId, input.key);
     // Gone in between (the first request failed and released it): try to claim again.
     if (!row) continue;
     if (row.request_hash !== input.requestHash) return { kind: 'mismatch' };
@@ -112,16 +73,10 @@ export async function releaseIdempotencyKey(
   key: string,
   claimId: string,
 ): Promise<void> {
-  await db.query(
-    `DELETE FROM chat_idempotency_keys
-     WHERE tenant_id = $1 AND idempotency_key = $2 AND status = 'in_flight' AND claim_id = $3`,
-    [tenantId, key, claimId],
-  );
+  await repo.deleteClaim(db, tenantId, key, claimId);
 }
 
 /** Removes the tenant's expired records (called now and then, off the request's path). */
 export async function purgeExpiredIdempotencyKeys(db: Queryable, tenantId: string): Promise<void> {
-  await db.query('DELETE FROM chat_idempotency_keys WHERE tenant_id = $1 AND expires_at <= now()', [
-    tenantId,
-  ]);
+  await repo.deleteExpiredKeys(db, tenantId);
 }

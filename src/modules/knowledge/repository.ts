@@ -343,3 +343,52 @@ export async function countBotEntries(db: Queryable, tenantId: string, botId: st
   );
   return row?.n ?? 0;
 }
+
+/** Entries stored without vectors (the backfill's work), oldest first, at most `limit`. */
+export function entriesMissingVectors(
+  db: Queryable,
+  limit: number,
+): Promise<{ id: string; tenant_id: string; title: string }[]> {
+  return db.query<{ id: string; tenant_id: string; title: string }>(
+    `SELECT id, tenant_id, title FROM knowledge_entries WHERE vectors_missing
+       ORDER BY created_at, id LIMIT ${limit}`,
+  );
+}
+
+/** The entry's current chunks in order. */
+export function entryChunks(
+  db: Queryable,
+  tenantId: string,
+  entryId: string,
+): Promise<{ id: string; content: string }[]> {
+  return db.query<{ id: string; content: string }>(
+    'SELECT id, content FROM knowledge_chunks WHERE tenant_id = $1 AND entry_id = $2 ORDER BY position',
+    [tenantId, entryId],
+  );
+}
+
+/** Writes the vectors of those of the given chunks the entry still holds. */
+export async function writeChunkVectors(
+  tx: Queryable,
+  tenantId: string,
+  entryId: string,
+  vectors: { id: string; embedding: number[] | undefined; norm: number }[],
+): Promise<void> {
+  await tx.query(
+    `UPDATE knowledge_chunks c SET embedding = v.embedding, embedding_norm = v.norm
+           FROM (SELECT x.id, ARRAY(SELECT e::real FROM jsonb_array_elements_text(x.embedding) AS e) AS embedding, x.norm
+                 FROM jsonb_to_recordset($3::jsonb) AS x(id uuid, embedding jsonb, norm real)) v
+           WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.id = v.id`,
+    [tenantId, entryId, JSON.stringify(vectors)],
+  );
+}
+
+/** Clears the entry's `vectors_missing` unless one of its chunks is still without a vector. */
+export async function clearVectorsMissing(tx: Queryable, tenantId: string, entryId: string): Promise<void> {
+  await tx.query(
+    `UPDATE knowledge_entries e SET vectors_missing = false
+           WHERE e.tenant_id = $1 AND e.id = $2
+             AND NOT EXISTS (SELECT 1 FROM knowledge_chunks c WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.embedding IS NULL)`,
+    [tenantId, entryId],
+  );
+}

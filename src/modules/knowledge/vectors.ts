@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
+import * as repo from './repository.js';
 
 /**
  * Background backfill of chunk vectors: entries stored while the embeddings endpoint failed
@@ -43,40 +44,22 @@ export async function backfillPass(db: Database, client: EmbeddingsClient): Prom
 export async function backfillVectors(db: Database, client: EmbeddingsClient): Promise<number> {
   let filled = 0;
   for (;;) {
-    const entries = await db.query<{ id: string; tenant_id: string; title: string }>(
-      `SELECT id, tenant_id, title FROM knowledge_entries WHERE vectors_missing
-       ORDER BY created_at, id LIMIT ${ENTRIES_PER_ROUND}`,
-    );
+    const entries = await repo.entriesMissingVectors(db, ENTRIES_PER_ROUND);
     if (entries.length === 0) return filled;
     for (const entry of entries) {
-      const chunks = await db.query<{ id: string; content: string }>(
-        'SELECT id, content FROM knowledge_chunks WHERE tenant_id = $1 AND entry_id = $2 ORDER BY position',
-        [entry.tenant_id, entry.id],
-      );
+      const chunks = await repo.entryChunks(db, entry.tenant_id, entry.id);
       const vectors =
         chunks.length > 0 ? await client.embed(chunks.map((c) => `${entry.title}\n${c.content}`)) : [];
       // The entry may have been replaced meanwhile: only its current chunks are written, and the
       // flag is cleared only when none of them is left without a vector.
       await db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE knowledge_chunks c SET embedding = v.embedding, embedding_norm = v.norm
-           FROM (SELECT x.id, ARRAY(SELECT e::real FROM jsonb_array_elements_text(x.embedding) AS e) AS embedding, x.norm
-                 FROM jsonb_to_recordset($3::jsonb) AS x(id uuid, embedding jsonb, norm real)) v
-           WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.id = v.id`,
-          [
-            entry.tenant_id,
-            entry.id,
-            JSON.stringify(
-              chunks.map((c, i) => ({ id: c.id, embedding: vectors[i], norm: vectorNorm(vectors[i]!) })),
-            ),
-          ],
+        await repo.writeChunkVectors(
+          tx,
+          entry.tenant_id,
+          entry.id,
+          chunks.map((c, i) => ({ id: c.id, embedding: vectors[i], norm: vectorNorm(vectors[i]!) })),
         );
-        await tx.query(
-          `UPDATE knowledge_entries e SET vectors_missing = false
-           WHERE e.tenant_id = $1 AND e.id = $2
-             AND NOT EXISTS (SELECT 1 FROM knowledge_chunks c WHERE c.tenant_id = $1 AND c.entry_id = $2 AND c.embedding IS NULL)`,
-          [entry.tenant_id, entry.id],
-        );
+        await repo.clearVectorsMissing(tx, entry.tenant_id, entry.id);
       });
       filled += 1;
     }

@@ -185,6 +185,38 @@ export async function recordTokenExpiry(db: Queryable, id: string, expiresAt: Da
   await db.query('UPDATE mailboxes SET token_expires_at = $2 WHERE id = $1', [id, expiresAt]);
 }
 
+/** An active mailbox whose secret expires within 31 days of `now`, for the expiry warnings. */
+export interface ExpiringMailboxRow {
+  id: string;
+  tenant_id: string;
+  bot_id: string;
+  kind: string;
+  address: string;
+  secret_expires_at: Date;
+  expiry_warned_days: number | null;
+}
+
+export function mailboxesWithExpiringSecrets(db: Queryable, now: Date): Promise<ExpiringMailboxRow[]> {
+  return db.query<ExpiringMailboxRow>(
+    `SELECT id, tenant_id, bot_id, kind, address, secret_expires_at, expiry_warned_days FROM mailboxes
+     WHERE is_active AND secret_expires_at IS NOT NULL AND secret_expires_at < $1::timestamptz + interval '31 days'`,
+    [now],
+  );
+}
+
+/**
+ * Records the warning of `days` unless it (or a smaller one) was given; true when this call
+ * recorded it. The conditional update settles a race between instances.
+ */
+export async function claimExpiryWarning(tx: Queryable, id: string, days: number): Promise<boolean> {
+  const claimed = await tx.query(
+    `UPDATE mailboxes SET expiry_warned_days = $2
+         WHERE id = $1 AND (expiry_warned_days IS NULL OR expiry_warned_days > $2) RETURNING id`,
+    [id, days],
+  );
+  return claimed.length > 0;
+}
+
 export interface ReceivedMailRow {
   id: string;
   mailbox_id: string;

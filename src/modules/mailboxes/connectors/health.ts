@@ -5,6 +5,7 @@
  */
 import type { AppContext } from '../../../shared/context.js';
 import { EXPIRY_WARNING_DAYS, daysUntil } from '../../mailboxes/service.js';
+import { claimExpiryWarning, mailboxesWithExpiringSecrets } from '../../mailboxes/repository.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 
 /**
@@ -18,23 +19,9 @@ export function dueWarning(daysLeft: number | null, warned: number | null): numb
   return warned === null || reached < warned ? reached : null;
 }
 
-interface ExpiringRow {
-  id: string;
-  tenant_id: string;
-  bot_id: string;
-  kind: string;
-  address: string;
-  secret_expires_at: Date;
-  expiry_warned_days: number | null;
-}
-
 /** Gives the secret-expiry warnings that are due; returns how many were given. */
 export async function warnExpiringSecrets(ctx: AppContext, now = new Date()): Promise<number> {
-  const rows = await ctx.db.query<ExpiringRow>(
-    `SELECT id, tenant_id, bot_id, kind, address, secret_expires_at, expiry_warned_days FROM mailboxes
-     WHERE is_active AND secret_expires_at IS NOT NULL AND secret_expires_at < $1::timestamptz + interval '31 days'`,
-    [now],
-  );
+  const rows = await mailboxesWithExpiringSecrets(ctx.db, now);
   let given = 0;
   for (const row of rows) {
     const days = daysUntil(row.secret_expires_at, now);
@@ -42,12 +29,7 @@ export async function warnExpiringSecrets(ctx: AppContext, now = new Date()): Pr
     if (threshold === null) continue;
     await ctx.db.transaction(async (tx) => {
       // The conditional update settles a race between instances: one of them gives the warning.
-      const claimed = await tx.query(
-        `UPDATE mailboxes SET expiry_warned_days = $2
-         WHERE id = $1 AND (expiry_warned_days IS NULL OR expiry_warned_days > $2) RETURNING id`,
-        [row.id, threshold],
-      );
-      if (claimed.length === 0) return;
+      if (!(await claimExpiryWarning(tx, row.id, threshold))) return;
       await enqueueEvent(tx, row.tenant_id, 'mailbox.secret_expiring', {
         mailbox_id: row.id,
         bot_id: row.bot_id,

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
-import { queryOne, type Queryable } from '../../../db/database.js';
+import type { Queryable } from '../../../db/database.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_TEXT } from '../../../http/errors.js';
 import { converse } from '../../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../../chat/pipeline/types.js';
@@ -14,6 +14,7 @@ import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
+import * as repo from './repository.js';
 import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
 import { renderMailReply } from '../../email/format.js';
@@ -98,44 +99,26 @@ export function mailInput(mail: InboundMail): MailInput {
   };
 }
 
-interface StoredInbound {
-  id: string;
-  status: string;
-  from_address: string | null;
-}
-
 async function storeOnce(
   db: Queryable,
   mailbox: MailboxRow,
   mail: InboundMail,
   hash: string,
-): Promise<StoredInbound> {
-  const inserted = await queryOne<StoredInbound>(
-    db,
-    `INSERT INTO email_inbound (tenant_id, mailbox_id, message_id, body_hash, from_address, subject, in_reply_to,
-       references_ids, body_text, provider_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (mailbox_id, message_id, body_hash) DO NOTHING
-     RETURNING id, status, from_address`,
-    [
-      mailbox.tenant_id,
-      mailbox.id,
-      mail.messageId.slice(0, 998),
-      hash,
-      mail.from,
-      mail.subject?.slice(0, 998) ?? null,
-      mail.inReplyTo?.slice(0, 998) ?? null,
-      mail.references.slice(-50),
-      mail.text,
-      mail.providerId ?? null,
-    ],
-  );
+): Promise<repo.StoredInbound> {
+  const inserted = await repo.insertInbound(db, {
+    tenantId: mailbox.tenant_id,
+    mailboxId: mailbox.id,
+    messageId: mail.messageId.slice(0, 998),
+    bodyHash: hash,
+    from: mail.from,
+    subject: mail.subject?.slice(0, 998) ?? null,
+    inReplyTo: mail.inReplyTo?.slice(0, 998) ?? null,
+    references: mail.references.slice(-50),
+    text: mail.text,
+    providerId: mail.providerId ?? null,
+  });
   if (inserted) return inserted;
-  const existing = await queryOne<StoredInbound>(
-    db,
-    'SELECT id, status, from_address FROM email_inbound WHERE mailbox_id = $1 AND message_id = $2 AND body_hash = $3',
-    [mailbox.id, mail.messageId.slice(0, 998), hash],
-  );
+  const existing = await repo.findInbound(db, mailbox.id, mail.messageId.slice(0, 998), hash);
   if (!existing) throw new Error('inbound mail vanished between insert and select');
   return existing;
 }
@@ -147,12 +130,7 @@ async function markSkipped(
   reason: string,
   conversationId: string | null = null,
 ): Promise<void> {
-  await db.query(
-    `UPDATE email_inbound SET status = $2, skip_reason = $3, processed_at = now(),
-       conversation_id = COALESCE($4::uuid, conversation_id)
-     WHERE id = $1 AND status = 'received'`,
-    [id, status, reason.slice(0, 200), conversationId],
-  );
+  await repo.settleInbound(db, id, status, reason.slice(0, 200), conversationId);
 }
 
 /** What the bot already sent this sender from this mailbox, for the loop guard. */
@@ -163,19 +141,8 @@ async function loopCounts(
   strippedText: string,
   id: string,
 ) {
-  const sent = await queryOne<{ hour: number; day: number }>(
-    db,
-    `SELECT count(*) FILTER (WHERE created_at > now() - interval '1 hour')::int AS hour, count(*)::int AS day
-     FROM email_outbound
-     WHERE mailbox_id = $1 AND lower(to_address) = $2 AND automated AND created_at > now() - interval '1 day'`,
-    [mailbox.id, from],
-  );
-  const recent = await db.query<{ stripped_text: string }>(
-    `SELECT stripped_text FROM email_inbound
-     WHERE mailbox_id = $1 AND lower(from_address) = $2 AND status = 'answered' AND id <> $3
-       AND processed_at > now() - make_interval(secs => $4)`,
-    [mailbox.id, from, id, DUPLICATE_BODY_WINDOW_MS / 1000],
-  );
+  const sent = await repo.countAutomatedReplies(db, mailbox.id, from);
+  const recent = await repo.recentlyAnsweredTexts(db, mailbox.id, from, id, DUPLICATE_BODY_WINDOW_MS / 1000);
   const fingerprint = bodyFingerprint(strippedText);
   return {
     repliesLastHour: sent?.hour ?? 0,
@@ -196,27 +163,7 @@ async function knownMessages(
 ): Promise<(KnownMessage & { ended: boolean })[]> {
   if (ids.length === 0) return [];
   const bracketed = ids.map((id) => `<${bareId(id)}>`);
-  const rows = await db.query<{
-    message_id: string;
-    conversation_id: string;
-    status: string;
-    participants: string[];
-  }>(
-    `SELECT t.message_id, c.id AS conversation_id, c.status,
-            ARRAY(SELECT lower(c.sender_id) WHERE c.sender_id IS NOT NULL
-                  UNION SELECT lower(i.from_address) FROM email_inbound i
-                  WHERE i.conversation_id = c.id AND i.from_address IS NOT NULL) AS participants
-     FROM (
-       SELECT conversation_id, message_id FROM email_outbound
-       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
-       UNION
-       SELECT conversation_id, message_id FROM email_inbound
-       WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1 AND bot_id = $3) AND message_id = ANY($2::text[])
-     ) t
-     JOIN conversations c ON c.id = t.conversation_id
-     WHERE c.tenant_id = $1 AND c.bot_id = $3`,
-    [mailbox.tenant_id, bracketed, mailbox.bot_id],
-  );
+  const rows = await repo.findKnownMessages(db, mailbox.tenant_id, mailbox.bot_id, bracketed);
   return rows.map((r) => ({
     messageId: r.message_id,
     tenantId: mailbox.tenant_id,
@@ -252,39 +199,30 @@ function mailDelivery(
         messageId,
         { automated: true },
       );
-      const outbound = await queryOne<{ id: string }>(
-        tx,
-        `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
-           in_reply_to, references_ids, body_text, automated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true) RETURNING id`,
-        [
-          mailbox.tenant_id,
-          mailbox.id,
-          reply.conversationId,
-          inboundId,
-          messageId,
-          mail.from,
-          threading.subject,
-          mail.messageId,
-          threading.references.map((id) => `<${id}>`),
-          renderMailReply({
-            reply: reply.response.reply,
-            blocks: reply.response.blocks,
-            language: detectLanguage(strippedText),
-          }),
-        ],
-      );
+      const outboundId = await repo.insertAutomatedOutbound(tx, {
+        tenantId: mailbox.tenant_id,
+        mailboxId: mailbox.id,
+        conversationId: reply.conversationId,
+        inboundId,
+        messageId,
+        to: mail.from,
+        subject: threading.subject,
+        inReplyTo: mail.messageId,
+        references: threading.references.map((id) => `<${id}>`),
+        text: renderMailReply({
+          reply: reply.response.reply,
+          blocks: reply.response.blocks,
+          language: detectLanguage(strippedText),
+        }),
+      });
       await enqueue(tx, mailbox.tenant_id, [
         {
           kind: EMAIL_REPLY_KIND,
           idempotencyKey: `${EMAIL_REPLY_KIND}:${inboundId}`,
-          payload: { outbound_id: outbound!.id },
+          payload: { outbound_id: outboundId },
         },
       ]);
-      await tx.query(
-        `UPDATE email_inbound SET status = 'answered', conversation_id = $2, processed_at = now() WHERE id = $1`,
-        [inboundId, reply.conversationId],
-      );
+      await repo.markInboundAnswered(tx, inboundId, reply.conversationId);
     },
   };
 }
@@ -320,15 +258,10 @@ export async function receiveMail(
   const robot = isAutomated(input, { addresses: [mailbox.address, ...mailbox.aliases] });
   if (robot.automated) return skip(robot.reason);
   // Our own mail came back (a forward, a rule): its Message-ID is one we sent.
-  const own = await queryOne(
-    ctx.db,
-    `SELECT 1 FROM email_outbound WHERE mailbox_id IN (SELECT id FROM mailboxes WHERE tenant_id = $1)
-       AND message_id = $2 LIMIT 1`,
-    [mailbox.tenant_id, mail.messageId],
-  );
+  const own = await repo.isOwnMessageId(ctx.db, mailbox.tenant_id, mail.messageId);
   if (own) return skip('own_message_id');
   const text = stripReply(mail.text, mail.html ?? null).text;
-  await ctx.db.query('UPDATE email_inbound SET stripped_text = $2 WHERE id = $1', [stored.id, text]);
+  await repo.setStrippedText(ctx.db, stored.id, text);
   if (!text) return skip('empty_text');
 
   const candidates = threadCandidates(input);
@@ -360,11 +293,7 @@ export async function receiveMail(
   if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
 
   const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
-  if (attachments.notes.length > 0)
-    await ctx.db.query('UPDATE email_inbound SET attachments = $2 WHERE id = $1', [
-      stored.id,
-      JSON.stringify(attachments.notes),
-    ]);
+  if (attachments.notes.length > 0) await repo.setAttachmentNotes(ctx.db, stored.id, attachments.notes);
   const message = attachments.text
     ? `${text.slice(0, 10_000)}\n\n${ATTACHMENTS_LEAD}\n${attachments.text}`
     : text.slice(0, 10_000);

@@ -7,33 +7,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
-import { queryOne, type Queryable } from '../../../db/database.js';
+import type { Queryable } from '../../../db/database.js';
 import { findMailboxById, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import type { OutboxMessage, OutboxSender, SendResult } from '../../outbox/service.js';
 import { graphClient, replyByGraph } from './graph.js';
 import { ownMessageId, replyHeaders } from '../../email/threading.js';
 import { EMAIL_REPLY_KIND, messageIdSecret } from './inbound.js';
+import * as repo from './repository.js';
 import { sendBySmtp, type OutgoingMail } from './smtp.js';
-
-interface OutboundRow {
-  id: string;
-  tenant_id: string;
-  mailbox_id: string;
-  inbound_id: string | null;
-  message_id: string;
-  to_address: string;
-  subject: string;
-  in_reply_to: string | null;
-  references_ids: string[];
-  body_text: string;
-  automated: boolean;
-  sent_at: Date | null;
-  parent_provider_id: string | null;
-}
-
-const OUTBOUND_SELECT = `SELECT o.*, i.provider_id AS parent_provider_id
-  FROM email_outbound o LEFT JOIN email_inbound i ON i.id = o.inbound_id`;
 
 /** Attempts in one round before a reply is dead (about a day with the outbox's backoff). */
 const MAX_ATTEMPTS = 8;
@@ -49,29 +31,9 @@ async function personReply(
   db: Queryable,
   tenantId: string,
   payload: { conversation_id: string; message_id: string },
-): Promise<OutboundRow | undefined> {
-  const parent = await queryOne<{
-    id: string;
-    mailbox_id: string;
-    message_id: string;
-    subject: string | null;
-    references_ids: string[];
-    in_reply_to: string | null;
-    from_address: string;
-    address: string;
-  }>(
-    db,
-    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.in_reply_to, i.from_address, m.address
-     FROM email_inbound i JOIN mailboxes m ON m.id = i.mailbox_id
-     WHERE i.tenant_id = $1 AND i.conversation_id = $2 AND i.from_address IS NOT NULL
-     ORDER BY i.received_at DESC LIMIT 1`,
-    [tenantId, payload.conversation_id],
-  );
-  const message = await queryOne<{ content: string }>(
-    db,
-    `SELECT content FROM messages WHERE tenant_id = $1 AND conversation_id = $2 AND id = $3`,
-    [tenantId, payload.conversation_id, payload.message_id],
-  );
+): Promise<repo.OutboundRow | undefined> {
+  const parent = await repo.latestInboundOfConversation(db, tenantId, payload.conversation_id);
+  const message = await repo.findMessageContent(db, tenantId, payload.conversation_id, payload.message_id);
   if (!parent || !message) return undefined;
   const domain = parent.address.slice(parent.address.lastIndexOf('@') + 1);
   // Derived from the message's id: a retried attempt finds the same row.
@@ -87,31 +49,22 @@ async function personReply(
     messageId,
     { automated: false },
   );
-  await db.query(
-    `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
-       in_reply_to, references_ids, body_text, automated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)
-     ON CONFLICT (mailbox_id, message_id) DO NOTHING`,
-    [
-      tenantId,
-      parent.mailbox_id,
-      payload.conversation_id,
-      parent.id,
-      messageId,
-      parent.from_address,
-      threading.subject,
-      parent.message_id,
-      threading.references.map((id) => `<${id}>`),
-      message.content,
-    ],
-  );
-  return queryOne<OutboundRow>(db, `${OUTBOUND_SELECT} WHERE o.mailbox_id = $1 AND o.message_id = $2`, [
-    parent.mailbox_id,
+  await repo.insertPersonOutbound(db, {
+    tenantId,
+    mailboxId: parent.mailbox_id,
+    conversationId: payload.conversation_id,
+    inboundId: parent.id,
     messageId,
-  ]);
+    to: parent.from_address,
+    subject: threading.subject,
+    inReplyTo: parent.message_id,
+    references: threading.references.map((id) => `<${id}>`),
+    text: message.content,
+  });
+  return repo.findOutboundByMessageId(db, parent.mailbox_id, messageId);
 }
 
-function outgoing(row: OutboundRow, mailbox: MailboxRow): OutgoingMail {
+function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
   return {
     messageId: row.message_id,
     from: mailbox.name ? `"${mailbox.name.replace(/["\\]/g, '')}" <${mailbox.address}>` : mailbox.address,
@@ -138,10 +91,7 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
         message_id?: string;
       };
       const row = payload.outbound_id
-        ? await queryOne<OutboundRow>(ctx.db, `${OUTBOUND_SELECT} WHERE o.tenant_id = $1 AND o.id = $2`, [
-            message.tenant_id,
-            payload.outbound_id,
-          ])
+        ? await repo.findOutbound(ctx.db, message.tenant_id, payload.outbound_id)
         : payload.conversation_id && payload.message_id
           ? await personReply(ctx, ctx.db, message.tenant_id, {
               conversation_id: payload.conversation_id,
@@ -186,15 +136,9 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
         message_id?: string;
       };
       if (payload.outbound_id) {
-        await tx.query('UPDATE email_outbound SET sent_at = now() WHERE id = $1 AND sent_at IS NULL', [
-          payload.outbound_id,
-        ]);
+        await repo.markOutboundSent(tx, payload.outbound_id);
       } else if (payload.conversation_id) {
-        await tx.query(
-          `UPDATE email_outbound SET sent_at = now() WHERE tenant_id = $1 AND conversation_id = $2 AND automated = false
-             AND sent_at IS NULL`,
-          [message.tenant_id, payload.conversation_id],
-        );
+        await repo.markPersonRepliesSent(tx, message.tenant_id, payload.conversation_id);
       }
     },
   };
