@@ -3,12 +3,12 @@ import { ApiError } from './api/client';
 import { placeFieldError } from './api/field-errors';
 import type { Block } from './api/types';
 import { refusedActivation } from './features/bots/activation';
-import { eventPutBody, eventValues } from './features/events/EventEditor';
+import { eventPutBody, eventValues } from './features/events/event-form';
 import { describeNotification } from './features/events/notifications';
 import { blockPatch, blockProblems, blockValues, nextItemId } from './features/flow/block-form';
 import { blockReasons } from './features/flow/reasons';
 import { entryBody } from './features/knowledge/EntryEditor';
-import { trialDaysLeft } from './features/overview/OverviewPage';
+import { trialDaysLeft } from './features/overview/overview';
 import { nextStep } from './features/webhooks/WebhookDeliveries';
 import { grantableRoles, mayChange, passwordProblemKey, teamRefusalKey } from './features/users/team-rules';
 

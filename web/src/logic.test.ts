@@ -6,8 +6,8 @@ import { parseSse } from './features/chat/sse';
 import { capacityShares } from './features/events/capacity';
 import { flowGraph, END_NODE } from './features/flow/graph';
 import { safeNext } from './features/auth/LoginPage';
-import { splitAtThreshold } from './features/knowledge/KnowledgeTab';
-import { quotaPercent } from './features/overview/OverviewPage';
+import { splitAtThreshold } from './features/knowledge/HitTest';
+import { quotaPercent } from './features/overview/overview';
 import { sideBySide } from './features/prompt/side-by-side';
 import { formatMoney, formatNumber } from './format';
 

@@ -12,7 +12,7 @@ import { useInboxUnread } from '../features/inbox/queries';
 import { LanguageSwitch } from './LanguageSwitch';
 import { useMeQuery } from '../features/auth/queries';
 import { MeProvider } from './session';
-import { NAV, loginPath } from './Shell';
+import { NAV, loginPath } from './nav';
 
 export function ShellFrame() {
   const { t } = useTranslation();

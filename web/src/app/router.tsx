@@ -9,18 +9,18 @@ import { RouteError } from './RouteError';
  * the event forms, TanStack Query or the texts of the other pages.
  */
 const page =
-  <M,>(load: () => Promise<M>, pick: (module: M) => ComponentType) =>
+  <K extends string, M extends Record<K, ComponentType>>(load: () => Promise<M>, name: K) =>
   async () => {
     const [module] = await Promise.all([load(), loadTexts()]);
-    return { Component: pick(module) };
+    return { Component: module[name] };
   };
 
 /** A page outside the signed-in shell that reads the API: inside the query client. */
 const queryPage =
-  <M,>(load: () => Promise<M>, pick: (module: M) => ComponentType) =>
+  <K extends string, M extends Record<K, ComponentType>>(load: () => Promise<M>, name: K) =>
   async () => {
     const [module, { withQueries }] = await Promise.all([load(), import('./query'), loadTexts()]);
-    return { Component: withQueries(pick(module)) };
+    return { Component: withQueries(module[name]) };
   };
 
 export const router = createBrowserRouter([
@@ -30,169 +30,55 @@ export const router = createBrowserRouter([
   },
   {
     path: '/invitation',
-    lazy: queryPage(
-      () => import('../features/users/AcceptInvitationPage'),
-      (m) => m.AcceptInvitationPage,
-    ),
+    lazy: queryPage(() => import('../features/users/AcceptInvitationPage'), 'AcceptInvitationPage'),
   },
   {
     path: '/',
-    lazy: queryPage(
-      () => import('./Shell'),
-      (m) => m.Shell,
-    ),
+    lazy: queryPage(() => import('./Shell'), 'Shell'),
     errorElement: <RouteError />,
     children: [
-      {
-        index: true,
-        lazy: page(
-          () => import('../features/overview/OverviewPage'),
-          (m) => m.OverviewPage,
-        ),
-      },
+      { index: true, lazy: page(() => import('../features/overview/OverviewPage'), 'OverviewPage') },
       { path: 'dashboard', element: <Navigate to="/" replace /> },
-      {
-        path: 'bots',
-        lazy: page(
-          () => import('../features/bots/BotsPage'),
-          (m) => m.BotsPage,
-        ),
-      },
+      { path: 'bots', lazy: page(() => import('../features/bots/BotsPage'), 'BotsPage') },
       {
         path: 'bots/:botId',
-        lazy: page(
-          () => import('../features/bots/BotPage'),
-          (m) => m.BotPage,
-        ),
+        lazy: page(() => import('../features/bots/BotPage'), 'BotPage'),
         children: [
-          {
-            index: true,
-            lazy: page(
-              () => import('../features/bots/SettingsTab'),
-              (m) => m.SettingsTab,
-            ),
-          },
-          {
-            path: 'prompt',
-            lazy: page(
-              () => import('../features/prompt/PromptTab'),
-              (m) => m.PromptTab,
-            ),
-          },
+          { index: true, lazy: page(() => import('../features/bots/SettingsTab'), 'SettingsTab') },
+          { path: 'prompt', lazy: page(() => import('../features/prompt/PromptTab'), 'PromptTab') },
           {
             path: 'knowledge',
-            lazy: page(
-              () => import('../features/knowledge/KnowledgeTab'),
-              (m) => m.KnowledgeTab,
-            ),
+            lazy: page(() => import('../features/knowledge/KnowledgeTab'), 'KnowledgeTab'),
           },
-          {
-            path: 'flow',
-            lazy: page(
-              () => import('../features/flow/FlowTab'),
-              (m) => m.FlowTab,
-            ),
-          },
-          {
-            path: 'channels',
-            lazy: page(
-              () => import('../features/channels/ChannelsTab'),
-              (m) => m.ChannelsTab,
-            ),
-          },
-          {
-            path: 'chat',
-            lazy: page(
-              () => import('../features/chat/TestChatTab'),
-              (m) => m.TestChatTab,
-            ),
-          },
+          { path: 'flow', lazy: page(() => import('../features/flow/FlowTab'), 'FlowTab') },
+          { path: 'channels', lazy: page(() => import('../features/channels/ChannelsTab'), 'ChannelsTab') },
+          { path: 'chat', lazy: page(() => import('../features/chat/TestChatTab'), 'TestChatTab') },
         ],
       },
-      {
-        path: 'inbox',
-        lazy: page(
-          () => import('../features/inbox/InboxPage'),
-          (m) => m.InboxPage,
-        ),
-      },
+      { path: 'inbox', lazy: page(() => import('../features/inbox/InboxPage'), 'InboxPage') },
       {
         path: 'conversations',
-        lazy: page(
-          () => import('../features/conversations/ConversationsPage'),
-          (m) => m.ConversationsPage,
-        ),
+        lazy: page(() => import('../features/conversations/ConversationsPage'), 'ConversationsPage'),
       },
       {
         path: 'conversations/:conversationId',
-        lazy: page(
-          () => import('../features/conversations/ConversationPage'),
-          (m) => m.ConversationPage,
-        ),
+        lazy: page(() => import('../features/conversations/ConversationPage'), 'ConversationPage'),
       },
-      {
-        path: 'events',
-        lazy: page(
-          () => import('../features/events/EventsPage'),
-          (m) => m.EventsPage,
-        ),
-      },
-      {
-        path: 'events/:eventId',
-        lazy: page(
-          () => import('../features/events/EventPage'),
-          (m) => m.EventPage,
-        ),
-      },
-      {
-        path: 'contacts',
-        lazy: page(
-          () => import('../features/contacts/ContactsPage'),
-          (m) => m.ContactsPage,
-        ),
-      },
+      { path: 'events', lazy: page(() => import('../features/events/EventsPage'), 'EventsPage') },
+      { path: 'events/:eventId', lazy: page(() => import('../features/events/EventPage'), 'EventPage') },
+      { path: 'contacts', lazy: page(() => import('../features/contacts/ContactsPage'), 'ContactsPage') },
       {
         path: 'contacts/:contactId',
-        lazy: page(
-          () => import('../features/contacts/ContactPage'),
-          (m) => m.ContactPage,
-        ),
+        lazy: page(() => import('../features/contacts/ContactPage'), 'ContactPage'),
       },
       {
         path: 'settings',
-        lazy: page(
-          () => import('../features/settings/SettingsPage'),
-          (m) => m.SettingsPage,
-        ),
+        lazy: page(() => import('../features/settings/SettingsPage'), 'SettingsPage'),
         children: [
-          {
-            index: true,
-            lazy: page(
-              () => import('../features/settings/SettingsIndex'),
-              (m) => m.SettingsIndex,
-            ),
-          },
-          {
-            path: 'api',
-            lazy: page(
-              () => import('../features/api-keys/ApiKeysPage'),
-              (m) => m.ApiKeysPage,
-            ),
-          },
-          {
-            path: 'webhooks',
-            lazy: page(
-              () => import('../features/webhooks/WebhooksPage'),
-              (m) => m.WebhooksPage,
-            ),
-          },
-          {
-            path: 'team',
-            lazy: page(
-              () => import('../features/users/TeamPage'),
-              (m) => m.TeamPage,
-            ),
-          },
+          { index: true, lazy: page(() => import('../features/settings/SettingsIndex'), 'SettingsIndex') },
+          { path: 'api', lazy: page(() => import('../features/api-keys/ApiKeysPage'), 'ApiKeysPage') },
+          { path: 'webhooks', lazy: page(() => import('../features/webhooks/WebhooksPage'), 'WebhooksPage') },
+          { path: 'team', lazy: page(() => import('../features/users/TeamPage'), 'TeamPage') },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },

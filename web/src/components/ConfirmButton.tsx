@@ -4,8 +4,9 @@ import { useTranslation } from 'react-i18next';
 import { confirmAction } from './confirm';
 
 /**
- * A destructive action in a list row: a small red button that asks first (a confirm dialog
- * with the action's title, its consequence and the confirming word).
+ * An action that asks first (a confirm dialog with the action's title, its consequence and the
+ * confirming word): by default a small red button of a list row; `ask={false}` acts at once
+ * (where there is nothing to lose yet), `danger={false}` keeps the theme's colour.
  */
 export function ConfirmButton({
   children,
@@ -13,6 +14,8 @@ export function ConfirmButton({
   text,
   confirm,
   onConfirm,
+  ask = true,
+  danger = true,
   'aria-label': ariaLabel,
   ...buttonProps
 }: {
@@ -23,6 +26,8 @@ export function ConfirmButton({
   /** The dialog's confirming button; the button's own text when it is a plain string. */
   confirm?: string;
   onConfirm: () => void;
+  ask?: boolean;
+  danger?: boolean;
   'aria-label'?: string;
 } & Omit<ButtonProps, 'children' | 'onClick'>) {
   const { t } = useTranslation();
@@ -30,17 +35,19 @@ export function ConfirmButton({
   return (
     <Button
       size="compact-xs"
-      color="red"
+      color={danger ? 'red' : undefined}
       variant="subtle"
       aria-label={ariaLabel}
       {...buttonProps}
       onClick={() =>
-        confirmAction({
-          title,
-          text,
-          confirm: confirm ?? (typeof label === 'string' ? label : title),
-          onConfirm,
-        })
+        ask
+          ? confirmAction({
+              title,
+              text,
+              confirm: confirm ?? (typeof label === 'string' ? label : title),
+              onConfirm,
+            })
+          : onConfirm()
       }
     >
       {label}

@@ -3,19 +3,10 @@ import { render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTexts } from '../i18n';
 import { DataTable } from './DataTable';
+import { mediaQueryList } from '../test/media';
 
 function phoneScreen(phone: boolean) {
-  vi.spyOn(window, 'matchMedia').mockImplementation(
-    (query: string) =>
-      ({
-        matches: phone,
-        media: query,
-        addEventListener: () => {},
-        removeEventListener: () => {},
-        addListener: () => {},
-        removeListener: () => {},
-      }) as unknown as MediaQueryList,
-  );
+  vi.spyOn(window, 'matchMedia').mockImplementation((query: string) => mediaQueryList(query, phone));
 }
 
 const renderList = (props: Partial<Parameters<typeof DataTable>[0]> = {}) =>

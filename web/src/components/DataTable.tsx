@@ -7,6 +7,10 @@ export interface DataColumn {
   label: string;
   align?: 'left' | 'right';
 }
+/** A column: its label alone (left-aligned), or with its alignment. */
+export type Column = DataColumn | string;
+
+const columnOf = (column: Column): DataColumn => (typeof column === 'string' ? { label: column } : column);
 
 /** Below this width a table shows each row as a card: no column is hidden behind a scroll. */
 export const PHONE_QUERY = '(max-width: 47.99em)';
@@ -53,7 +57,7 @@ export function DataTable({
   minWidth = 560,
   ...tableProps
 }: {
-  columns: readonly DataColumn[];
+  columns: readonly Column[];
   children?: ReactNode;
   /** The list's query: its loading and error states (each may be given alone instead). */
   query?: ListQuery;
@@ -66,6 +70,7 @@ export function DataTable({
   /** Width below which the wide table scrolls (never on a phone: there it is cards). */
   minWidth?: number;
 } & Omit<TableProps, 'children'>) {
+  const cells = columns.map(columnOf);
   const phone = useMediaQuery(PHONE_QUERY, false, { getInitialValueInEffect: false });
   const scope = `dt${useId().replace(/[^a-zA-Z0-9]/g, '')}`;
   if (loading) return <Loading />;
@@ -75,7 +80,7 @@ export function DataTable({
     <Table {...tableProps} className={phone ? scope : undefined} data-layout={phone ? 'cards' : 'table'}>
       <Table.Thead>
         <Table.Tr>
-          {columns.map((column, index) => (
+          {cells.map((column, index) => (
             <Table.Th key={index} ta={column.align}>
               {column.label}
             </Table.Th>
@@ -88,7 +93,7 @@ export function DataTable({
   if (phone) {
     return (
       <>
-        <style>{cardStyles(scope, columns)}</style>
+        <style>{cardStyles(scope, cells)}</style>
         {table}
       </>
     );

@@ -1,15 +1,20 @@
-import { Card, Group, Title } from '@mantine/core';
+import { Card, Group, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
 
-/** A titled card of a page (a level-2 heading), with an action at the heading's right if any. */
+/**
+ * A titled card of a page (a level-2 heading), with an action at the heading's right if any and
+ * a short introduction under it.
+ */
 export function Section({
   title,
   action,
+  intro,
   testId,
   children,
 }: {
   title: ReactNode;
   action?: ReactNode;
+  intro?: ReactNode;
   testId?: string;
   children?: ReactNode;
 }) {
@@ -21,6 +26,11 @@ export function Section({
         </Title>
         {action}
       </Group>
+      {intro && (
+        <Text size="sm" mb="sm">
+          {intro}
+        </Text>
+      )}
       {children}
     </Card>
   );

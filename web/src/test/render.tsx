@@ -3,9 +3,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { vi } from 'vitest';
+import { beforeAll, vi } from 'vitest';
 import type { Me } from '../api/types';
 import { MeProvider } from '../app/session';
+import { loadTexts } from '../i18n';
 
 /** A JSON answer of the API. */
 export function json(body: unknown, status = 200): Response {
@@ -37,6 +38,19 @@ export function fakeApi(
     return answer(line, url, input);
   });
   return { requests, bodies, fetch };
+}
+
+/**
+ * `fakeApi` in place of `fetch` for every test of the file, with the dashboard's texts loaded
+ * before the first.
+ */
+export function serveFakeApi(...args: Parameters<typeof fakeApi>) {
+  const served = fakeApi(...args);
+  beforeAll(async () => {
+    vi.stubGlobal('fetch', served.fetch);
+    await loadTexts();
+  });
+  return served;
 }
 
 /**

@@ -1,13 +1,13 @@
-import { Badge, Button, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
-import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { Section } from '../../components/Section';
 import { useApiKeys, useGenerateApiKey, useRevokeApiKey } from './queries';
 
 export function ApiKeysPage() {
@@ -25,49 +25,37 @@ export function ApiKeysPage() {
 
   return (
     <Stack>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('apiKeys.title')}
-        </Title>
-        <Text size="sm" mb="sm">
-          {t('apiKeys.intro')}
-        </Text>
+      <Section title={t('apiKeys.title')} intro={t('apiKeys.intro')}>
         {secret ? (
           <SecretOnce label={t('apiKeys.newKey')} secret={secret} onDone={() => setSecret(null)} />
         ) : (
-          <Button
+          <ConfirmButton
+            size="sm"
+            variant="filled"
+            danger={false}
             loading={generate.isPending}
-            onClick={() =>
-              active
-                ? confirmAction({
-                    title: t('apiKeys.generate'),
-                    text: t('apiKeys.replaceConfirm'),
-                    confirm: t('apiKeys.generate'),
-                    onConfirm: onGenerate,
-                  })
-                : onGenerate()
-            }
+            ask={Boolean(active)}
+            title={t('apiKeys.generate')}
+            text={t('apiKeys.replaceConfirm')}
+            onConfirm={onGenerate}
           >
             {t('apiKeys.generate')}
-          </Button>
+          </ConfirmButton>
         )}
         {(generate.error || revoke.error) && <ErrorAlert error={generate.error ?? revoke.error} />}
-      </Card>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('apiKeys.list')}
-        </Title>
+      </Section>
+      <Section title={t('apiKeys.list')}>
         {keys.data.data.length === 0 ? (
           <Text c="dimmed">{t('apiKeys.none')}</Text>
         ) : (
           <DataTable
             columns={[
-              { label: t('apiKeys.prefix') },
-              { label: t('apiKeys.state') },
-              { label: t('common.created') },
-              { label: t('apiKeys.lastUsed') },
-              { label: t('apiKeys.expires') },
-              { label: t('common.actions') },
+              t('apiKeys.prefix'),
+              t('apiKeys.state'),
+              t('common.created'),
+              t('apiKeys.lastUsed'),
+              t('apiKeys.expires'),
+              t('common.actions'),
             ]}
             minWidth={600}
           >
@@ -101,7 +89,7 @@ export function ApiKeysPage() {
             ))}
           </DataTable>
         )}
-      </Card>
+      </Section>
     </Stack>
   );
 }

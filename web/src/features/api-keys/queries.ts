@@ -1,4 +1,5 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
+import { useRefreshingMutation } from '../../api/mutations';
 import { api, call } from '../../api/client';
 
 export const apiKeyKeys = { all: ['api-keys'] as const };
@@ -9,17 +10,15 @@ export function useApiKeys(enabled: boolean) {
 
 /** A new key (its secret is in the result, shown once); the list is read anew. */
 export function useGenerateApiKey() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () => call(api.POST('/api/api-keys', { body: { name: 'Dashboard' } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all }),
-  });
+  return useRefreshingMutation(
+    () => call(api.POST('/api/api-keys', { body: { name: 'Dashboard' } })),
+    apiKeyKeys.all,
+  );
 }
 
 export function useRevokeApiKey() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: apiKeyKeys.all }),
-  });
+  return useRefreshingMutation(
+    (id: string) => call(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })),
+    apiKeyKeys.all,
+  );
 }

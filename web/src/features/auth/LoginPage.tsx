@@ -1,8 +1,8 @@
-import { Alert, Button, Center, Group, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
-import { LanguageSwitch } from '../../app/LanguageSwitch';
+import { PublicFrame } from '../../app/PublicFrame';
 
 /** Only paths inside the app are followed after sign-in. */
 export function safeNext(next: string | null): string {
@@ -107,45 +107,37 @@ export function LoginPage() {
   }, [t]);
 
   return (
-    <Center mih="100vh" p="md" component="main">
-      <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={400}>
-        <form onSubmit={(event) => void submit(event)} noValidate>
-          <Stack>
-            <Group justify="space-between">
-              <Title order={1} size="h2">
-                {t('login.title')}
-              </Title>
-              <LanguageSwitch />
-            </Group>
-            {params.get('next') && !error && (
-              <Alert color="blue" role="status">
-                {t('login.expired')}
-              </Alert>
-            )}
-            {error !== null && (
-              <Alert color="red" role="alert" title={t('login.failed')}>
-                {loginErrorText(error, t)}
-              </Alert>
-            )}
-            <TextInput
-              label={t('login.email')}
-              type="email"
-              autoComplete="username"
-              required
-              {...field('email')}
-            />
-            <PasswordInput
-              label={t('login.password')}
-              autoComplete="current-password"
-              required
-              {...field('password')}
-            />
-            <Button type="submit" loading={pending}>
-              {t('login.submit')}
-            </Button>
-          </Stack>
-        </form>
-      </Paper>
-    </Center>
+    <PublicFrame title={t('login.title')} width={400}>
+      <form onSubmit={(event) => void submit(event)} noValidate>
+        <Stack>
+          {params.get('next') && !error && (
+            <Alert color="blue" role="status">
+              {t('login.expired')}
+            </Alert>
+          )}
+          {error !== null && (
+            <Alert color="red" role="alert" title={t('login.failed')}>
+              {loginErrorText(error, t)}
+            </Alert>
+          )}
+          <TextInput
+            label={t('login.email')}
+            type="email"
+            autoComplete="username"
+            required
+            {...field('email')}
+          />
+          <PasswordInput
+            label={t('login.password')}
+            autoComplete="current-password"
+            required
+            {...field('password')}
+          />
+          <Button type="submit" loading={pending}>
+            {t('login.submit')}
+          </Button>
+        </Stack>
+      </form>
+    </PublicFrame>
   );
 }

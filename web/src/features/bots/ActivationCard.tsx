@@ -1,14 +1,15 @@
-import { Alert, Button, Card, Group, List, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, List, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { Bot, BotPatch } from '../../api/types';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert } from '../../components/states';
 import { BlockReasons } from '../flow/BlockReasons';
 import { refusedActivation } from './activation';
 import { notify } from '../../components/notify';
 import { useMissingText } from './GoLiveChecklist';
+import { Section } from '../../components/Section';
 import { usePatchBot } from './queries';
 
 export const ON: BotPatch = { is_active: true, status: 'active' };
@@ -25,13 +26,7 @@ export function Activation({ bot }: { bot: Bot }) {
   const refused = refusedActivation(toggle.error);
   const missing = useMissingText(bot.id);
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('bot.activation')}
-      </Title>
-      <Text size="sm" mb="sm">
-        {on ? t('bot.isOn') : t('bot.isOff')}
-      </Text>
+    <Section title={t('bot.activation')} intro={on ? t('bot.isOn') : t('bot.isOff')}>
       {refused ? (
         <Alert color="red" title={t('bot.refusedTitle')} role="alert" mb="sm">
           <Text size="sm">{t('bot.refusedText', { count: refused.length })}</Text>
@@ -56,21 +51,16 @@ export function Activation({ bot }: { bot: Bot }) {
       )}
       {canEdit &&
         (on ? (
-          <Button
-            color="red"
+          <ConfirmButton
+            size="sm"
             variant="light"
             loading={toggle.isPending}
-            onClick={() =>
-              confirmAction({
-                title: t('bot.deactivate'),
-                text: t('bot.deactivateConfirm'),
-                confirm: t('bot.deactivate'),
-                onConfirm: () => toggle.mutate(OFF),
-              })
-            }
+            title={t('bot.deactivate')}
+            text={t('bot.deactivateConfirm')}
+            onConfirm={() => toggle.mutate(OFF)}
           >
             {t('bot.deactivate')}
-          </Button>
+          </ConfirmButton>
         ) : (
           <Group gap="sm">
             <Button
@@ -88,6 +78,6 @@ export function Activation({ bot }: { bot: Bot }) {
             )}
           </Group>
         ))}
-    </Card>
+    </Section>
   );
 }

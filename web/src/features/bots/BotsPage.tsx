@@ -56,11 +56,7 @@ export function BotsPage() {
             action={canEdit && <Button onClick={open}>{t('bots.create')}</Button>}
           />
         }
-        columns={[
-          { label: t('bots.name') },
-          { label: t('bots.statusFilter') },
-          { label: t('common.updated') },
-        ]}
+        columns={[t('bots.name'), t('bots.statusFilter'), t('common.updated')]}
         minWidth={480}
         highlightOnHover
       >

@@ -2,10 +2,8 @@ import { Anchor, Badge, Card, Group, List, Text, ThemeIcon, Title, VisuallyHidde
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { ErrorAlert, Loading } from '../../components/states';
-import { useGoLive, type GoLive } from './queries';
+import { useGoLive } from './queries';
 import { ItemText } from './GoLiveItemText';
-
-export type Item = GoLive['items'][number];
 
 /** What is done and what is missing before the bot goes live; each open item links to its place. */
 export function GoLiveChecklist({ botId }: { botId: string }) {

@@ -1,5 +1,7 @@
 import { useTranslation } from 'react-i18next';
-import { type Item } from './GoLiveChecklist';
+import type { GoLive } from './queries';
+
+export type Item = GoLive['items'][number];
 
 export function ItemText({ item }: { item: Item }) {
   const { t } = useTranslation();

@@ -18,7 +18,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useBotId } from './BotPage';
 import { placeFieldError } from '../../api/field-errors';
@@ -148,20 +148,15 @@ export function SettingsTab() {
                   <Button type="submit" loading={save.isPending} disabled={!form.isDirty()}>
                     {t('common.save')}
                   </Button>
-                  <Button
-                    color="red"
-                    variant="subtle"
-                    onClick={() =>
-                      confirmAction({
-                        title: t('bot.delete'),
-                        text: t('bot.deleteConfirm', { name: bot.data.name }),
-                        confirm: t('common.delete'),
-                        onConfirm: () => remove.mutate(),
-                      })
-                    }
+                  <ConfirmButton
+                    size="sm"
+                    title={t('bot.delete')}
+                    text={t('bot.deleteConfirm', { name: bot.data.name })}
+                    confirm={t('common.delete')}
+                    onConfirm={() => remove.mutate()}
                   >
                     {t('bot.delete')}
-                  </Button>
+                  </ConfirmButton>
                 </Group>
               )}
             </Stack>

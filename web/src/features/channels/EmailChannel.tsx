@@ -23,7 +23,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
@@ -399,22 +399,15 @@ function MailboxCard({ botId, mailbox, onEdit }: { botId: string; mailbox: Mailb
               <Button size="xs" variant="default" onClick={onEdit}>
                 {t('email.editButton')}
               </Button>
-              <Button
+              <ConfirmButton
                 size="xs"
-                variant="subtle"
-                color="red"
                 loading={remove.isPending}
-                onClick={() =>
-                  confirmAction({
-                    title: t('email.deleteTitle'),
-                    text: t('email.deleteText', { address: mailbox.address }),
-                    confirm: t('email.delete'),
-                    onConfirm: () => remove.mutate(mailbox.id),
-                  })
-                }
+                title={t('email.deleteTitle')}
+                text={t('email.deleteText', { address: mailbox.address })}
+                onConfirm={() => remove.mutate(mailbox.id)}
               >
                 {t('email.delete')}
-              </Button>
+              </ConfirmButton>
             </>
           )}
           <Anchor component="button" type="button" size="sm" onClick={() => setShowSkipped((s) => !s)}>

@@ -1,8 +1,8 @@
-import { Button, Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Card, Code, Group, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { notify } from '../../components/notify';
 import { SecretOnce } from '../../components/SecretOnce';
 import { ErrorAlert } from '../../components/states';
@@ -34,24 +34,18 @@ export function Keys({ botId, settings }: { botId: string; settings: WidgetSetti
             <Code data-testid="publishable-key">{settings.publishable_key}</Code>
           </div>
           {canEdit && (
-            <Button
+            <ConfirmButton
+              size="sm"
               variant="light"
-              color="red"
               loading={rotateKey.isPending}
-              onClick={() =>
-                confirmAction({
-                  title: t('channels.website.rotateKey'),
-                  text: t('channels.website.rotateKeyConfirm'),
-                  confirm: t('channels.website.rotateKey'),
-                  onConfirm: () =>
-                    rotateKey.mutate(undefined, {
-                      onSuccess: () => notify(t('channels.website.keyRotated')),
-                    }),
-                })
+              title={t('channels.website.rotateKey')}
+              text={t('channels.website.rotateKeyConfirm')}
+              onConfirm={() =>
+                rotateKey.mutate(undefined, { onSuccess: () => notify(t('channels.website.keyRotated')) })
               }
             >
               {t('channels.website.rotateKey')}
-            </Button>
+            </ConfirmButton>
           )}
         </Group>
         <Group justify="space-between" align="flex-end">
@@ -66,25 +60,23 @@ export function Keys({ botId, settings }: { botId: string; settings: WidgetSetti
             </Text>
           </div>
           {canEdit && (
-            <Button
+            <ConfirmButton
+              size="sm"
               variant="light"
+              danger={false}
               loading={rotateSecret.isPending}
-              onClick={() => {
-                const run = () =>
-                  rotateSecret.mutate(undefined, { onSuccess: (r) => setSecret(r.identity_secret) });
-                if (!settings.identity_secret_set) return run();
-                confirmAction({
-                  title: t('channels.website.rotateSecret'),
-                  text: t('channels.website.rotateSecretConfirm'),
-                  confirm: t('channels.website.rotateSecret'),
-                  onConfirm: run,
-                });
-              }}
+              ask={settings.identity_secret_set}
+              title={t('channels.website.rotateSecret')}
+              text={t('channels.website.rotateSecretConfirm')}
+              confirm={t('channels.website.rotateSecret')}
+              onConfirm={() =>
+                rotateSecret.mutate(undefined, { onSuccess: (r) => setSecret(r.identity_secret) })
+              }
             >
               {settings.identity_secret_set
                 ? t('channels.website.rotateSecret')
                 : t('channels.website.createSecret')}
-            </Button>
+            </ConfirmButton>
           )}
         </Group>
         {secret && (

@@ -4,7 +4,7 @@ import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import { previewDocument } from './origins';
 import { type WidgetSettings } from './queries';
-import { HEX, type Values, toBody } from './WebsiteChannel';
+import { HEX, type Values, toBody } from './widget-form';
 
 /** The real widget in preview mode (no requests), in a frame, following the form as it is typed. */
 export function Preview({

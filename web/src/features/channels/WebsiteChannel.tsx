@@ -27,45 +27,11 @@ import { ErrorAlert, Loading } from '../../components/states';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { useBot } from '../bots/queries';
 import { canonicalOrigin, cspLinesOf, snippetOf } from './origins';
-import { useUpdateWidget, useWidgetSettings, type WidgetPatch, type WidgetSettings } from './queries';
+import { useUpdateWidget, useWidgetSettings } from './queries';
 import { CopyBlock } from './CopyBlock';
 import { Preview } from './Preview';
+import { HEX, formValues, toBody, type Values } from './widget-form';
 import { Keys } from './Keys';
-
-export const HEX = /^#[0-9a-fA-F]{6}$/;
-
-function formValues(settings: WidgetSettings) {
-  return {
-    allowed_origins: settings.allowed_origins,
-    verified_only: settings.verified_only,
-    language: settings.language,
-    daily_message_budget: settings.daily_message_budget,
-    primary_color: settings.theme.primary_color ?? '#1c5fd4',
-    background_color: settings.theme.background_color ?? '#ffffff',
-    text_color: settings.theme.text_color ?? '#1a1b1e',
-    position: settings.theme.position ?? 'bottom-right',
-    greeting: settings.theme.greeting ?? '',
-    avatar_url: settings.theme.avatar_url ?? '',
-  };
-}
-export type Values = ReturnType<typeof formValues>;
-
-export function toBody(values: Values): WidgetPatch {
-  return {
-    allowed_origins: values.allowed_origins.map((o) => canonicalOrigin(o) ?? o),
-    verified_only: values.verified_only,
-    language: values.language,
-    daily_message_budget: Number(values.daily_message_budget),
-    theme: {
-      primary_color: values.primary_color,
-      background_color: values.background_color,
-      text_color: values.text_color,
-      position: values.position,
-      ...(values.greeting.trim() ? { greeting: values.greeting.trim() } : {}),
-      ...(values.avatar_url.trim() ? { avatar_url: values.avatar_url.trim() } : {}),
-    },
-  };
-}
 
 /** Bots → Channels → Website: the widget's switch, origins, appearance with preview, snippet and keys. */
 export function WebsiteChannel({ botId }: { botId: string }) {

@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import type { Body, Ok } from '../../api/types';
+import { useRefreshingMutation } from '../../api/mutations';
 import { goLiveKey } from '../bots/queries';
 
 export type WidgetSettings = Ok<'/api/bots/{id}/widget', 'get'>;
@@ -45,12 +46,10 @@ export function useRotatePublishableKey(botId: string) {
 
 /** A new identity secret; the result holds it this once. */
 export function useRotateIdentitySecret(botId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: () =>
-      call(api.POST('/api/bots/{id}/widget/identity-secret', { params: { path: { id: botId } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: channelKeys.widget(botId) }),
-  });
+  return useRefreshingMutation(
+    () => call(api.POST('/api/bots/{id}/widget/identity-secret', { params: { path: { id: botId } } })),
+    channelKeys.widget(botId),
+  );
 }
 
 // --- e-mail ---
@@ -113,9 +112,8 @@ export function useConversationMails(conversationId: string, enabled: boolean) {
 }
 
 export function useSaveMailbox(botId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (input: { id: string; patch: MailboxPatch } | { id?: undefined; body: MailboxBody }) =>
+  return useRefreshingMutation(
+    (input: { id: string; patch: MailboxPatch } | { id?: undefined; body: MailboxBody }) =>
       'patch' in input
         ? call(
             api.PATCH('/api/bots/{id}/mailboxes/{mailboxId}', {
@@ -124,19 +122,18 @@ export function useSaveMailbox(botId: string) {
             }),
           )
         : call(api.POST('/api/bots/{id}/mailboxes', { params: { path: { id: botId } }, body: input.body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: mailboxKeys.all(botId) }),
-  });
+    mailboxKeys.all(botId),
+  );
 }
 
 export function useDeleteMailbox(botId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (mailboxId: string) =>
+  return useRefreshingMutation(
+    (mailboxId: string) =>
       call(
         api.DELETE('/api/bots/{id}/mailboxes/{mailboxId}', { params: { path: { id: botId, mailboxId } } }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: mailboxKeys.all(botId) }),
-  });
+    mailboxKeys.all(botId),
+  );
 }
 
 export function useCheckMailbox(botId: string) {

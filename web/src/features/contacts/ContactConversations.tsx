@@ -1,46 +1,78 @@
 import { Table } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { DataTable } from '../../components/DataTable';
-import { Section } from '../../components/Section';
 import { formatDateTime } from '../../format';
 import { ConversationStateBadge } from './ConversationStateBadge';
-import { NoneYet } from '../../components/NoneYet';
-import { useContactConversations } from './queries';
+import { ContactList } from './ContactList';
+import { useContactConversations, useContactLeads } from './queries';
+
+/** One conversation of the person: when it started (a link to it), the bot, its state and length. */
+function ConversationCells({
+  conversation,
+  channel,
+}: {
+  conversation: { id: string; created_at: string; bot_name: string; status: string; message_count: number };
+  channel?: string;
+}) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Link to={`/conversations/${conversation.id}`}>
+          {formatDateTime(conversation.created_at, i18n.language)}
+        </Link>
+      </Table.Td>
+      <Table.Td>{conversation.bot_name}</Table.Td>
+      {channel !== undefined && <Table.Td>{t(`channels.${channel}`, { defaultValue: channel })}</Table.Td>}
+      <Table.Td>
+        <ConversationStateBadge status={conversation.status} />
+      </Table.Td>
+      <Table.Td ta="right">{conversation.message_count}</Table.Td>
+    </Table.Tr>
+  );
+}
 
 /** The person's conversations on every channel. */
 export function ContactConversations({ contactId }: { contactId: string }) {
-  const { t, i18n } = useTranslation();
-  const conversations = useContactConversations(contactId);
+  const { t } = useTranslation();
   return (
-    <Section title={t('contacts.conversations')} testId="contact-conversations">
-      <DataTable
-        columns={[
-          { label: t('common.created') },
-          { label: t('contacts.bot') },
-          { label: t('contacts.channel') },
-          { label: t('contacts.conversationState') },
-          { label: t('contacts.messages'), align: 'right' as const },
-        ]}
-        query={conversations}
-        isEmpty={conversations.data?.data.length === 0}
-        empty={<NoneYet text={t('contacts.noConversations')} />}
-        minWidth={360}
-      >
-        {conversations.data?.data.map((c) => (
-          <Table.Tr key={c.id}>
-            <Table.Td>
-              <Link to={`/conversations/${c.id}`}>{formatDateTime(c.created_at, i18n.language)}</Link>
-            </Table.Td>
-            <Table.Td>{c.bot_name}</Table.Td>
-            <Table.Td>{t(`channels.${c.channel}`, { defaultValue: c.channel })}</Table.Td>
-            <Table.Td>
-              <ConversationStateBadge status={c.status} />
-            </Table.Td>
-            <Table.Td ta="right">{c.message_count}</Table.Td>
-          </Table.Tr>
-        ))}
-      </DataTable>
-    </Section>
+    <ContactList
+      title={t('contacts.conversations')}
+      testId="contact-conversations"
+      query={useContactConversations(contactId)}
+      none={t('contacts.noConversations')}
+      columns={[
+        t('common.created'),
+        t('contacts.bot'),
+        t('contacts.channel'),
+        t('contacts.conversationState'),
+        { label: t('contacts.messages'), align: 'right' },
+      ]}
+      minWidth={360}
+      row={(c) => <ConversationCells key={c.id} conversation={c} channel={c.channel} />}
+    />
+  );
+}
+
+/** The conversations in which the person left their details. */
+export function ContactLeads({ contactId }: { contactId: string }) {
+  const { t } = useTranslation();
+  return (
+    <ContactList
+      title={t('contacts.leads')}
+      testId="contact-leads"
+      query={useContactLeads(contactId)}
+      none={t('contacts.noLeads')}
+      columns={[
+        t('common.created'),
+        t('contacts.bot'),
+        t('contacts.conversationState'),
+        { label: t('contacts.messages'), align: 'right' },
+      ]}
+      minWidth={320}
+      row={(l) => (
+        <ConversationCells key={l.conversation_id} conversation={{ ...l, id: l.conversation_id }} />
+      )}
+    />
   );
 }

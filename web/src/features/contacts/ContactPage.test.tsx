@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTexts } from '../../i18n';
-import { fakeApi, json, renderWithApp } from '../../test/render';
+import { describe, expect, it } from 'vitest';
+
+import { serveFakeApi, json, renderWithApp } from '../../test/render';
 
 const ID = '6f1d2c3b-0000-4000-8000-0000000000c1';
 const OTHER = '6f1d2c3b-0000-4000-8000-0000000000c2';
@@ -29,11 +29,7 @@ const conversation = {
   created_at: '2026-03-10T11:00:00.000Z',
 };
 
-const {
-  requests,
-  bodies,
-  fetch: fetchMock,
-} = fakeApi((line) => {
+const { requests, bodies } = serveFakeApi((line) => {
   if (line === `GET /api/contacts/${ID}`) return json(contact);
   if (line === `GET /api/contacts/${ID}/conversations`) return json({ data: [conversation] });
   if (line === `POST /api/contacts/${ID}/merge`) {
@@ -59,11 +55,6 @@ const {
 const me = { permissions: ['contact:view', 'contact:edit'] };
 
 describe('ContactPage', () => {
-  beforeAll(async () => {
-    vi.stubGlobal('fetch', fetchMock);
-    await loadTexts();
-  });
-
   it('shows the person with conversations across channels and refuses a merge clash in words', async () => {
     const { ContactPage } = await import('./ContactPage');
     renderWithApp(<ContactPage />, { me, path: '/contacts/:contactId', route: `/contacts/${ID}` });

@@ -8,7 +8,7 @@ import { formatDateTime } from '../../format';
 import { ContactActions } from './ContactActions';
 import { ContactBookings } from './ContactBookings';
 import { ContactConversations } from './ContactConversations';
-import { ContactLeads } from './ContactLeads';
+import { ContactLeads } from './ContactConversations';
 import { useContact } from './queries';
 
 /** One person: their details, bookings, conversations and leads; edit, merge, export, erase. */

@@ -30,12 +30,7 @@ export function ContactsPage() {
         {canEdit && <NewContactButton />}
       </Group>
       <DataTable
-        columns={[
-          { label: t('contacts.name') },
-          { label: t('contacts.email') },
-          { label: t('contacts.phone') },
-          { label: t('common.created') },
-        ]}
+        columns={[t('contacts.name'), t('contacts.email'), t('contacts.phone'), t('common.created')]}
         query={contacts}
         isEmpty={contacts.data?.data.length === 0}
         empty={<EmptyState title={t('contacts.emptyTitle')} text={t('contacts.emptyText')} />}

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTexts } from '../../i18n';
-import { fakeApi, json, renderWithApp } from '../../test/render';
+import { describe, expect, it } from 'vitest';
+
+import { serveFakeApi, json, renderWithApp } from '../../test/render';
 
 const ID = '6f1d2c3b-0000-4000-8000-0000000000d1';
 const REPLY = '6f1d2c3b-0000-4000-8000-0000000000e2';
@@ -72,11 +72,7 @@ const conversation = {
   ],
 };
 
-const {
-  requests,
-  bodies,
-  fetch: fetchMock,
-} = fakeApi((line) => {
+const { requests, bodies } = serveFakeApi((line) => {
   if (line === `GET /api/conversations/${ID}`) return json(conversation);
   if (line === `PUT /api/conversations/${ID}/messages/${REPLY}/review`) {
     return json({ ...conversation.messages[1], review: null });
@@ -85,11 +81,6 @@ const {
 });
 
 describe('ConversationPage (review)', () => {
-  beforeAll(async () => {
-    vi.stubGlobal('fetch', fetchMock);
-    await loadTexts();
-  });
-
   async function show(permissions: string[]) {
     const { ConversationPage } = await import('./ConversationPage');
     renderWithApp(<ConversationPage />, {

@@ -1,6 +1,4 @@
-import '@mantine/dates/styles.css';
 import { Badge, Checkbox, Group, Select, Table, Text } from '@mantine/core';
-import { DatePickerInput } from '@mantine/dates';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -10,6 +8,7 @@ import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { LoadMore } from '../../components/LoadMore';
 import { DataTable } from '../../components/DataTable';
+import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { useConversationList, type ConversationFilters } from './queries';
 import { useBots } from '../bots/queries';
 
@@ -19,6 +18,8 @@ export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   handed_over: 'orange',
 };
 
+type FilterName = 'bot' | 'channel' | 'status' | 'rating' | 'review' | 'handedOver';
+
 function isoDay(value: string | Date | null): string | undefined {
   if (!value) return undefined;
   return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
@@ -26,28 +27,85 @@ function isoDay(value: string | Date | null): string | undefined {
 
 export function ConversationsPage() {
   const { t, i18n } = useTranslation();
-  const [botId, setBotId] = useState<string | null>(null);
-  const [channel, setChannel] = useState<string | null>(null);
-  const [status, setStatus] = useState<string | null>(null);
-  const [range, setRange] = useState<[string | null, string | null]>([null, null]);
-  const [rating, setRating] = useState<string | null>(null);
-  const [review, setReview] = useState<string | null>(null);
-  const [handedOver, setHandedOver] = useState<string | null>(null);
+  const [filters, setFilters] = useState<Record<FilterName, string | null>>({
+    bot: null,
+    channel: null,
+    status: null,
+    rating: null,
+    review: null,
+    handedOver: null,
+  });
+  const [range, setRange] = useState<DayRange>([null, null]);
   const [noKnowledge, setNoKnowledge] = useState(false);
   const bots = useBots();
   const botName = new Map((bots.data?.data ?? []).map((b) => [b.id, b.name]));
+  const { bot, channel, status, rating, review, handedOver } = filters;
   const query: ConversationFilters = {
     limit: 50,
     ...(rating ? { rating: Number(rating) } : {}),
     ...(review ? { review: review as 'good' | 'bad' } : {}),
     ...(handedOver ? { handed_over: handedOver === 'yes' } : {}),
     ...(noKnowledge ? { no_knowledge: true } : {}),
-    ...(botId ? { bot_id: botId } : {}),
+    ...(bot ? { bot_id: bot } : {}),
     ...(channel ? { channel: channel as Conversation['channel'] } : {}),
     ...(status ? { status: status as Conversation['status'] } : {}),
     ...(range[0] ? { from: `${isoDay(range[0])}T00:00:00Z` } : {}),
     ...(range[1] ? { to: `${isoDay(range[1])}T23:59:59Z` } : {}),
   };
+  const options = (values: readonly string[], label: (value: string) => string) =>
+    values.map((value) => ({ value, label: label(value) }));
+  /** The filters by a choice, in the order of the bar; the dates come after the status. */
+  const selects: { name: FilterName; label: string; data: { value: string; label: string }[]; w: number }[] =
+    [
+      {
+        name: 'bot',
+        label: t('conversations.bot'),
+        data: (bots.data?.data ?? []).map((b) => ({ value: b.id, label: b.name })),
+        w: 200,
+      },
+      {
+        name: 'channel',
+        label: t('conversations.channel'),
+        data: options(['api', 'email', 'webhook'], (c) => t(`channels.${c}`)),
+        w: 150,
+      },
+      {
+        name: 'status',
+        label: t('conversations.status'),
+        data: options(['active', 'ended', 'handed_over'], (s) => t(`conversations.statuses.${s}`)),
+        w: 170,
+      },
+      {
+        name: 'rating',
+        label: t('review.filterRating'),
+        data: options(['1', '2', '3', '4', '5'], (r) => t('review.stars', { value: r })),
+        w: 130,
+      },
+      {
+        name: 'review',
+        label: t('review.filterReview'),
+        data: options(['good', 'bad'], (v) => t(`review.verdicts.${v}`)),
+        w: 170,
+      },
+      {
+        name: 'handedOver',
+        label: t('review.filterHandedOver'),
+        data: [
+          { value: 'yes', label: t('review.yes') },
+          { value: 'no', label: t('review.no') },
+        ],
+        w: 140,
+      },
+    ];
+  const select = ({ name, ...props }: (typeof selects)[number]) => (
+    <Select
+      key={name}
+      clearable
+      value={filters[name]}
+      onChange={(value) => setFilters((current) => ({ ...current, [name]: value }))}
+      {...props}
+    />
+  );
   const list = useConversationList(query);
   const rows = list.data?.pages.flatMap((p) => p.data) ?? [];
 
@@ -55,68 +113,9 @@ export function ConversationsPage() {
     <>
       <PageTitle title={t('conversations.title')} />
       <Group mb="md" align="flex-end" gap="sm">
-        <Select
-          label={t('conversations.bot')}
-          clearable
-          value={botId}
-          onChange={setBotId}
-          data={(bots.data?.data ?? []).map((b) => ({ value: b.id, label: b.name }))}
-          w={200}
-        />
-        <Select
-          label={t('conversations.channel')}
-          clearable
-          value={channel}
-          onChange={setChannel}
-          data={['api', 'email', 'webhook'].map((c) => ({ value: c, label: t(`channels.${c}`) }))}
-          w={150}
-        />
-        <Select
-          label={t('conversations.status')}
-          clearable
-          value={status}
-          onChange={setStatus}
-          data={['active', 'ended', 'handed_over'].map((s) => ({
-            value: s,
-            label: t(`conversations.statuses.${s}`),
-          }))}
-          w={170}
-        />
-        <DatePickerInput
-          type="range"
-          label={t('conversations.dates')}
-          clearable
-          value={range}
-          onChange={(value) => setRange(value as [string | null, string | null])}
-          w={240}
-        />
-        <Select
-          label={t('review.filterRating')}
-          clearable
-          value={rating}
-          onChange={setRating}
-          data={['1', '2', '3', '4', '5'].map((r) => ({ value: r, label: t('review.stars', { value: r }) }))}
-          w={130}
-        />
-        <Select
-          label={t('review.filterReview')}
-          clearable
-          value={review}
-          onChange={setReview}
-          data={(['good', 'bad'] as const).map((v) => ({ value: v, label: t(`review.verdicts.${v}`) }))}
-          w={170}
-        />
-        <Select
-          label={t('review.filterHandedOver')}
-          clearable
-          value={handedOver}
-          onChange={setHandedOver}
-          data={[
-            { value: 'yes', label: t('review.yes') },
-            { value: 'no', label: t('review.no') },
-          ]}
-          w={140}
-        />
+        {selects.slice(0, 3).map(select)}
+        <DateRangeFilter label={t('conversations.dates')} value={range} onChange={setRange} />
+        {selects.slice(3).map(select)}
         <Checkbox
           label={t('review.filterNoKnowledge')}
           checked={noKnowledge}
@@ -129,12 +128,12 @@ export function ConversationsPage() {
         isEmpty={rows.length === 0}
         empty={<EmptyState title={t('conversations.emptyTitle')} text={t('conversations.emptyText')} />}
         columns={[
-          { label: t('conversations.started') },
-          { label: t('conversations.bot') },
-          { label: t('conversations.sender') },
-          { label: t('conversations.channel') },
-          { label: t('conversations.status') },
-          { label: t('review.rating') },
+          t('conversations.started'),
+          t('conversations.bot'),
+          t('conversations.sender'),
+          t('conversations.channel'),
+          t('conversations.status'),
+          t('review.rating'),
           { label: t('conversations.messages'), align: 'right' as const },
         ]}
         minWidth={720}

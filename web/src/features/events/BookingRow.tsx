@@ -1,5 +1,5 @@
 import { Anchor, Badge, Button, Group, Table } from '@mantine/core';
-import { decideBookingTransition } from '@server/modules/events/bookings/status.js';
+import { decideBookingTransition, type BookingStatus } from '@server/modules/events/bookings/status.js';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import type { BookingWithContact, EventRow } from '../../api/types';
@@ -7,7 +7,9 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert } from '../../components/states';
 import { formatMoney } from '../../format';
 import { useCancelBooking, useSetBookingStatus } from './queries';
-import { MANUAL_BOOKING_TARGETS } from './EventPage';
+
+/** The statuses a booking is set to by hand (the others follow from payment and cancelling). */
+const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
 export function BookingRow({
   booking,

@@ -1,16 +1,14 @@
-import { Card, Group, Progress, Text, Title } from '@mantine/core';
+import { Group, Progress, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { EventDetail } from '../../api/types';
+import { Section } from '../../components/Section';
 import { capacityShares } from './capacity';
 
 export function Capacity({ event, pendingPlaces }: { event: EventDetail; pendingPlaces: number }) {
   const { t } = useTranslation();
   const shares = capacityShares(event.capacity_total, event.capacity_booked, pendingPlaces);
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('events.capacityTitle')}
-      </Title>
+    <Section title={t('events.capacityTitle')}>
       <Progress.Root size={22}>
         <Progress.Section
           value={shares.confirmed}
@@ -33,6 +31,6 @@ export function Capacity({ event, pendingPlaces }: { event: EventDetail; pending
           {t('events.waitlistCount', { count: event.capacity_waitlist })}
         </Text>
       </Group>
-    </Card>
+    </Section>
   );
 }

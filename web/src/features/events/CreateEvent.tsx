@@ -1,17 +1,17 @@
 import '@mantine/dates/styles.css';
-import { Modal, NumberInput, Stack, TextInput, Textarea } from '@mantine/core';
+import { Modal, NumberInput, Stack } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
-import { EventWhenFields } from './EventWhenFields';
+import { EventPlaceFields, EventWhenFields } from './EventWhenFields';
 import { useNavigate } from 'react-router';
 import { useCreateEvent } from './queries';
 import type { EventBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
-import { paymentBody, paymentValidation, timeOrderProblem } from './EventEditor';
+import { paymentBody, paymentValidation, timeOrderProblem } from './event-form';
 import { PaymentFields } from './PaymentFields';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { FormActions } from '../../components/FormActions';
-import { day } from './EventsPage';
+import { day } from './event-status';
 
 export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
@@ -75,13 +75,7 @@ export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () 
             min={0}
             {...form.getInputProps('capacity_total')}
           />
-          <TextInput label={t('events.location')} {...form.getInputProps('location')} />
-          <Textarea
-            label={t('events.description')}
-            autosize
-            minRows={2}
-            {...form.getInputProps('description')}
-          />
+          <EventPlaceFields form={form} />
           <PaymentFields form={form} />
           <FormActions onCancel={onClose} pending={create.isPending} submit={t('events.createSubmit')} />
         </Stack>

@@ -1,36 +1,22 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Breadcrumbs,
-  Button,
-  Card,
-  Group,
-  List,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
-import { type BookingStatus } from '@server/modules/events/bookings/status.js';
+import { Alert, Anchor, Badge, Breadcrumbs, Button, Card, Group, List, Stack, Text } from '@mantine/core';
 import { allowedEventTransitions } from '@server/modules/events/event-status.js';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useCan } from '../../app/session';
-import { confirmAction } from '../../components/confirm';
+import { ConfirmButton } from '../../components/ConfirmButton';
 import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { EventEditor } from './EventEditor';
 import { EventNotifications } from './EventNotifications';
-import { EVENT_STATUS_COLOUR } from './EventsPage';
+import { EVENT_STATUS_COLOUR } from './event-status';
 import { DataTable } from '../../components/DataTable';
 import { useBookings, useChangeEventStatus, useEvent } from './queries';
 import { Capacity } from './Capacity';
 import { AddBooking } from './AddBooking';
+import { Section } from '../../components/Section';
 import { BookingRow } from './BookingRow';
-
-export const MANUAL_BOOKING_TARGETS: BookingStatus[] = ['attended', 'no_show'];
 
 export function EventPage() {
   const { t, i18n } = useTranslation();
@@ -103,25 +89,19 @@ export function EventPage() {
             <Group mt="sm" gap="xs">
               <Text size="sm">{t('events.changeStatus')}:</Text>
               {allowedEventTransitions(e.status).map((to) => (
-                <Button
+                <ConfirmButton
                   key={to}
                   size="xs"
                   variant={to === 'cancelled' ? 'subtle' : 'light'}
-                  color={to === 'cancelled' ? 'red' : undefined}
+                  danger={to === 'cancelled'}
                   loading={changeStatus.isPending && changeStatus.variables === to}
-                  onClick={() =>
-                    to === 'cancelled' || to === 'completed'
-                      ? confirmAction({
-                          title: t(`events.to.${to}`),
-                          text: t('events.finalConfirm'),
-                          confirm: t(`events.to.${to}`),
-                          onConfirm: () => changeStatus.mutate(to),
-                        })
-                      : changeStatus.mutate(to)
-                  }
+                  ask={to === 'cancelled' || to === 'completed'}
+                  title={t(`events.to.${to}`)}
+                  text={t('events.finalConfirm')}
+                  onConfirm={() => changeStatus.mutate(to)}
                 >
                   {t(`events.to.${to}`)}
-                </Button>
+                </ConfirmButton>
               ))}
             </Group>
           )}
@@ -132,21 +112,15 @@ export function EventPage() {
           pendingPlaces={all.filter((b) => b.status === 'confirmed' && b.payment_status === 'pending').length}
         />
         {waitlist.length > 0 && (
-          <Card withBorder>
-            <Title order={2} size="h4" mb="xs">
-              {t('events.waitlist')}
-            </Title>
+          <Section title={t('events.waitlist')}>
             <List type="ordered" data-testid="waitlist">
               {waitlist.map((b) => (
                 <List.Item key={b.id}>{b.contact.name ?? b.contact_id}</List.Item>
               ))}
             </List>
-          </Card>
+          </Section>
         )}
-        <Card withBorder>
-          <Title order={2} size="h4" mb="xs">
-            {t('events.bookings')}
-          </Title>
+        <Section title={t('events.bookings')}>
           {canEdit && bookable && <AddBooking eventId={eventId} />}
           {canEdit && !bookable && e.status === 'draft' && (
             <Alert color="blue" mb="sm">
@@ -161,10 +135,10 @@ export function EventPage() {
           ) : (
             <DataTable
               columns={[
-                { label: t('events.contact') },
-                { label: t('events.status') },
-                { label: t('events.paymentState') },
-                { label: t('common.actions') },
+                t('events.contact'),
+                t('events.status'),
+                t('events.paymentState'),
+                t('common.actions'),
               ]}
               minWidth={560}
               mt="sm"
@@ -174,7 +148,7 @@ export function EventPage() {
               ))}
             </DataTable>
           )}
-        </Card>
+        </Section>
         <EventNotifications eventId={eventId} />
       </Stack>
     </>

@@ -1,4 +1,4 @@
-import { SimpleGrid, TextInput } from '@mantine/core';
+import { SimpleGrid, TextInput, Textarea } from '@mantine/core';
 import type { GetInputPropsReturnType } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 
@@ -20,6 +20,21 @@ export function EventWhenFields({
         <TextInput type="time" label={t('events.timeStart')} {...form.getInputProps('event_time_start')} />
         <TextInput type="time" label={t('events.timeEnd')} {...form.getInputProps('event_time_end')} />
       </SimpleGrid>
+    </>
+  );
+}
+
+/** Where the event is and what it is about. */
+export function EventPlaceFields({
+  form,
+}: {
+  form: { getInputProps(path: 'location' | 'description'): GetInputPropsReturnType };
+}) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <TextInput label={t('events.location')} {...form.getInputProps('location')} />
+      <Textarea label={t('events.description')} autosize minRows={2} {...form.getInputProps('description')} />
     </>
   );
 }

@@ -1,6 +1,4 @@
-import '@mantine/dates/styles.css';
 import { Badge, Button, Group, Select, Table } from '@mantine/core';
-import { DatePickerInput } from '@mantine/dates';
 import { useDisclosure } from '@mantine/hooks';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,27 +10,16 @@ import { PageTitle } from '../../components/PageTitle';
 import { EmptyState } from '../../components/states';
 import { formatDate, formatMoney } from '../../format';
 import { DataTable } from '../../components/DataTable';
+import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { CreateEvent } from './CreateEvent';
-
-export const EVENT_STATUS_COLOUR: Record<EventRow['status'], string> = {
-  draft: 'gray',
-  selling: 'green',
-  waitlist: 'orange',
-  completed: 'blue',
-  cancelled: 'red',
-};
-
-export function day(value: string | Date | null | undefined): string | null {
-  if (!value) return null;
-  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
-}
+import { EVENT_STATUS_COLOUR, day } from './event-status';
 
 export function EventsPage() {
   const { t, i18n } = useTranslation();
   const canEdit = useCan('event:edit');
   const [opened, { open, close }] = useDisclosure();
   const [status, setStatus] = useState<string | null>(null);
-  const [range, setRange] = useState<[string | null, string | null]>([null, null]);
+  const [range, setRange] = useState<DayRange>([null, null]);
   const query = {
     limit: 100,
     ...(status ? { status: status as EventRow['status'] } : {}),
@@ -59,14 +46,7 @@ export function EventsPage() {
           }))}
           w={170}
         />
-        <DatePickerInput
-          type="range"
-          label={t('events.dateRange')}
-          clearable
-          value={range}
-          onChange={(value) => setRange(value as [string | null, string | null])}
-          w={240}
-        />
+        <DateRangeFilter label={t('events.dateRange')} value={range} onChange={setRange} />
       </Group>
       <DataTable
         query={events}
@@ -79,9 +59,9 @@ export function EventsPage() {
           />
         }
         columns={[
-          { label: t('events.date') },
-          { label: t('events.eventTitle') },
-          { label: t('events.status') },
+          t('events.date'),
+          t('events.eventTitle'),
+          t('events.status'),
           { label: t('events.booked'), align: 'right' as const },
           { label: t('events.price'), align: 'right' as const },
         ]}

@@ -1,6 +1,6 @@
 import { Group, NumberInput, Select, Stack, TextInput } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
-import { PAYMENT_MODELS, hasPrice, needsPrice, type PaymentValues } from './EventEditor';
+import { PAYMENT_MODELS, hasPrice, needsPrice, type PaymentValues } from './event-form';
 
 /** Payment model first; price, deposit and link only where the model has them. */
 export function PaymentFields({

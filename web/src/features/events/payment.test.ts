@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paymentBody, paymentProblems, timeOrderProblem } from './EventEditor';
+import { paymentBody, paymentProblems, timeOrderProblem } from './event-form';
 
 const terms = (overrides: Partial<Parameters<typeof paymentBody>[0]>) => ({
   price: '' as number | string,

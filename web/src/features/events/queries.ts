@@ -2,6 +2,7 @@ import type { BookingStatus } from '@server/modules/events/bookings/status.js';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
 import type { Body, BookingWithContact, EventBody, EventDetail, EventRow } from '../../api/types';
+import { useRefreshingMutation } from '../../api/mutations';
 import type { paths } from '../../api/schema';
 
 type EventsQuery = NonNullable<paths['/api/events']['get']['parameters']['query']>;
@@ -65,11 +66,7 @@ export function useEventChanged() {
 }
 
 export function useCreateEvent() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: EventBody) => call(api.POST('/api/events', { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: eventKeys.lists }),
-  });
+  return useRefreshingMutation((body: EventBody) => call(api.POST('/api/events', { body })), eventKeys.lists);
 }
 
 export function useUpdateEvent(eventId: string) {
@@ -148,9 +145,8 @@ export function useSetBookingStatus(eventId: string, bookingId: string) {
 }
 
 export function useMarkNotificationRead(eventId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => call(api.POST('/api/notifications/{id}/read', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: eventKeys.notifications(eventId) }),
-  });
+  return useRefreshingMutation(
+    (id: string) => call(api.POST('/api/notifications/{id}/read', { params: { path: { id } } })),
+    eventKeys.notifications(eventId),
+  );
 }

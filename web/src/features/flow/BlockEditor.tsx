@@ -6,11 +6,17 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { ErrorAlert, Loading } from '../../components/states';
 import { useFlowSteps, useUpdateBlock } from './queries';
-import { blockPatch, blockProblems, blockValues, nextItemId, type BlockValues } from './block-form';
+import {
+  triggerOptions,
+  blockPatch,
+  blockProblems,
+  blockValues,
+  nextItemId,
+  type BlockValues,
+} from './block-form';
 import { FormActions } from '../../components/FormActions';
 import { RowsFieldset } from './RowsFieldset';
 
-const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 const ACTIONS = ['none', 'goto_step', 'reply', 'handover'] as const;
 const OPERATORS = ['equals', 'not_equals', 'contains', 'exists'] as const;
 
@@ -54,10 +60,7 @@ export function BlockEditor({ botId, block, onClose }: { botId: string; block: B
               <Select
                 label={t('flow.trigger')}
                 allowDeselect={false}
-                data={[
-                  { value: '', label: t('flow.triggers.none') },
-                  ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-                ]}
+                data={triggerOptions(t)}
                 {...form.getInputProps('trigger_mode')}
               />
             </Group>

@@ -1,12 +1,13 @@
 import '@xyflow/react/dist/style.css';
-import { Button, Group, Select, Stack, TextInput, Title } from '@mantine/core';
+import { Select, Stack, TextInput, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import type { BlockBody } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
 import { useCreateBlock } from './queries';
+import { triggerOptions } from './block-form';
+import { FormActions } from '../../components/FormActions';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { TRIGGERS } from './FlowTab';
 
 export function BlockForm({ botId }: { botId: string }) {
   const { t } = useTranslation();
@@ -55,18 +56,11 @@ export function BlockForm({ botId }: { botId: string }) {
         />
         <Select
           label={t('flow.trigger')}
-          data={[
-            { value: '', label: t('flow.triggers.none') },
-            ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-          ]}
+          data={triggerOptions(t)}
           allowDeselect={false}
           {...form.getInputProps('trigger_mode')}
         />
-        <Group>
-          <Button type="submit" loading={create.isPending}>
-            {t('flow.addBlock')}
-          </Button>
-        </Group>
+        <FormActions start pending={create.isPending} submit={t('flow.addBlock')} />
       </Stack>
     </form>
   );

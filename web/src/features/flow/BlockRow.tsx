@@ -5,7 +5,9 @@ import type { Block, BlockBody } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorAlert } from '../../components/states';
 import { useDeleteBlock, useUpdateBlock } from './queries';
-import { STATUS_COLOUR, TRIGGERS } from './FlowTab';
+import { triggerOptions } from './block-form';
+
+const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
 
 export function BlockRow({
   block,
@@ -50,10 +52,7 @@ export function BlockRow({
             allowDeselect={false}
             value={block.trigger_mode ?? ''}
             onChange={setTrigger}
-            data={[
-              { value: '', label: t('flow.triggers.none') },
-              ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
-            ]}
+            data={triggerOptions(t)}
           />
         ) : (
           t(`flow.triggers.${block.trigger_mode ?? 'none'}`)

@@ -16,10 +16,8 @@ import { notify } from '../../components/notify';
 import { DataTable } from '../../components/DataTable';
 import { BlockForm } from './BlockForm';
 import { BlockRow } from './BlockRow';
+import { Section } from '../../components/Section';
 import { StepForm } from './StepForm';
-
-export const STATUS_COLOUR = { green: 'green', orange: 'orange', red: 'red' } as const;
-export const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
 
 export function FlowTab() {
   const { t } = useTranslation();
@@ -95,20 +93,12 @@ export function FlowTab() {
         )}
       </Card>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="xs">
-            {t('flow.blocks')}
-          </Title>
+        <Section title={t('flow.blocks')}>
           {blocks.data.blocks.length === 0 ? (
             <EmptyState title={t('flow.noBlocksTitle')} text={t('flow.noBlocksText')} />
           ) : (
             <DataTable
-              columns={[
-                { label: t('flow.blockName') },
-                { label: t('flow.check') },
-                { label: t('flow.trigger') },
-                { label: t('common.actions') },
-              ]}
+              columns={[t('flow.blockName'), t('flow.check'), t('flow.trigger'), t('common.actions')]}
               minWidth={420}
             >
               {blocks.data.blocks.map((block) => (
@@ -128,11 +118,8 @@ export function FlowTab() {
               <BlockForm botId={botId} />
             </Card>
           )}
-        </Card>
-        <Card withBorder>
-          <Title order={2} size="h4" mb="xs">
-            {t('flow.graph')}
-          </Title>
+        </Section>
+        <Section title={t('flow.graph')}>
           {result.flowAnalysis.steps.length === 0 ? (
             <EmptyState title={t('flow.noStepsTitle')} text={t('flow.noStepsText')} />
           ) : (
@@ -205,7 +192,7 @@ export function FlowTab() {
               <StepForm botId={botId} blocks={blocks.data.blocks} />
             </Card>
           )}
-        </Card>
+        </Section>
       </SimpleGrid>
       {(() => {
         const block = blocks.data.blocks.find((b) => b.id === editing);

@@ -1,9 +1,10 @@
-import { Button, Card, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Card, Group, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { useTranslation } from 'react-i18next';
 import type { Block, FlowStep } from '../../api/types';
 import { ErrorAlert } from '../../components/states';
+import { FormActions } from '../../components/FormActions';
 import { useUpdateStep } from './queries';
 
 const STEP_TYPES = ['message', 'block', 'input', 'handover'] as const;
@@ -115,11 +116,7 @@ export function StepEditor({
             />
           )}
           {canEdit ? (
-            <Group>
-              <Button type="submit" loading={save.isPending}>
-                {t('common.save')}
-              </Button>
-            </Group>
+            <FormActions start pending={save.isPending} />
           ) : (
             <Text size="sm" c="dimmed">
               {t('flow.stepEditor.readOnly')}

@@ -50,9 +50,9 @@ export function StepList({
       <DataTable
         columns={[
           { label: '#' },
-          { label: t('flow.stepLabel') },
-          { label: t('flow.stepType') },
-          ...(canEdit ? [{ label: t('common.actions') }] : []),
+          t('flow.stepLabel'),
+          t('flow.stepType'),
+          ...(canEdit ? [t('common.actions')] : []),
         ]}
         minWidth={360}
         mt="sm"

@@ -1,5 +1,16 @@
 import type { Block, Body } from '../../api/types';
 
+/** How a block is started: always, on a keyword, or from the flow. */
+export const TRIGGERS = ['auto', 'keyword', 'flow'] as const;
+
+/** The choices of a block's trigger, "none" first (the empty value). */
+export function triggerOptions(t: (key: string) => string): { value: string; label: string }[] {
+  return [
+    { value: '', label: t('flow.triggers.none') },
+    ...TRIGGERS.map((m) => ({ value: m, label: t(`flow.triggers.${m}`) })),
+  ];
+}
+
 type BlockPatchBody = Body<'/api/bots/{id}/blocks/{blockId}', 'patch'>;
 
 export type ActionKind = 'none' | 'goto_step' | 'reply' | 'handover';

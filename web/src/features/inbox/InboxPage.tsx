@@ -72,11 +72,7 @@ export function InboxPage() {
       <Grid>
         <Grid.Col span={{ base: 12, md: 5 }}>
           <DataTable
-            columns={[
-              { label: t('inbox.customer') },
-              { label: t('inbox.reason') },
-              { label: t('inbox.lastActivity') },
-            ]}
+            columns={[t('inbox.customer'), t('inbox.reason'), t('inbox.lastActivity')]}
             query={list}
             isEmpty={rows.length === 0}
             empty={<EmptyState title={t('inbox.emptyTitle')} text={t('inbox.emptyText')} />}

@@ -1,8 +1,8 @@
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTexts } from '../../i18n';
-import { renderWithApp } from '../../test/render';
+import { describe, expect, it } from 'vitest';
+
+import { json, renderWithApp, serveFakeApi } from '../../test/render';
 
 const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
 
@@ -34,22 +34,9 @@ function answer(q: string) {
   };
 }
 
-const requests: string[] = [];
-const fetchMock = vi.fn(async (input: Request) => {
-  const url = new URL(input.url);
-  requests.push(`${input.method} ${url.pathname}`);
-  return new Response(JSON.stringify(answer(url.searchParams.get('q') ?? '')), {
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-  });
-});
+const { requests } = serveFakeApi((_line, url) => json(answer(url.searchParams.get('q') ?? '')));
 
 describe('hit test', () => {
-  beforeAll(async () => {
-    vi.stubGlobal('fetch', fetchMock);
-    await loadTexts();
-  });
-
   it('shows beside the scores whether the chat answers or hands over, and which key terms are missing', async () => {
     const { HitTest } = await import('./HitTest');
     renderWithApp(<HitTest botId={BOT} />);

@@ -1,11 +1,19 @@
-import { Alert, Badge, Box, Button, Card, Group, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Box, Button, Group, Table, Text, TextInput } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorAlert } from '../../components/states';
 import { formatScore } from '../../format';
 import { useKnowledgeSearch } from './queries';
+import { Section } from '../../components/Section';
 import { DataTable } from '../../components/DataTable';
-import { splitAtThreshold } from './KnowledgeTab';
+
+/** Rows of the hit test with the threshold line placed before the first result below it. */
+export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
+  return {
+    above: results.filter((r) => r.score >= minScore),
+    below: results.filter((r) => r.score < minScore),
+  };
+}
 
 export function HitTest({ botId, ask }: { botId: string; ask?: { question: string; at: number } }) {
   const { t, i18n } = useTranslation();
@@ -43,10 +51,7 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
     </Table.Tr>
   );
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('knowledge.hitTest')}
-      </Title>
+    <Section title={t('knowledge.hitTest')}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -91,9 +96,9 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
           ) : (
             <DataTable
               columns={[
-                { label: t('knowledge.entry') },
+                t('knowledge.entry'),
                 { label: t('knowledge.score'), align: 'right' as const },
-                { label: t('knowledge.inChat') },
+                t('knowledge.inChat'),
               ]}
               minWidth={420}
             >
@@ -110,6 +115,6 @@ export function HitTest({ botId, ask }: { botId: string; ask?: { question: strin
           )}
         </Box>
       )}
-    </Card>
+    </Section>
   );
 }

@@ -3,7 +3,8 @@ import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorText, isActive, progressPercent, type KnowledgeImportSummary } from './import-progress';
 import { useImportJob } from './queries';
-import { STATUS_COLOR } from './ImportPanel';
+
+const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
 
 /** One import: progress polled from GET …/imports/{importId} while it runs, errors in words. */
 export function ImportJob({

@@ -1,4 +1,4 @@
-import { Button, Card, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FileDrop } from '../../components/FileDrop';
@@ -6,9 +6,8 @@ import { ErrorAlert, Loading } from '../../components/states';
 import { isImportUrl, selectFiles } from './import-progress';
 import { fieldErrorOf } from '../../api/field-errors';
 import { useImportJobs, useStartImport } from './queries';
+import { Section } from '../../components/Section';
 import { ImportJob } from './ImportJob';
-
-export const STATUS_COLOR = { queued: 'gray', running: 'blue', done: 'green', failed: 'red' } as const;
 
 /** Import of documents into a bot's knowledge: files (several at once), a web page or a sitemap. */
 export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => void }) {
@@ -28,10 +27,7 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
   const urlRefused = fieldErrorOf(fetchUrl.error, ['url', 'sitemap_url']);
 
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('knowledgeImport.title')}
-      </Title>
+    <Section title={t('knowledgeImport.title')}>
       <Stack>
         <Text size="sm" c="dimmed">
           {t('knowledgeImport.intro')}
@@ -108,6 +104,6 @@ export function ImportPanel({ botId, onDone }: { botId: string; onDone: () => vo
           )
         )}
       </Stack>
-    </Card>
+    </Section>
   );
 }

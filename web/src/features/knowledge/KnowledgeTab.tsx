@@ -32,15 +32,9 @@ import {
 import { UnansweredQuestions } from './UnansweredQuestions';
 import { DataTable } from '../../components/DataTable';
 import { HitTest } from './HitTest';
+import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { Import } from './Import';
-
-/** Rows of the hit test with the threshold line placed before the first result below it. */
-export function splitAtThreshold<T extends { score: number }>(results: readonly T[], minScore: number) {
-  return {
-    above: results.filter((r) => r.score >= minScore),
-    below: results.filter((r) => r.score < minScore),
-  };
-}
 
 export function KnowledgeTab() {
   const { t } = useTranslation();
@@ -106,20 +100,13 @@ export function KnowledgeTab() {
                 minRows={3}
                 {...form.getInputProps('content')}
               />
-              <Group>
-                <Button type="submit" loading={create.isPending}>
-                  {t('knowledge.addSubmit')}
-                </Button>
-              </Group>
+              <FormActions start pending={create.isPending} submit={t('knowledge.addSubmit')} />
               <Import botId={botId} onDone={refreshEntries} />
             </Stack>
           </form>
         </Card>
       )}
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('knowledge.entries')}
-        </Title>
+      <Section title={t('knowledge.entries')}>
         {remove.error && <ErrorAlert error={remove.error} />}
         {editing && (
           <EntryEditor
@@ -133,11 +120,7 @@ export function KnowledgeTab() {
           query={entries}
           isEmpty={entries.data?.data.length === 0}
           empty={<EmptyState title={t('knowledge.emptyTitle')} text={t('knowledge.emptyText')} />}
-          columns={[
-            { label: t('knowledge.title') },
-            { label: t('knowledge.scope') },
-            { label: t('common.actions') },
-          ]}
+          columns={[t('knowledge.title'), t('knowledge.scope'), t('common.actions')]}
           minWidth={420}
         >
           {entries.data?.data.map((entry) => (
@@ -179,7 +162,7 @@ export function KnowledgeTab() {
             </Table.Tr>
           ))}
         </DataTable>
-      </Card>
+      </Section>
     </Stack>
   );
 }

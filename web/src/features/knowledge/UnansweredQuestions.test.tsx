@@ -1,8 +1,8 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTexts } from '../../i18n';
-import { renderWithApp } from '../../test/render';
+import { describe, expect, it, vi } from 'vitest';
+
+import { json, renderWithApp, serveFakeApi } from '../../test/render';
 
 const BOT = '6f1d2c3b-0000-4000-8000-0000000000b1';
 const group = {
@@ -14,27 +14,16 @@ const group = {
   conversation_ids: [],
   person_answer: 'Ja, im Hof.',
 };
-const requests: string[] = [];
 let cleared = false;
-const fetchMock = vi.fn(async (input: Request) => {
-  const url = new URL(input.url);
-  requests.push(`${input.method} ${url.pathname}`);
-  if (input.method === 'POST') {
+const { requests } = serveFakeApi((line) => {
+  if (line.startsWith('POST ')) {
     cleared = true;
     return new Response(null, { status: 204 });
   }
-  return new Response(JSON.stringify({ data: cleared ? [] : [group] }), {
-    status: 200,
-    headers: { 'content-type': 'application/json' },
-  });
+  return json({ data: cleared ? [] : [group] });
 });
 
 describe('UnansweredQuestions', () => {
-  beforeAll(async () => {
-    vi.stubGlobal('fetch', fetchMock);
-    await loadTexts();
-  });
-
   it('lists groups with counts, hands one to the entry form and clears one', async () => {
     const { UnansweredQuestions } = await import('./UnansweredQuestions');
     const onUse = vi.fn();

@@ -40,10 +40,10 @@ export function UnansweredQuestions({
         isEmpty={groups.data?.data.length === 0}
         empty={<NoneYet text={t('unanswered.none')} />}
         columns={[
-          { label: t('unanswered.question') },
+          t('unanswered.question'),
           { label: t('unanswered.count'), align: 'right' as const },
-          { label: t('unanswered.lastSeen') },
-          ...(canEdit ? [{ label: t('unanswered.actions') }] : []),
+          t('unanswered.lastSeen'),
+          ...(canEdit ? [t('unanswered.actions')] : []),
         ]}
         minWidth={480}
       >

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
+import { useRefreshingMutation } from '../../api/mutations';
 import { isActive, type KnowledgeImportSummary } from './import-progress';
 
 export type EntryScope = 'bot' | 'tenant';
@@ -128,17 +129,16 @@ export function useUnanswered(botId: string) {
 }
 
 export function useResolveUnanswered(botId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (groupKey: string) =>
+  return useRefreshingMutation(
+    (groupKey: string) =>
       call(
         api.POST('/api/bots/{id}/unanswered/resolve', {
           params: { path: { id: botId } },
           body: { key: groupKey },
         }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: knowledgeKeys.unanswered(botId) }),
-  });
+    knowledgeKeys.unanswered(botId),
+  );
 }
 
 /** The latest imports of the bot. */

@@ -1,9 +1,10 @@
-import { Anchor, Card, Checkbox, Stack, Title } from '@mantine/core';
+import { Anchor, Checkbox, Stack } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { useBots } from '../bots/queries';
 import { useKnowledgeOnboarding } from './queries';
-import { onboardingLink } from './OverviewPage';
+import { Section } from '../../components/Section';
+import { onboardingLink } from './overview';
 
 export function Onboarding() {
   const { t } = useTranslation();
@@ -12,10 +13,7 @@ export function Onboarding() {
   if (!onboarding.data || onboarding.data.complete) return null;
   const firstBot = bots.data?.data[0]?.id;
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('overview.onboarding')}
-      </Title>
+    <Section title={t('overview.onboarding')}>
       <Stack gap={6}>
         {onboarding.data.steps.map((step) => (
           <Checkbox
@@ -30,6 +28,6 @@ export function Onboarding() {
           />
         ))}
       </Stack>
-    </Card>
+    </Section>
   );
 }

@@ -2,39 +2,18 @@ import { Card, Group, RingProgress, SimpleGrid, Stack, Table, Text, Title } from
 import { Suspense, lazy } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import type { Usage } from '../../api/types';
 import { useCan } from '../../app/session';
 import { useUsage } from './queries';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { formatDate, formatNumber } from '../../format';
 import { Numbers } from './Numbers';
+import { quotaPercent } from './overview';
 import { PlanCard } from './PlanCard';
 import { Onboarding } from './Onboarding';
 
 // The chart library is the largest part of this page: loaded only when there is a chart to draw.
 const UsageChart = lazy(() => import('./UsageChart'));
-
-/** Full days left until the trial ends (0 on its last day), -1 once it is over, null without one. */
-export function trialDaysLeft(trialEndsAt: string | null | undefined, now: Date = new Date()): number | null {
-  if (!trialEndsAt) return null;
-  const end = new Date(trialEndsAt).getTime();
-  if (Number.isNaN(end)) return null;
-  const left = end - now.getTime();
-  return left <= 0 ? -1 : Math.floor(left / 86_400_000);
-}
-
-/** Share of the monthly quota used, 0–100; null for an unlimited plan. */
-export function quotaPercent(usage: Pick<Usage, 'messages_used' | 'messages_quota'>): number | null {
-  if (usage.messages_quota === null || usage.messages_quota <= 0) return null;
-  return Math.min(100, Math.round((usage.messages_used / usage.messages_quota) * 100));
-}
-
-/** Where an onboarding step is done: the first bot's knowledge or settings, or the bot list. */
-export function onboardingLink(step: string, botId: string | undefined): string {
-  if (!botId) return '/bots';
-  return step === 'strictness_reviewed' ? `/bots/${botId}` : `/bots/${botId}/knowledge`;
-}
 
 export function OverviewPage() {
   const { t, i18n } = useTranslation();

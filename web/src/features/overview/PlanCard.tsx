@@ -2,7 +2,7 @@ import { Badge, Card, Group, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import type { Usage } from '../../api/types';
 import { formatDate } from '../../format';
-import { trialDaysLeft } from './OverviewPage';
+import { trialDaysLeft } from './overview';
 
 export function PlanCard({ usage }: { usage: Usage }) {
   const { t, i18n } = useTranslation();

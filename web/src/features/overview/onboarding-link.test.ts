@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onboardingLink } from './OverviewPage';
+import { onboardingLink } from './overview';
 
 describe('onboarding checklist links', () => {
   it('leads each step to where it is done', () => {

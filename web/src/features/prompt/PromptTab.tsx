@@ -24,6 +24,7 @@ import { useBotId } from '../bots/BotPage';
 import { useDeletePromptVersion, usePromptVersions, useRestorePrompt, useSavePrompt } from './queries';
 import { notify } from '../../components/notify';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
+import { Section } from '../../components/Section';
 import { DiffView } from './DiffView';
 
 export function PromptTab() {
@@ -122,10 +123,7 @@ export function PromptTab() {
           )}
         </Stack>
       </Card>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('prompt.history')}
-        </Title>
+      <Section title={t('prompt.history')}>
         {(restore.error || remove.error) && <ErrorAlert error={restore.error ?? remove.error} />}
         {list.length === 0 ? (
           <EmptyState title={t('prompt.noVersionsTitle')} text={t('prompt.noVersionsText')} />
@@ -136,11 +134,11 @@ export function PromptTab() {
             </Text>
             <DataTable
               columns={[
-                { label: t('prompt.compare') },
-                { label: t('prompt.number') },
-                { label: t('prompt.label') },
-                { label: t('common.created') },
-                { label: t('common.actions') },
+                t('prompt.compare'),
+                t('prompt.number'),
+                t('prompt.label'),
+                t('common.created'),
+                t('common.actions'),
               ]}
             >
               {list.map((version) => (
@@ -189,7 +187,7 @@ export function PromptTab() {
             </DataTable>
           </>
         )}
-      </Card>
+      </Section>
       {ordered.length === 2 && (
         <Box>
           <DiffView botId={botId} from={ordered[0]!} to={ordered[1]!} />

@@ -29,46 +29,38 @@ export function usePromptDiff(botId: string, from: string, to: string) {
   });
 }
 
-/** After a change: the versions, and the bot (its current prompt), are read anew. */
-function useRefresh(botId: string) {
+/** A change of the prompt's versions; after it the versions, and the bot (its current prompt), are read anew. */
+function usePromptChange<TVariables, TData>(
+  botId: string,
+  mutationFn: (variables: TVariables) => Promise<TData>,
+) {
   const queryClient = useQueryClient();
-  return async () => {
-    await queryClient.invalidateQueries({ queryKey: promptKeys.versions(botId) });
-    void queryClient.invalidateQueries({ queryKey: botKeys.detail(botId), exact: true });
-  };
+  return useMutation({
+    mutationFn,
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: promptKeys.versions(botId) });
+      void queryClient.invalidateQueries({ queryKey: botKeys.detail(botId), exact: true });
+    },
+  });
 }
 
 export function useSavePrompt(botId: string) {
-  const refresh = useRefresh(botId);
-  return useMutation({
-    mutationFn: (body: { prompt_text: string; version_name: string | null }) =>
-      call(api.POST('/api/bots/{id}/prompt-versions', { params: { path: { id: botId } }, body })),
-    onSuccess: refresh,
-  });
+  return usePromptChange(botId, (body: { prompt_text: string; version_name: string | null }) =>
+    call(api.POST('/api/bots/{id}/prompt-versions', { params: { path: { id: botId } }, body })),
+  );
 }
 
+/** The path of one version (restoring and deleting it). */
+const versionPath = (botId: string, versionId: string) => ({ params: { path: { id: botId, versionId } } });
+
 export function useRestorePrompt(botId: string) {
-  const refresh = useRefresh(botId);
-  return useMutation({
-    mutationFn: (versionId: string) =>
-      call(
-        api.POST('/api/bots/{id}/prompt-versions/{versionId}/restore', {
-          params: { path: { id: botId, versionId } },
-        }),
-      ),
-    onSuccess: refresh,
-  });
+  return usePromptChange(botId, (versionId: string) =>
+    call(api.POST('/api/bots/{id}/prompt-versions/{versionId}/restore', versionPath(botId, versionId))),
+  );
 }
 
 export function useDeletePromptVersion(botId: string) {
-  const refresh = useRefresh(botId);
-  return useMutation({
-    mutationFn: (versionId: string) =>
-      call(
-        api.DELETE('/api/bots/{id}/prompt-versions/{versionId}', {
-          params: { path: { id: botId, versionId } },
-        }),
-      ),
-    onSuccess: refresh,
-  });
+  return usePromptChange(botId, (versionId: string) =>
+    call(api.DELETE('/api/bots/{id}/prompt-versions/{versionId}', versionPath(botId, versionId))),
+  );
 }

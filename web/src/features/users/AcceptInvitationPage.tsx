@@ -1,25 +1,12 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Center,
-  Group,
-  Loader,
-  Paper,
-  PasswordInput,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
+import { Alert, Anchor, Button, Center, Group, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
-import { LanguageSwitch } from '../../app/LanguageSwitch';
+import { PublicFrame } from '../../app/PublicFrame';
 import { useAcceptInvitation, useInvitationPreview } from './queries';
-import { passwordProblemKey } from './team-rules';
-import { Refusal } from './InvitationRefusal';
+import { NewPasswordFields, newPasswordValidation } from './NewPasswordFields';
+import { InvitationRefusal } from './TeamError';
 
 /** The token of the link: it travels in the fragment, which the browser never sends to a server. */
 function tokenFromLocation(): string {
@@ -36,13 +23,7 @@ export function AcceptInvitationPage() {
   const preview = useInvitationPreview(token);
   const form = useForm({
     initialValues: { first_name: '', last_name: '', password: '', repeat: '' },
-    validate: {
-      password: (v) => {
-        const key = passwordProblemKey(v);
-        return key ? t(key) : null;
-      },
-      repeat: (v, values) => (v === values.password ? null : t('team.password.mismatch')),
-    },
+    validate: newPasswordValidation('password', t),
   });
   const accept = useAcceptInvitation(token);
 
@@ -71,7 +52,7 @@ export function AcceptInvitationPage() {
       </Center>
     );
   } else if (preview.error) {
-    content = <Refusal error={preview.error} />;
+    content = <InvitationRefusal error={preview.error} />;
   } else {
     content = (
       <form onSubmit={form.onSubmit((values) => accept.mutate(values))} noValidate>
@@ -82,7 +63,7 @@ export function AcceptInvitationPage() {
               role: t(`roles.${preview.data.role}`),
             })}
           </Text>
-          {accept.error && <Refusal error={accept.error} />}
+          {accept.error && <InvitationRefusal error={accept.error} />}
           <TextInput label={t('team.email')} value={preview.data.email} readOnly autoComplete="username" />
           <Group grow>
             <TextInput
@@ -96,18 +77,11 @@ export function AcceptInvitationPage() {
               {...form.getInputProps('last_name')}
             />
           </Group>
-          <PasswordInput
+          <NewPasswordFields
             label={t('invitation.password')}
-            description={t('team.password.rules')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('password')}
-          />
-          <PasswordInput
-            label={t('invitation.repeat')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('repeat')}
+            repeatLabel={t('invitation.repeat')}
+            input={form.getInputProps('password')}
+            repeatInput={form.getInputProps('repeat')}
           />
           <Button type="submit" loading={accept.isPending}>
             {t('invitation.submit')}
@@ -121,18 +95,8 @@ export function AcceptInvitationPage() {
   }
 
   return (
-    <Center mih="100vh" p="md" component="main">
-      <Paper withBorder shadow="sm" p="xl" radius="md" w="100%" maw={480}>
-        <Stack>
-          <Group justify="space-between">
-            <Title order={1} size="h2">
-              {t('invitation.title')}
-            </Title>
-            <LanguageSwitch />
-          </Group>
-          {content}
-        </Stack>
-      </Paper>
-    </Center>
+    <PublicFrame title={t('invitation.title')} width={480}>
+      {content}
+    </PublicFrame>
   );
 }

@@ -31,12 +31,7 @@ export function Invitations({
       </Title>
       {refusal !== null && <TeamError error={refusal} />}
       <DataTable
-        columns={[
-          { label: t('team.email') },
-          { label: t('team.role') },
-          { label: t('team.state') },
-          { label: t('common.actions') },
-        ]}
+        columns={[t('team.email'), t('team.role'), t('team.state'), t('common.actions')]}
         minWidth={560}
       >
         {invitations.data.data.map((invitation) => (

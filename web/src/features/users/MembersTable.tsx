@@ -17,11 +17,11 @@ export function MembersTable({ users, actor }: { users: TeamUser[]; actor: { id:
       {refusal !== null && <TeamError error={refusal} />}
       <DataTable
         columns={[
-          { label: t('team.member') },
-          { label: t('team.role') },
-          { label: t('team.state') },
-          { label: t('team.lastLogin') },
-          { label: t('common.actions') },
+          t('team.member'),
+          t('team.role'),
+          t('team.state'),
+          t('team.lastLogin'),
+          t('common.actions'),
         ]}
         minWidth={640}
         mt="sm"

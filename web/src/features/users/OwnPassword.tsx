@@ -1,9 +1,11 @@
-import { Button, Card, Group, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { PasswordInput, Stack } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
-import { passwordProblemKey } from './team-rules';
+import { NewPasswordFields, newPasswordValidation } from './NewPasswordFields';
+import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { useChangeOwnPassword } from './queries';
 
 export function OwnPassword() {
@@ -12,11 +14,7 @@ export function OwnPassword() {
     initialValues: { current: '', next: '', repeat: '' },
     validate: {
       current: (v) => (v ? null : t('team.password.currentRequired')),
-      next: (v) => {
-        const key = passwordProblemKey(v);
-        return key ? t(key) : null;
-      },
-      repeat: (v, values) => (v === values.next ? null : t('team.password.mismatch')),
+      ...newPasswordValidation('next', t),
     },
   });
   const change = useChangeOwnPassword({
@@ -27,13 +25,7 @@ export function OwnPassword() {
   });
   useFormUnsavedChanges(form, (values) => change.mutateAsync(values));
   return (
-    <Card withBorder>
-      <Title order={2} size="h4" mb="xs">
-        {t('team.password.title')}
-      </Title>
-      <Text size="sm" mb="sm">
-        {t('team.password.intro')}
-      </Text>
+    <Section title={t('team.password.title')} intro={t('team.password.intro')}>
       <form onSubmit={form.onSubmit((values) => change.mutate(values))} noValidate>
         <Stack maw={420}>
           <PasswordInput
@@ -42,26 +34,15 @@ export function OwnPassword() {
             required
             {...form.getInputProps('current')}
           />
-          <PasswordInput
+          <NewPasswordFields
             label={t('team.password.new')}
-            description={t('team.password.rules')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('next')}
+            repeatLabel={t('team.password.repeat')}
+            input={form.getInputProps('next')}
+            repeatInput={form.getInputProps('repeat')}
           />
-          <PasswordInput
-            label={t('team.password.repeat')}
-            autoComplete="new-password"
-            required
-            {...form.getInputProps('repeat')}
-          />
-          <Group>
-            <Button type="submit" loading={change.isPending}>
-              {t('team.password.submit')}
-            </Button>
-          </Group>
+          <FormActions start pending={change.isPending} submit={t('team.password.submit')} />
         </Stack>
       </form>
-    </Card>
+    </Section>
   );
 }

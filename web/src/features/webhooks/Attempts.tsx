@@ -29,10 +29,10 @@ export function Attempts({
         empty={<Text c="dimmed">{t('deliveries.noAttempts')}</Text>}
         columns={[
           { label: '#' },
-          { label: t('deliveries.time') },
-          { label: t('deliveries.responseCode') },
-          { label: t('deliveries.duration') },
-          { label: t('deliveries.error') },
+          t('deliveries.time'),
+          t('deliveries.responseCode'),
+          t('deliveries.duration'),
+          t('deliveries.error'),
         ]}
         minWidth={480}
         data-testid="delivery-attempts"

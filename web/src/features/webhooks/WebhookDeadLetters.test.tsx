@@ -2,8 +2,9 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTexts } from '../../i18n';
+import { describe, expect, it } from 'vitest';
+
+import { json, serveFakeApi } from '../../test/render';
 
 const dead = {
   id: '6f1d2c3b-0000-4000-8000-000000000001',
@@ -19,26 +20,19 @@ const dead = {
 };
 
 /** The server as the component sees it: one dead letter until it is sent again. */
-const requests: string[] = [];
 let resent = false;
-const fetchMock = vi.fn(async (input: Request) => {
-  const url = new URL(input.url);
-  requests.push(`${input.method} ${url.pathname}${url.search}`);
-  const json = (body: unknown, status = 200) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-  if (input.method === 'POST') {
-    resent = true;
-    return json({ message: { ...dead, status: 'retry', dead_at: null } }, 202);
-  }
-  return json({ data: resent ? [] : [dead], next_cursor: null });
-});
+const { requests } = serveFakeApi(
+  (line) => {
+    if (line.startsWith('POST ')) {
+      resent = true;
+      return json({ message: { ...dead, status: 'retry', dead_at: null } }, 202);
+    }
+    return json({ data: resent ? [] : [dead], next_cursor: null });
+  },
+  { withSearch: true },
+);
 
 describe('WebhookDeadLetters', () => {
-  beforeAll(async () => {
-    vi.stubGlobal('fetch', fetchMock);
-    await loadTexts();
-  });
-
   it('lists dead deliveries with their reason and sends one again', async () => {
     const { WebhookDeadLetters, deadSubject } = await import('./WebhookDeadLetters');
     expect(deadSubject({ payload: { delivery_id: 'd-1' } })).toBe('d-1');

@@ -71,13 +71,13 @@ export function WebhookDeliveries({ endpoint }: { endpoint: Webhook }) {
         isEmpty={deliveries.data?.data.length === 0}
         empty={<EmptyState title={t('deliveries.emptyTitle')} text={t('deliveries.emptyText')} />}
         columns={[
-          { label: t('deliveries.event') },
-          { label: t('deliveries.status') },
+          t('deliveries.event'),
+          t('deliveries.status'),
           { label: t('deliveries.attempts'), align: 'right' as const },
-          { label: t('deliveries.responseCode') },
-          { label: t('deliveries.time') },
-          { label: t('deliveries.nextRetry') },
-          { label: t('common.actions') },
+          t('deliveries.responseCode'),
+          t('deliveries.time'),
+          t('deliveries.nextRetry'),
+          t('common.actions'),
         ]}
         minWidth={720}
       >

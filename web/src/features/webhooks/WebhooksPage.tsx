@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Group, MultiSelect, Stack, Table, TextInput, Title, Text } from '@mantine/core';
+import { Badge, Button, Group, MultiSelect, Stack, Table, TextInput, Text } from '@mantine/core';
 import { useForm } from '@mantine/form';
 import { WEBHOOK_EVENT_TYPES } from '@server/modules/webhooks/event-types.js';
 import { useState } from 'react';
@@ -6,7 +6,6 @@ import { useTranslation } from 'react-i18next';
 import type { WebhookBody } from '../../api/types';
 import { useCan } from '../../app/session';
 import { ConfirmButton } from '../../components/ConfirmButton';
-import { confirmAction } from '../../components/confirm';
 import { SecretOnce } from '../../components/SecretOnce';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
 import { WebhookDeadLetters } from './WebhookDeadLetters';
@@ -14,6 +13,8 @@ import { WebhookDeliveries } from './WebhookDeliveries';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { DataTable } from '../../components/DataTable';
 import { eventTypeLabel } from './event-types';
+import { Section } from '../../components/Section';
+import { FormActions } from '../../components/FormActions';
 import { useCreateWebhook, useDeleteWebhook, useRotateWebhookSecret, useWebhooks } from './queries';
 
 export function WebhooksPage() {
@@ -52,10 +53,7 @@ export function WebhooksPage() {
   return (
     <Stack>
       {secret && <SecretOnce label={t('webhooks.secret')} secret={secret} onDone={() => setSecret(null)} />}
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('webhooks.add')}
-        </Title>
+      <Section title={t('webhooks.add')}>
         <form onSubmit={form.onSubmit(submit)} noValidate>
           <Stack>
             {create.error && <ErrorAlert error={create.error} />}
@@ -71,30 +69,16 @@ export function WebhooksPage() {
               data={WEBHOOK_EVENT_TYPES.map((type) => ({ value: type, label: eventTypeLabel(t, type) }))}
               {...form.getInputProps('event_types')}
             />
-            <Group>
-              <Button type="submit" loading={create.isPending}>
-                {t('webhooks.addSubmit')}
-              </Button>
-            </Group>
+            <FormActions start pending={create.isPending} submit={t('webhooks.addSubmit')} />
           </Stack>
         </form>
-      </Card>
-      <Card withBorder>
-        <Title order={2} size="h4" mb="xs">
-          {t('webhooks.list')}
-        </Title>
+      </Section>
+      <Section title={t('webhooks.list')}>
         {(rotate.error || remove.error) && <ErrorAlert error={rotate.error ?? remove.error} />}
         {hooks.data.data.length === 0 ? (
           <Text c="dimmed">{t('webhooks.none')}</Text>
         ) : (
-          <DataTable
-            columns={[
-              { label: t('webhooks.url') },
-              { label: t('webhooks.types') },
-              { label: t('common.actions') },
-            ]}
-            minWidth={560}
-          >
+          <DataTable columns={[t('webhooks.url'), t('webhooks.types'), t('common.actions')]} minWidth={560}>
             {hooks.data.data.map((hook) => (
               <Table.Tr key={hook.id}>
                 <Table.Td style={{ wordBreak: 'break-all' }}>{hook.url}</Table.Td>
@@ -117,20 +101,15 @@ export function WebhooksPage() {
                     >
                       {t('deliveries.open')}
                     </Button>
-                    <Button
-                      size="compact-xs"
+                    <ConfirmButton
                       variant="light"
-                      onClick={() =>
-                        confirmAction({
-                          title: t('webhooks.rotate'),
-                          text: t('webhooks.rotateConfirm'),
-                          confirm: t('webhooks.rotate'),
-                          onConfirm: () => onRotate(hook.id),
-                        })
-                      }
+                      danger={false}
+                      title={t('webhooks.rotate')}
+                      text={t('webhooks.rotateConfirm')}
+                      onConfirm={() => onRotate(hook.id)}
                     >
                       {t('webhooks.rotate')}
-                    </Button>
+                    </ConfirmButton>
                     <ConfirmButton
                       title={t('webhooks.delete')}
                       text={t('webhooks.deleteConfirm', { url: hook.url })}
@@ -142,7 +121,7 @@ export function WebhooksPage() {
             ))}
           </DataTable>
         )}
-      </Card>
+      </Section>
       {(() => {
         const endpoint = hooks.data.data.find((h) => h.id === logOf);
         return endpoint ? <WebhookDeliveries key={endpoint.id} endpoint={endpoint} /> : null;

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
+import { useRefreshingMutation } from '../../api/mutations';
 import type { Ok, WebhookBody } from '../../api/types';
 
 /** The cache keys of the webhooks feature: endpoints, their delivery logs, and dead letters. */
@@ -21,12 +22,12 @@ export function useWebhooks(enabled: boolean) {
 }
 
 export function useCreateWebhook() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { url: string; event_types: WebhookBody['event_types'] }) =>
+  return useRefreshingMutation(
+    (body: { url: string; event_types: WebhookBody['event_types'] }) =>
       call(api.POST('/api/webhooks', { body })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.all, exact: true }),
-  });
+    webhookKeys.all,
+    { exact: true },
+  );
 }
 
 export function useRotateWebhookSecret() {
@@ -37,11 +38,11 @@ export function useRotateWebhookSecret() {
 }
 
 export function useDeleteWebhook() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.all, exact: true }),
-  });
+  return useRefreshingMutation(
+    (id: string) => call(api.DELETE('/api/webhooks/{id}', { params: { path: { id } } })),
+    webhookKeys.all,
+    { exact: true },
+  );
 }
 
 export function useDeliveries(endpointId: string, status: DeliveryStatus | null) {
@@ -69,16 +70,15 @@ export function useDelivery(endpointId: string, deliveryId: string) {
 }
 
 export function useRedeliver(endpointId: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (deliveryId: string) =>
+  return useRefreshingMutation(
+    (deliveryId: string) =>
       call(
         api.POST('/api/webhooks/{id}/deliveries/{deliveryId}/redeliver', {
           params: { path: { id: endpointId, deliveryId } },
         }),
       ),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.deliveries(endpointId) }),
-  });
+    webhookKeys.deliveries(endpointId),
+  );
 }
 
 /** Webhook messages of the outbox that ran out of attempts. */
@@ -91,9 +91,8 @@ export function useDeadLetters() {
 
 /** Sends a dead message again; the dead letters and every delivery log are read anew. */
 export function useResend() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (id: string) => call(api.POST('/api/outbox/{id}/resend', { params: { path: { id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: webhookKeys.all }),
-  });
+  return useRefreshingMutation(
+    (id: string) => call(api.POST('/api/outbox/{id}/resend', { params: { path: { id } } })),
+    webhookKeys.all,
+  );
 }
