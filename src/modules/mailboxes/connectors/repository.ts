@@ -157,6 +157,22 @@ export interface OutboundInsert {
   text: string;
 }
 
+/** The parameters $1 to $10 of both inserts into email_outbound. */
+function outboundParams(reply: OutboundInsert): unknown[] {
+  return [
+    reply.tenantId,
+    reply.mailboxId,
+    reply.conversationId,
+    reply.inboundId,
+    reply.messageId,
+    reply.to,
+    reply.subject,
+    reply.inReplyTo,
+    reply.references,
+    reply.text,
+  ];
+}
+
 /** Writes the bot's reply (automated); returns its id. */
 export async function insertAutomatedOutbound(tx: Queryable, reply: OutboundInsert): Promise<string> {
   const outbound = await queryOne<{ id: string }>(
@@ -164,18 +180,7 @@ export async function insertAutomatedOutbound(tx: Queryable, reply: OutboundInse
     `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
            in_reply_to, references_ids, body_text, automated)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true) RETURNING id`,
-    [
-      reply.tenantId,
-      reply.mailboxId,
-      reply.conversationId,
-      reply.inboundId,
-      reply.messageId,
-      reply.to,
-      reply.subject,
-      reply.inReplyTo,
-      reply.references,
-      reply.text,
-    ],
+    outboundParams(reply),
   );
   return outbound!.id;
 }
@@ -287,18 +292,7 @@ export async function insertPersonOutbound(db: Queryable, reply: OutboundInsert)
        in_reply_to, references_ids, body_text, automated)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)
      ON CONFLICT (mailbox_id, message_id) DO NOTHING`,
-    [
-      reply.tenantId,
-      reply.mailboxId,
-      reply.conversationId,
-      reply.inboundId,
-      reply.messageId,
-      reply.to,
-      reply.subject,
-      reply.inReplyTo,
-      reply.references,
-      reply.text,
-    ],
+    outboundParams(reply),
   );
 }
 
