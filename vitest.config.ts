@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { configDefaults, defineConfig } from 'vitest/config';
@@ -5,6 +6,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     reporters: ['default', './test/backend-reporter.ts'],
+    // A database test file spends much of its time waiting on PostgreSQL, PGlite's thread or a
+    // child process: two files at a time even on two cores (vitest's default is cores − 1).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         test: {

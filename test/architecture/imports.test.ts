@@ -1,16 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { cycles, sourceFiles } from './graph.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** Relative import targets of a file, resolved to paths under src/ (".js" → ".ts"). */
 function importsOf(file: string): string[] {
@@ -47,42 +40,6 @@ function floorOf(path: string): number {
 /** The type of the context names the services it carries; erased at build, it is the one type-only way up. */
 const TYPE_ONLY_UPWARDS = new Set(['shared/context.ts']);
 const isRepository = (path: string) => /(^|\/)([\w-]+-)?repository\.ts$/.test(path);
-
-/** Strongly connected components of the import graph with more than one file (Tarjan). */
-function cycles(graph: Map<string, string[]>): string[][] {
-  let index = 0;
-  const indices = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (node: string) => {
-    indices.set(node, index);
-    low.set(node, index++);
-    stack.push(node);
-    onStack.add(node);
-    for (const next of graph.get(node) ?? []) {
-      if (!indices.has(next)) {
-        visit(next);
-        low.set(node, Math.min(low.get(node)!, low.get(next)!));
-      } else if (onStack.has(next)) {
-        low.set(node, Math.min(low.get(node)!, indices.get(next)!));
-      }
-    }
-    if (low.get(node) === indices.get(node)) {
-      const component: string[] = [];
-      let member: string;
-      do {
-        member = stack.pop()!;
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1) found.push(component.sort());
-    }
-  };
-  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
-  return found;
-}
 
 /** A statement sent to the database: `db.query(`, `tx.query<…>(`, `queryOne(` or a sql`…` template. */
 const SQL_CALL = /\.query(<[^(]*>)?\(|\bqueryOne(<[^(]*>)?\(|\bsql`/;
