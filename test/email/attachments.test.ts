@@ -12,7 +12,7 @@ import { buildTenant } from '../helpers/factories.js';
 import { textPdf } from '../knowledge/documents.js';
 import { startDovecot, type Dovecot } from './dovecot.js';
 import { startFakeGraph, type FakeGraph } from './graph-server.js';
-import { connectDovecotMailbox } from './mailbox-setup.js';
+import { addMailbox, connectDovecotMailbox } from './mailbox-setup.js';
 
 const DOCX = readFileSync(join(import.meta.dirname, '../fixtures/knowledge/werkstatt.docx'));
 const PDF = textPdf(['Preisliste: Der Kurs Yoga am Morgen kostet 49 Euro.']);
@@ -160,24 +160,18 @@ describeApp('e-mail attachments through Microsoft Graph (local server with Graph
     clearGraphTokens();
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot();
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'graph',
-        name: 'M365',
-        address: `info-${tenant.id.slice(0, 8)}@contoso.example`,
-        settings: {
-          tenant_id: 'contoso.onmicrosoft.com',
-          client_id: '11111111-2222-3333-4444-555555555555',
-          read_attachments: readAttachments,
-        },
-        secrets: { client_secret: 'graph-client-secret-value' },
+    const id = await addMailbox(app, tenant, bot.id, {
+      kind: 'graph',
+      name: 'M365',
+      address: `info-${tenant.id.slice(0, 8)}@contoso.example`,
+      settings: {
+        tenant_id: 'contoso.onmicrosoft.com',
+        client_id: '11111111-2222-3333-4444-555555555555',
+        read_attachments: readAttachments,
       },
+      secrets: { client_secret: 'graph-client-secret-value' },
     });
-    expect(res.statusCode, res.body).toBe(201);
-    return { tenant, id: res.json<{ id: string }>().id };
+    return { tenant, id };
   }
 
   /** A customer's mail in the Graph inbox with a PDF, a DOCX (as octet-stream), a picture in the body, an attached Outlook item and a cloud file link. */

@@ -5,6 +5,7 @@ import { findMailboxById } from '../../src/modules/mailboxes/repository.js';
 import { receiveMail } from '../../src/modules/mailboxes/connectors/inbound.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
+import { addMailbox, POSTMARK_MAILBOX } from './mailbox-setup.js';
 import { FakeModelServer } from '../chat/fake-model-server.js';
 import { useModel } from '../chat/fixtures.js';
 import { createEvent } from '../events/fixtures.js';
@@ -33,26 +34,8 @@ describeApp('bookings made by the bot in an e-mail thread', (get) => {
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot();
     const event = await createEvent(app, tenant, { title: 'Yoga am Morgen', bot_id: bot.id }, 'selling');
-    const res = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'postmark',
-        name: 'Inbound',
-        address: 'hello@example.test',
-        settings: {
-          inbound_username: 'pm',
-          smtp_host: '127.0.0.1',
-          smtp_port: 2525,
-          smtp_tls: false,
-          username: 'u',
-        },
-        secrets: { inbound_password: 'inbound-password-123', password: 'smtp-password' },
-      },
-    });
-    expect(res.statusCode).toBe(201);
-    const mailbox = (await findMailboxById(ctx.db, res.json().id))!;
+    const id = await addMailbox(app, tenant, bot.id, POSTMARK_MAILBOX);
+    const mailbox = (await findMailboxById(ctx.db, id))!;
     model.queue.push({ kind: 'reply', text: `Ich habe Sie angemeldet. [BOOK:${event.id}]` });
     const outcome = await receiveMail(ctx, mailbox, {
       messageId: `<booking-${Date.now()}@kunde.example>`,

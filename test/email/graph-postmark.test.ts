@@ -7,6 +7,7 @@ import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startFakeGraph, type FakeGraph } from './graph-server.js';
 import { startSmtpRecorder, type SmtpRecorder } from './smtp-recorder.js';
+import { addMailbox, POSTMARK_MAILBOX } from './mailbox-setup.js';
 
 let graph: FakeGraph;
 let smtp: SmtpRecorder;
@@ -135,26 +136,17 @@ describeApp('e-mail through the Postmark inbound webhook', (get) => {
   async function postmarkMailbox() {
     const tenant = await buildTenant(get().ctx);
     const bot = await tenant.bot();
-    const res = await get().app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'postmark',
-        name: 'Inbound',
-        address: 'hello@example.test',
-        settings: {
-          inbound_username: 'postmark',
-          smtp_host: '127.0.0.1',
-          smtp_port: smtp.port,
-          smtp_tls: false,
-          username: 'smtp-user',
-        },
-        secrets: { inbound_password: 'inbound-password-123', password: 'smtp-password' },
+    const id = await addMailbox(get().app, tenant, bot.id, {
+      ...POSTMARK_MAILBOX,
+      settings: {
+        inbound_username: 'postmark',
+        smtp_host: '127.0.0.1',
+        smtp_port: smtp.port,
+        smtp_tls: false,
+        username: 'smtp-user',
       },
     });
-    expect(res.statusCode).toBe(201);
-    return { tenant, bot, id: res.json().id as string };
+    return { tenant, bot, id };
   }
 
   /** Postmark's inbound JSON (https://postmarkapp.com/developer/webhooks/inbound-webhook). */

@@ -3,6 +3,7 @@ import { dueWarning, warnExpiringSecrets } from '../../src/modules/mailboxes/con
 import { secretWarning } from '../../src/modules/mailboxes/service.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
+import { addMailbox } from './mailbox-setup.js';
 
 describe('secret expiry warnings (pure)', () => {
   it.each([
@@ -43,20 +44,14 @@ describeApp('secret expiry warnings as webhook events', (get) => {
     });
     expect(hook.statusCode).toBe(201);
     const expires = new Date(Date.now() + 40 * 86_400_000);
-    const created = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'graph',
-        name: 'M365',
-        address: 'info@contoso.example',
-        settings: { tenant_id: 'contoso', client_id: 'app' },
-        secrets: { client_secret: 'value' },
-        secret_expires_at: expires.toISOString(),
-      },
+    const mailboxId = await addMailbox(app, tenant, bot.id, {
+      kind: 'graph',
+      name: 'M365',
+      address: 'info@contoso.example',
+      settings: { tenant_id: 'contoso', client_id: 'app' },
+      secrets: { client_secret: 'value' },
+      secret_expires_at: expires.toISOString(),
     });
-    expect(created.statusCode).toBe(201);
     const events = () =>
       ctx.db.query<{ data: { days_left: number; mailbox_id: string } }>(
         `SELECT data FROM webhook_events WHERE tenant_id = $1 AND type = 'mailbox.secret_expiring' ORDER BY created_at`,
@@ -72,6 +67,6 @@ describeApp('secret expiry warnings as webhook events', (get) => {
     await warnExpiringSecrets(ctx, at(0.5));
     await warnExpiringSecrets(ctx, at(0.4));
     expect((await events()).map((e) => e.data.days_left)).toEqual([29, 6, 0]);
-    expect((await events())[0]!.data.mailbox_id).toBe(created.json().id);
+    expect((await events())[0]!.data.mailbox_id).toBe(mailboxId);
   });
 });

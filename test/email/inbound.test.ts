@@ -5,6 +5,7 @@ import { findMailboxById, type MailboxRow } from '../../src/modules/mailboxes/re
 import { receiveMail, type InboundMail } from '../../src/modules/mailboxes/connectors/inbound.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
+import { addMailbox, POSTMARK_MAILBOX } from './mailbox-setup.js';
 
 let sequence = 0;
 function mail(fields: Partial<InboundMail> & { from?: string } = {}): InboundMail {
@@ -31,26 +32,8 @@ describeApp('an arrived mail: robots, loop guard, threading', (get) => {
   async function mailbox(): Promise<MailboxRow> {
     const tenant = await buildTenant(get().ctx);
     const bot = await tenant.bot({});
-    const res = await get().app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'postmark',
-        name: 'Inbound',
-        address: 'hello@example.test',
-        settings: {
-          inbound_username: 'pm',
-          smtp_host: '127.0.0.1',
-          smtp_port: 2525,
-          smtp_tls: false,
-          username: 'u',
-        },
-        secrets: { inbound_password: 'inbound-password-123', password: 'smtp-password' },
-      },
-    });
-    expect(res.statusCode).toBe(201);
-    return (await findMailboxById(get().db, res.json().id))!;
+    const id = await addMailbox(get().app, tenant, bot.id, POSTMARK_MAILBOX);
+    return (await findMailboxById(get().db, id))!;
   }
 
   async function outboundIdOf(inboundId: string): Promise<string> {

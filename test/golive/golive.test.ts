@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
+import { addMailbox, IMAP_MAILBOX } from '../email/mailbox-setup.js';
 
 describeApp('go-live: checklist endpoint, bots created inactive', (get) => {
   const url = (botId: string) => `/api/bots/${botId}/golive`;
@@ -114,25 +115,7 @@ describeApp('go-live: checklist endpoint, bots created inactive', (get) => {
     const { app, ctx } = get();
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot();
-    const mailbox = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: {
-        kind: 'imap',
-        name: 'Support',
-        address: 'support@example.test',
-        settings: {
-          imap_host: '127.0.0.1',
-          imap_port: 9,
-          smtp_host: '127.0.0.1',
-          smtp_port: 9,
-          username: 'u',
-        },
-        secrets: { password: 'imap-password-not-shown' },
-      },
-    });
-    expect(mailbox.statusCode).toBe(201);
+    await addMailbox(app, tenant, bot.id, IMAP_MAILBOX);
     const res = await app.inject({ url: url(bot.id), headers: tenant.owner.headers });
     expect(res.json().items.find((i: { key: string }) => i.key === 'channel')).toMatchObject({
       done: true,

@@ -1,20 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
-
-const IMAP = {
-  kind: 'imap',
-  name: 'Support',
-  address: 'support@example.test',
-  settings: {
-    imap_host: '127.0.0.1',
-    imap_port: 9,
-    smtp_host: '127.0.0.1',
-    smtp_port: 9,
-    username: 'support',
-  },
-  secrets: { password: 'imap-password' },
-};
+import { addMailbox, IMAP_MAILBOX } from '../email/mailbox-setup.js';
 
 interface PageBody {
   data: { id: string; status: string; received_at: string }[];
@@ -26,14 +13,7 @@ describeApp('received mails: cursor paging of a mailbox and of a conversation', 
     const { ctx, app } = get();
     const tenant = await buildTenant(ctx);
     const bot = await tenant.bot();
-    const created = await app.inject({
-      method: 'POST',
-      url: `/api/bots/${bot.id}/mailboxes`,
-      headers: tenant.owner.headers,
-      payload: IMAP,
-    });
-    expect(created.statusCode).toBe(201);
-    const mailboxId = created.json().id as string;
+    const mailboxId = await addMailbox(app, tenant, bot.id, IMAP_MAILBOX);
     const [conversation] = await ctx.db.query<{ id: string }>(
       `INSERT INTO conversations (tenant_id, bot_id, channel, sender_id) VALUES ($1, $2, 'email', 'kunde@kunde.example')
        RETURNING id`,

@@ -1,20 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
-
-const IMAP = {
-  kind: 'imap',
-  name: 'Support',
-  address: 'Support@Example.test',
-  settings: {
-    imap_host: '127.0.0.1',
-    imap_port: 9,
-    smtp_host: '127.0.0.1',
-    smtp_port: 9,
-    username: 'support',
-  },
-  secrets: { password: 'imap-password-not-shown' },
-};
+import { IMAP_MAILBOX } from '../email/mailbox-setup.js';
 
 describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
   const url = (botId: string, rest = '') => `/api/bots/${botId}/mailboxes${rest}`;
@@ -26,7 +13,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
       method: 'POST',
       url: url(bot.id),
       headers: tenant.owner.headers,
-      payload: { ...IMAP, secret_expires_at: new Date(Date.now() + 5 * 86_400_000).toISOString() },
+      payload: { ...IMAP_MAILBOX, secret_expires_at: new Date(Date.now() + 5 * 86_400_000).toISOString() },
     });
     expect(created.statusCode).toBe(201);
     const body = created.json();
@@ -64,7 +51,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
         method: 'POST',
         url: url(bot.id),
         headers: tenant.owner.headers,
-        payload: IMAP,
+        payload: IMAP_MAILBOX,
       })
     ).json();
     const before = await get().db.query<{ secrets: Record<string, string> }>(
@@ -104,11 +91,11 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
     const tenant = await buildTenant(get().ctx);
     const bot = await tenant.bot();
     for (const payload of [
-      { ...IMAP, secrets: {} },
-      { ...IMAP, settings: { smtp_host: 'x', username: 'u' } },
-      { ...IMAP, kind: 'pop3' },
-      { ...IMAP, address: 'not-an-address' },
-      { ...IMAP, secrets: { password: 'x', token: 'y' } },
+      { ...IMAP_MAILBOX, secrets: {} },
+      { ...IMAP_MAILBOX, settings: { smtp_host: 'x', username: 'u' } },
+      { ...IMAP_MAILBOX, kind: 'pop3' },
+      { ...IMAP_MAILBOX, address: 'not-an-address' },
+      { ...IMAP_MAILBOX, secrets: { password: 'x', token: 'y' } },
       {
         kind: 'graph',
         name: 'M365',
@@ -137,7 +124,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
       method: 'POST',
       url: url(bot.id),
       headers: tenant.owner.headers,
-      payload: { ...IMAP, secrets: {} },
+      payload: { ...IMAP_MAILBOX, secrets: {} },
     });
     expect(missing.json()).toMatchObject({ code: 'field_required', details: { field: 'secrets.password' } });
     const rows = await get().db.query('SELECT 1 FROM mailboxes WHERE tenant_id = $1', [tenant.id]);
@@ -185,7 +172,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
         method: 'POST',
         url: url(bot.id),
         headers: tenant.owner.headers,
-        payload: IMAP,
+        payload: IMAP_MAILBOX,
       })
     ).json();
     const res = await get().app.inject({
@@ -211,7 +198,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
         method: 'POST',
         url: url(bot.id),
         headers: tenant.owner.headers,
-        payload: IMAP,
+        payload: IMAP_MAILBOX,
       })
     ).json();
     const anonymous = await get().app.inject({ method: 'GET', url: url(bot.id) });
@@ -234,7 +221,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
           method === 'PATCH'
             ? { name: 'x' }
             : method === 'POST' && path.endsWith('mailboxes')
-              ? IMAP
+              ? IMAP_MAILBOX
               : undefined,
       });
       expect(res.statusCode, `${method} ${path}`).toBe(403);
@@ -272,7 +259,7 @@ describeApp('mailboxes: /api/bots/:id/mailboxes', (get) => {
         method: 'POST',
         url: url(bot.id),
         headers: tenant.owner.headers,
-        payload: IMAP,
+        payload: IMAP_MAILBOX,
       })
     ).json();
     const [conversation] = await ctx.db.query<{ id: string }>(
