@@ -1,4 +1,4 @@
-import { Card, Code, Group, Stack, Text, Title } from '@mantine/core';
+import { Card, Code, Stack, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
@@ -6,6 +6,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { notify } from '../../components/notify';
 import { SecretOnce } from '../../components/SecretOnce';
 import { ErrorAlert } from '../../components/states';
+import { KeyRow } from './KeyRow';
 import { useRotateIdentitySecret, useRotatePublishableKey, type WidgetSettings } from './queries';
 
 export function Keys({ botId, settings }: { botId: string; settings: WidgetSettings }) {
@@ -23,16 +24,11 @@ export function Keys({ botId, settings }: { botId: string; settings: WidgetSetti
         {(rotateKey.error ?? rotateSecret.error) && (
           <ErrorAlert error={rotateKey.error ?? rotateSecret.error} />
         )}
-        <Group justify="space-between" align="flex-end">
-          <div>
-            <Text size="sm" fw={500}>
-              {t('channels.website.publishableKey')}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {t('channels.website.publishableKeyHelp')}
-            </Text>
-            <Code data-testid="publishable-key">{settings.publishable_key}</Code>
-          </div>
+        <KeyRow
+          label={t('channels.website.publishableKey')}
+          help={t('channels.website.publishableKeyHelp')}
+          value={<Code data-testid="publishable-key">{settings.publishable_key}</Code>}
+        >
           {canEdit && (
             <ConfirmButton
               size="sm"
@@ -47,18 +43,13 @@ export function Keys({ botId, settings }: { botId: string; settings: WidgetSetti
               {t('channels.website.rotateKey')}
             </ConfirmButton>
           )}
-        </Group>
-        <Group justify="space-between" align="flex-end">
-          <div>
-            <Text size="sm" fw={500}>
-              {t('channels.website.identitySecret')}
-            </Text>
-            <Text size="xs" c="dimmed">
-              {settings.identity_secret_set
-                ? t('channels.website.secretSet')
-                : t('channels.website.secretNone')}
-            </Text>
-          </div>
+        </KeyRow>
+        <KeyRow
+          label={t('channels.website.identitySecret')}
+          help={t(
+            settings.identity_secret_set ? 'channels.website.secretSet' : 'channels.website.secretNone',
+          )}
+        >
           {canEdit && (
             <ConfirmButton
               size="sm"
@@ -78,7 +69,7 @@ export function Keys({ botId, settings }: { botId: string; settings: WidgetSetti
                 : t('channels.website.createSecret')}
             </ConfirmButton>
           )}
-        </Group>
+        </KeyRow>
         {secret && (
           <SecretOnce
             label={t('channels.website.identitySecret')}
