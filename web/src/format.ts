@@ -3,6 +3,12 @@ export function locale(language: string): string {
   return language === 'en' ? 'en-GB' : 'de-DE';
 }
 
+/** The calendar day of a date as the API takes it: YYYY-MM-DD. */
+export function isoDay(value: string | Date | null | undefined): string | null {
+  if (!value) return null;
+  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
+}
+
 export function formatDate(value: string | null | undefined, language: string): string {
   if (!value) return '—';
   const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? new Date(`${value}T00:00:00`) : new Date(value);

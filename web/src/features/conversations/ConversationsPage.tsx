@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import type { Conversation } from '../../api/types';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState } from '../../components/states';
-import { formatDateTime } from '../../format';
+import { formatDateTime, isoDay } from '../../format';
 import { LoadMore } from '../../components/LoadMore';
 import { DataTable } from '../../components/DataTable';
 import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
@@ -19,11 +19,6 @@ export const STATUS_COLOUR: Record<Conversation['status'], string> = {
 };
 
 type FilterName = 'bot' | 'channel' | 'status' | 'rating' | 'review' | 'handedOver';
-
-function isoDay(value: string | Date | null): string | undefined {
-  if (!value) return undefined;
-  return typeof value === 'string' ? value.slice(0, 10) : value.toISOString().slice(0, 10);
-}
 
 export function ConversationsPage() {
   const { t, i18n } = useTranslation();

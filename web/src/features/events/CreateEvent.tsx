@@ -11,7 +11,7 @@ import { paymentBody, paymentValidation, timeOrderProblem } from './event-form';
 import { PaymentFields } from './PaymentFields';
 import { useUnsavedChanges } from '../../components/unsaved-changes';
 import { FormActions } from '../../components/FormActions';
-import { day } from './event-status';
+import { isoDay } from '../../format';
 
 export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   const { t } = useTranslation();
@@ -45,7 +45,7 @@ export function CreateEvent({ opened, onClose }: { opened: boolean; onClose: () 
   const submit = (values: typeof form.values) => {
     const body: EventBody = {
       title: values.title.trim(),
-      event_date: day(values.event_date)!,
+      event_date: isoDay(values.event_date)!,
       event_time_start: values.event_time_start || null,
       event_time_end: values.event_time_end || null,
       capacity_total: Number(values.capacity_total),

@@ -8,11 +8,11 @@ import type { EventRow } from '../../api/types';
 import { useCan } from '../../app/session';
 import { PageTitle } from '../../components/PageTitle';
 import { EmptyState } from '../../components/states';
-import { formatDate, formatMoney } from '../../format';
+import { formatDate, formatMoney, isoDay } from '../../format';
 import { DataTable } from '../../components/DataTable';
 import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { CreateEvent } from './CreateEvent';
-import { EVENT_STATUS_COLOUR, day } from './event-status';
+import { EVENT_STATUS_COLOUR } from './event-status';
 
 export function EventsPage() {
   const { t, i18n } = useTranslation();
@@ -23,8 +23,8 @@ export function EventsPage() {
   const query = {
     limit: 100,
     ...(status ? { status: status as EventRow['status'] } : {}),
-    ...(range[0] ? { from_date: day(range[0])! } : {}),
-    ...(range[1] ? { to_date: day(range[1])! } : {}),
+    ...(range[0] ? { from_date: isoDay(range[0])! } : {}),
+    ...(range[1] ? { to_date: isoDay(range[1])! } : {}),
   };
   const events = useEvents(query);
 
