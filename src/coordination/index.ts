@@ -246,7 +246,11 @@ export async function redisCoordination(
     publishAll,
     async subscribe(channel, handler) {
       const full = PREFIX + channel;
-      if (handlers.add(full, handler) === 1) subscriber.subscribe(full).catch(() => undefined);
+      if (handlers.add(full, handler) !== 1) return;
+      const confirmed = subscriber.subscribe(full).catch(() => undefined);
+      // While connected, resolve once Redis confirmed the subscription, so a message published
+      // right after arrives; while disconnected, the SUBSCRIBE waits in the queue for the reconnect.
+      if (subscribed) await confirmed;
     },
     async unsubscribe(channel, handler) {
       const full = PREFIX + channel;

@@ -1,23 +1,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../helpers/db.js';
+import { freePort } from '../helpers/net.js';
 
 const BIN = join(import.meta.dirname, '../../bin/parley.js');
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describeEachBackend('parley serve', (get) => {
   it('seeds the demo on an empty database, prints the key once, serves, and shuts down cleanly', async () => {

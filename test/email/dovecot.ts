@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
+import { freePort } from '../helpers/net.js';
 
 /** Debian's Dovecot, started for a test on a free port with a temporary configuration and mail directory. */
 export interface Dovecot {
@@ -22,18 +22,6 @@ export interface Dovecot {
 }
 
 export const DOVECOT_BINARY = '/usr/sbin/dovecot';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 function passwdEntry(name: string): { uid: number; gid: number } {
   const line = readFileSync('/etc/passwd', 'utf8')

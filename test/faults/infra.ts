@@ -1,33 +1,14 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, sleep, waitFor } from '../helpers/net.js';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const PG_VERSION = '15';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `check` every 100 ms until it is true; returns the milliseconds it took. */
-export async function waitFor(check: () => Promise<boolean>, ms: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < ms) {
-    if (await check().catch(() => false)) return Date.now() - started;
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
+export { freePort, sleep, waitFor };
 
 /**
  * A PostgreSQL cluster of this suite's own (pg_createcluster on a free port, trust

@@ -79,7 +79,6 @@ describe.each(cases)('[%s] inbox stream across instances over %s', (backend, bro
     const bot = await tenant.bot();
     const stream = await openStream(`${baseB}/api/inbox/stream`, tenant.owner.token);
     await vi.waitUntil(() => stream.events.some((e) => e.event === 'ready'), { timeout: 5000, interval: 10 });
-    if (broadcast === 'redis') await new Promise((resolve) => setTimeout(resolve, 100)); // SUBSCRIBE round trip
 
     const chat = await sendChat(a, tenant, bot.id, { message: 'I want to talk to a human' });
     const id = chat.json<{ conversation_id: string }>().conversation_id;
