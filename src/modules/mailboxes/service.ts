@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
+import { checkOutboundHost, hostRefusal, isRefusal } from '../../shared/outbound.js';
 import { timePage } from '../../shared/pagination.js';
 import { getBot } from '../bots/service.js';
 import { getConversationDetail } from '../conversations/service.js';
@@ -66,6 +67,24 @@ function sealAll(store: SecretStore, secrets: MailboxSecrets | undefined): Recor
   return sealed;
 }
 
+/**
+ * The IMAP and SMTP hosts given are checked by the outbound-connection guard: a host that is
+ * or resolves to an internal address is a 400 in words, nothing is stored.
+ */
+async function checkHosts(config: Config, settings: Partial<MailboxSettings> | undefined): Promise<void> {
+  const policy = { allowPrivate: config.outbound.allowPrivateTargets };
+  for (const field of ['imap_host', 'smtp_host'] as const) {
+    const host = settings?.[field];
+    if (host === undefined) continue;
+    try {
+      await checkOutboundHost(host, policy);
+    } catch (error) {
+      if (isRefusal(error)) throw hostRefusal(`settings.${field}`, error);
+      throw error;
+    }
+  }
+}
+
 export interface MailboxDeps {
   db: Database;
   secrets: SecretStore;
@@ -107,6 +126,7 @@ export async function createMailbox(
   await ownBot(deps.db, tenantId, botId);
   const secrets = sealAll(deps.secrets, body.secrets);
   checkComplete(body.kind, body.settings, secrets);
+  await checkHosts(deps.config, body.settings);
   const fields: MailboxFields = {
     kind: body.kind,
     name: body.name.trim(),
@@ -129,6 +149,8 @@ export async function editMailbox(
   id: string,
   body: UpdateMailboxBody,
 ): Promise<MailboxRow> {
+  await ownBot(deps.db, tenantId, botId);
+  await checkHosts(deps.config, body.settings);
   return deps.db.transaction(async (tx) => {
     await ownBot(tx, tenantId, botId);
     const current = isUuid(id) ? await findMailbox(tx, tenantId, botId, id, { lock: true }) : undefined;

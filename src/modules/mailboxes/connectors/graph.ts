@@ -88,6 +88,10 @@ export function graphClient(mailbox: MailboxRow, secrets: SecretStore, email: Co
     const url = /^https?:\/\//.test(pathOrUrl)
       ? pathOrUrl
       : `${email.graphApiUrl.replace(/\/+$/, '')}${pathOrUrl}`;
+    // Links Graph hands back (next and delta links) are followed only on Graph's own origin.
+    if (new URL(url).origin !== new URL(email.graphApiUrl).origin) {
+      throw new GraphError('a link outside the Graph API was not followed', undefined);
+    }
     return fetch(url, {
       method,
       headers: {

@@ -2,6 +2,8 @@ import nodemailer from 'nodemailer';
 import type { Verdict } from '../../outbox/policy.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import type { SecretStore } from '../../mailboxes/secret-store.js';
+import type { OutboundPolicy } from '../../../shared/outbound.js';
+import { guardedSmtpSocket } from './guard.js';
 
 /** One mail as it leaves: our Message-ID fixed beforehand, so a retry sends the same mail. */
 export interface OutgoingMail {
@@ -41,7 +43,12 @@ export function smtpVerdict(error: { responseCode?: number; message: string }): 
   return { verdict: { kind: 'failed' }, statusCode: code, error: error.message };
 }
 
-export function smtpTransport(mailbox: MailboxRow, secrets: SecretStore, timeoutMs: number) {
+export function smtpTransport(
+  mailbox: MailboxRow,
+  secrets: SecretStore,
+  timeoutMs: number,
+  policy: OutboundPolicy,
+) {
   const s = mailbox.settings;
   const tls = s.smtp_tls ?? true;
   return nodemailer.createTransport({
@@ -54,6 +61,8 @@ export function smtpTransport(mailbox: MailboxRow, secrets: SecretStore, timeout
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
+    // Every connect resolves and checks the host again (no internal addresses).
+    getSocket: guardedSmtpSocket(policy, timeoutMs),
     // Loopback test servers and internal relays present no certificate for their name.
     tls: { rejectUnauthorized: !isLoopback(s.smtp_host) },
   });
@@ -68,8 +77,9 @@ export async function sendBySmtp(
   secrets: SecretStore,
   mail: OutgoingMail,
   timeoutMs: number,
+  policy: OutboundPolicy,
 ): Promise<SmtpResult> {
-  const transport = smtpTransport(mailbox, secrets, timeoutMs);
+  const transport = smtpTransport(mailbox, secrets, timeoutMs, policy);
   try {
     const info = await transport.sendMail({
       messageId: mail.messageId,
