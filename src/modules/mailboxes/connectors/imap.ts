@@ -9,7 +9,7 @@
 import { ImapFlow } from 'imapflow';
 import type { AppContext } from '../../../shared/context.js';
 import { saveCursor, type MailboxRow } from '../../mailboxes/repository.js';
-import type { SecretStore } from '../../mailboxes/secret-store.js';
+import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { OutboundPolicy } from '../../../shared/outbound.js';
 import { guardedImapTransport } from './guard.js';
 import { receiveMail, type InboundOutcome } from './inbound.js';
@@ -33,7 +33,7 @@ export function imapClient(mailbox: MailboxRow, secrets: SecretStore, policy: Ou
     secure: tls,
     auth: {
       user: s.username ?? mailbox.address,
-      pass: secrets.decryptSecret(mailbox.secrets.password ?? ''),
+      pass: openSecret(secrets, mailbox, 'password'),
     },
     logger: false,
     // Loopback test servers present no certificate for their name.

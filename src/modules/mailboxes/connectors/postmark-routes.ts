@@ -15,9 +15,10 @@ import type { AppContext } from '../../../shared/context.js';
 import { AppError, unauthorized } from '../../../http/errors.js';
 import { errorResponses } from '../../../http/schemas.js';
 import { isUuid } from '../../../shared/ids.js';
+import { SecretDecryptError } from '../../../shared/secrets.js';
 import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle } from '../../../shared/webhook-auth.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
-import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import { openSecret, secretStoreFor } from '../../mailboxes/secret-store.js';
 import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
 import { receiveMail } from './inbound.js';
@@ -82,10 +83,18 @@ export function authorized(
   // The comparison runs even without a mailbox, so a wrong id costs the same as a wrong password.
   const user = mailbox?.settings.inbound_username ?? '';
   const stored = mailbox?.secrets.inbound_password;
-  const password = stored ? secretStoreFor(ctx.config).decryptSecret(stored) : '';
+  let password = '';
+  let opened = false;
+  try {
+    password = mailbox && stored ? openSecret(secretStoreFor(ctx.config), mailbox, 'inbound_password') : '';
+    opened = true;
+  } catch (error) {
+    // A value that does not open here (moved from another row, tampered with) authenticates nothing.
+    if (!(error instanceof SecretDecryptError)) throw error;
+  }
   const userOk = sameSecret(given?.user ?? '', user);
   const passwordOk = sameSecret(given?.password ?? '', password);
-  return Boolean(mailbox && mailbox.is_active && given && stored && userOk && passwordOk);
+  return Boolean(mailbox && mailbox.is_active && given && stored && opened && userOk && passwordOk);
 }
 
 export function postmarkMail(body: PostmarkInbound): InboundMail {

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { Verdict } from '../../outbox/policy.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
-import type { SecretStore } from '../../mailboxes/secret-store.js';
+import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { OutboundPolicy } from '../../../shared/outbound.js';
 import { guardedSmtpSocket } from './guard.js';
 
@@ -56,7 +56,7 @@ export function smtpTransport(
     port: s.smtp_port ?? (tls ? 465 : 587),
     secure: tls,
     auth: mailbox.secrets.password
-      ? { user: s.username ?? mailbox.address, pass: secrets.decryptSecret(mailbox.secrets.password) }
+      ? { user: s.username ?? mailbox.address, pass: openSecret(secrets, mailbox, 'password') }
       : undefined,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
