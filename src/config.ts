@@ -218,6 +218,14 @@ export function loadConfig(env: Env = process.env) {
       secretsKey: optional(env, 'WEBHOOK_SECRETS_KEY'),
     },
 
+    outbound: {
+      /**
+       * Hosts a tenant names (mailbox IMAP/SMTP hosts, messaging and voice connections) may be
+       * loopback or private addresses: tests and closed networks only.
+       */
+      allowPrivateTargets: bool(env, 'OUTBOUND_ALLOW_PRIVATE_TARGETS', false),
+    },
+
     email: {
       /** Key for tenant secrets at rest (mailbox passwords, client secrets); a key file in the data directory when unset. */
       /** Microsoft identity platform and Graph base URLs (tests point them at local servers). */
@@ -335,6 +343,8 @@ export function testConfig(overrides: Env = {}): Config {
     // Most tests continue conversations after an unanswered question; the inbox's tests turn it on.
     HANDOVER_ON_NO_ANSWER: 'false',
     EMAIL_SYNC: 'false',
+    // Mailbox tests talk to Dovecot and smtp-server on 127.0.0.1; the guard's own tests turn it off.
+    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
     // Tests never see a dashboard build that `npm start` may have left in web/dist; a test of
     // the serving sets its own directory.
     PARLEY_WEB_DIR: NO_WEB_BUILD_DIR,

@@ -6,6 +6,9 @@ import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { describeDemo, isEmpty, seedDemo } from './demo.js';
+import { secretStoreFor } from './modules/mailboxes/secret-store.js';
+import { resealMailboxSecrets } from './modules/mailboxes/service.js';
+import { SecretKeyError } from './shared/secrets.js';
 
 /** While shutting down: how often connections that finished their request are closed. */
 const IDLE_CLOSE_INTERVAL_MS = 100;
@@ -15,6 +18,22 @@ const RETRY_MAX_MS = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Secrets sealed before they were bound to their row are re-sealed once, after the migrations
+ * (a SQL migration cannot decrypt). Without a configured key nothing can be opened: reported.
+ */
+async function resealSecrets(ctx: AppContext, app: FastifyInstance): Promise<void> {
+  try {
+    const { resealed, failed } = await resealMailboxSecrets(ctx.db, secretStoreFor(ctx.config));
+    if (resealed > 0) app.log.info({ mailboxes: resealed }, 'mailbox secrets bound to their rows');
+    if (failed.length > 0)
+      app.log.warn({ mailboxes: failed }, 'mailbox secrets that do not open with the configured key');
+  } catch (error) {
+    if (!(error instanceof SecretKeyError)) throw error;
+    app.log.warn('mailbox secrets not re-sealed: PARLEY_SECRET_KEY is not configured');
+  }
+}
+
+/**
  * Brings the schema up to date and seeds the demo on an empty database. Returns false when
  * the database cannot be reached (it is tried again later); any other failure is fatal.
  */
@@ -22,6 +41,7 @@ async function prepareDatabase(ctx: AppContext, app: FastifyInstance): Promise<b
   try {
     const applied = await migrate(ctx.db);
     if (applied.length > 0) app.log.info({ migrations: applied }, 'migrations applied');
+    await resealSecrets(ctx, app);
     if (ctx.config.seedDemo && (await isEmpty(ctx))) {
       const seed = await seedDemo(ctx);
       console.log(describeDemo(seed, ctx.config.publicBaseUrl));

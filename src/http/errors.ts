@@ -118,6 +118,7 @@ export const ERROR_CODES = [
   'sender_taken',
   'webhook_limit',
   'webhook_disabled',
+  'webhook_auth_throttled',
   // Website widget.
   'widget_disabled',
   'origin_missing',
@@ -125,6 +126,8 @@ export const ERROR_CODES = [
   'publishable_key_invalid',
   'visitor_token_invalid',
   'visitor_token_expired',
+  'visitor_identity_rotated',
+  'visitor_session_too_old',
   'identity_required',
   'identity_invalid',
   'widget_budget_exhausted',

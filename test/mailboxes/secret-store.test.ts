@@ -6,6 +6,8 @@ const key = () => randomBytes(32).toString('base64');
 const storeWith = (secretKey: string) =>
   secretStoreFor({ secretKey, dataDir: '/nonexistent', databaseUrl: 'postgres://unused' });
 
+const BINDING = { mailboxId: '00000000-0000-4000-8000-00000000000a', field: 'client_secret' };
+
 describe('mailbox secret store', () => {
   it('derives HMAC keys per purpose from the current key, and the earlier keys’ after a rotation', () => {
     const [first, second] = [key(), key()];
@@ -24,10 +26,10 @@ describe('mailbox secret store', () => {
 
   it('keeps secrets sealed under the earlier key readable after a rotation', () => {
     const [first, second] = [key(), key()];
-    const sealed = storeWith(`k1:${first}`).encryptSecret('app-secret');
+    const sealed = storeWith(`k1:${first}`).encryptSecret('app-secret', BINDING);
     const rotated = storeWith(`k2:${second},k1:${first}`);
-    expect(rotated.decryptSecret(sealed)).toBe('app-secret');
-    expect(rotated.encryptSecret('x').split(':')[1]).toBe('k2');
-    expect(() => storeWith(`k2:${second}`).decryptSecret(sealed)).toThrow();
+    expect(rotated.decryptSecret(sealed, BINDING)).toBe('app-secret');
+    expect(rotated.encryptSecret('x', BINDING).split(':')[1]).toBe('k2');
+    expect(() => storeWith(`k2:${second}`).decryptSecret(sealed, BINDING)).toThrow();
   });
 });

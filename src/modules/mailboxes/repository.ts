@@ -38,16 +38,18 @@ export interface MailboxFields {
   secretExpiresAt: Date | null;
 }
 
+/** Inserts a mailbox under the id its secrets were sealed for. */
 export function insertMailbox(
   db: Queryable,
   tenantId: string,
   botId: string,
   f: MailboxFields,
+  id: string,
 ): Promise<MailboxRow | undefined> {
   return queryOne<MailboxRow>(
     db,
-    `INSERT INTO mailboxes (tenant_id, bot_id, kind, name, address, aliases, is_active, settings, secrets, secret_expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    `INSERT INTO mailboxes (tenant_id, bot_id, kind, name, address, aliases, is_active, settings, secrets, secret_expires_at, id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
     [
       tenantId,
       botId,
@@ -59,8 +61,35 @@ export function insertMailbox(
       f.settings,
       f.secrets,
       f.secretExpiresAt,
+      id,
     ],
   );
+}
+
+/** Mailboxes (of every tenant) whose secrets are sealed in an older form than `version`. */
+export function mailboxesWithSecretsBefore(
+  db: Queryable,
+  version: number,
+): Promise<Array<{ id: string; secrets: Record<string, string>; secrets_version: number }>> {
+  return db.query(
+    'SELECT id, secrets, secrets_version FROM mailboxes WHERE secrets_version < $1 ORDER BY id',
+    [version],
+  );
+}
+
+/** Stores re-sealed secrets, only while the row is still in the form they were read in. */
+export async function storeResealedSecrets(
+  db: Queryable,
+  id: string,
+  secrets: Record<string, string>,
+  from: number,
+  to: number,
+): Promise<boolean> {
+  const rows = await db.query(
+    'UPDATE mailboxes SET secrets = $2, secrets_version = $4 WHERE id = $1 AND secrets_version = $3 RETURNING id',
+    [id, secrets, from, to],
+  );
+  return rows.length > 0;
 }
 
 export function listMailboxes(db: Queryable, tenantId: string, botId: string): Promise<MailboxRow[]> {

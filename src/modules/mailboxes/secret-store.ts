@@ -4,19 +4,46 @@ import { decryptSecret, encryptSecret, secretKeyring } from '../../shared/secret
 /**
  * Tenant secrets of mailboxes at rest (passwords, client secrets): sealed by the shared
  * tenant-secret encryption (`shared/secrets.ts`: AES-256-GCM, key ids for rotation,
- * PARLEY_SECRET_KEY or the data directory's key file), with the purpose `mailbox` bound in, so a
- * mailbox secret cannot be passed off as another kind of secret.
+ * PARLEY_SECRET_KEY or the data directory's key file). Each value is bound to its row and field
+ * as associated data (`mailboxes:<mailbox id>:<field>`), so a sealed value copied into another
+ * mailbox, or into another field of the same one, does not open.
+ *
+ * Values sealed before this binding (associated data `mailbox` only; the row's
+ * `secrets_version` 1) are re-sealed once at start-up by `resealMailboxSecrets` (service.ts):
+ * a SQL migration cannot decrypt, so migration 0037 only adds the version marker.
  */
+export interface SecretBinding {
+  mailboxId: string;
+  field: string;
+}
+
 export interface SecretStore {
-  encryptSecret(plain: string): string;
-  decryptSecret(stored: string): string;
+  encryptSecret(plain: string, binding: SecretBinding): string;
+  decryptSecret(stored: string, binding: SecretBinding): string;
+  /** Opens a value sealed before the row binding (version 1): only the start-up re-seal uses it. */
+  openUnbound(stored: string): string;
   /** A key for HMAC tags of one purpose (e.g. our Message-IDs), derived from the current key. */
   hmacKey(purpose: string): Buffer;
   /** The same purpose's keys derived from the other listed keys (rotation: tags made before). */
   previousHmacKeys(purpose: string): Buffer[];
 }
 
-const CONTEXT = 'mailbox';
+/** The associated data of version 1 (purpose only). */
+const UNBOUND_CONTEXT = 'mailbox';
+/** The `secrets_version` of values bound to their row and field. */
+export const BOUND_SECRETS_VERSION = 2;
+
+export const secretContext = (binding: SecretBinding) => `mailboxes:${binding.mailboxId}:${binding.field}`;
+
+/** The stored secret `field` of a mailbox, opened (an absent one is the empty string). */
+export function openSecret(
+  store: SecretStore,
+  mailbox: { id: string; secrets: Record<string, string | undefined> },
+  field: string,
+): string {
+  const stored = mailbox.secrets[field];
+  return stored ? store.decryptSecret(stored, { mailboxId: mailbox.id, field }) : '';
+}
 
 const derive = (key: Buffer, purpose: string) => createHash('sha256').update(key).update(purpose).digest();
 
@@ -28,8 +55,9 @@ export function secretStoreFor(config: {
 }): SecretStore {
   const keyring = () => secretKeyring(config);
   return {
-    encryptSecret: (plain) => encryptSecret(keyring(), plain, CONTEXT),
-    decryptSecret: (stored) => decryptSecret(keyring(), stored, CONTEXT),
+    encryptSecret: (plain, binding) => encryptSecret(keyring(), plain, secretContext(binding)),
+    decryptSecret: (stored, binding) => decryptSecret(keyring(), stored, secretContext(binding)),
+    openUnbound: (stored) => decryptSecret(keyring(), stored, UNBOUND_CONTEXT),
     hmacKey(purpose) {
       const { currentId, keys } = keyring();
       return derive(keys.get(currentId)!, purpose);

@@ -2,10 +2,12 @@
  * Mailbox connections of a bot: the rules of creating and changing them (which settings and
  * secrets a kind needs), the write-only secrets, and how a mailbox is shown (health included).
  */
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
+import { checkOutboundHost, hostRefusal, isRefusal } from '../../shared/outbound.js';
 import { timePage } from '../../shared/pagination.js';
 import { getBot } from '../bots/service.js';
 import { getConversationDetail } from '../conversations/service.js';
@@ -16,6 +18,8 @@ import {
   insertMailbox,
   listMailboxes,
   listReceivedMails,
+  mailboxesWithSecretsBefore,
+  storeResealedSecrets,
   updateMailbox,
   type ReceivedMailRow,
   type MailboxFields,
@@ -28,7 +32,8 @@ import type {
   MailboxSettings,
   UpdateMailboxBody,
 } from './schema.js';
-import type { SecretStore } from './secret-store.js';
+import { BOUND_SECRETS_VERSION, type SecretStore } from './secret-store.js';
+import { SecretDecryptError } from '../../shared/secrets.js';
 
 /** What each kind cannot work without. */
 const REQUIRED: Record<
@@ -58,12 +63,66 @@ function checkComplete(kind: MailboxKind, settings: MailboxSettings, secrets: Re
   for (const name of REQUIRED[kind].secrets) if (!secrets[name]) throw required(`secrets.${name}`);
 }
 
-function sealAll(store: SecretStore, secrets: MailboxSecrets | undefined): Record<string, string> {
+function sealAll(
+  store: SecretStore,
+  mailboxId: string,
+  secrets: MailboxSecrets | undefined,
+): Record<string, string> {
   const sealed: Record<string, string> = {};
   for (const [name, value] of Object.entries(secrets ?? {})) {
-    if (typeof value === 'string') sealed[name] = store.encryptSecret(value);
+    if (typeof value === 'string') sealed[name] = store.encryptSecret(value, { mailboxId, field: name });
   }
   return sealed;
+}
+
+/**
+ * Re-seals the secrets of mailboxes sealed before the row binding (version 1: associated data
+ * `mailbox` only) with their row and field bound in (version 2). Runs at start-up, after the
+ * migrations; each row is written only while still at version 1, so instances starting
+ * together do not trip over each other. A value that does not open (another key) is left as
+ * it is and reported; it could not be used anyway.
+ */
+export async function resealMailboxSecrets(
+  db: Queryable,
+  store: SecretStore,
+): Promise<{ resealed: number; failed: string[] }> {
+  let resealed = 0;
+  const failed: string[] = [];
+  for (const row of await mailboxesWithSecretsBefore(db, BOUND_SECRETS_VERSION)) {
+    try {
+      const secrets: Record<string, string> = {};
+      for (const [field, stored] of Object.entries(row.secrets)) {
+        secrets[field] = store.encryptSecret(store.openUnbound(stored), { mailboxId: row.id, field });
+      }
+      if (await storeResealedSecrets(db, row.id, secrets, row.secrets_version, BOUND_SECRETS_VERSION))
+        resealed += 1;
+    } catch (error) {
+      if (!(error instanceof SecretDecryptError)) throw error;
+      failed.push(row.id);
+    }
+  }
+  return { resealed, failed };
+}
+
+/**
+ * The IMAP and SMTP hosts given are checked by the outbound-connection guard: a host that is
+ * or resolves to an internal address, or is spelled as a numeric shorthand, is a 400 in words
+ * and nothing is stored. A name that does not resolve (yet) is accepted; connects check it.
+ */
+async function checkHosts(config: Config, settings: Partial<MailboxSettings> | undefined): Promise<void> {
+  const policy = { allowPrivate: config.outbound.allowPrivateTargets };
+  for (const field of ['imap_host', 'smtp_host'] as const) {
+    const host = settings?.[field];
+    if (host === undefined) continue;
+    try {
+      await checkOutboundHost(host, policy);
+    } catch (error) {
+      // A name that does not resolve yet is kept: every connect checks it again.
+      if (isRefusal(error) && error.code === 'url_host_unresolvable') continue;
+      if (isRefusal(error)) throw hostRefusal(`settings.${field}`, error);
+      throw error;
+    }
+  }
 }
 
 export interface MailboxDeps {
@@ -105,8 +164,10 @@ export async function createMailbox(
   body: CreateMailboxBody,
 ): Promise<MailboxRow> {
   await ownBot(deps.db, tenantId, botId);
-  const secrets = sealAll(deps.secrets, body.secrets);
+  const id = randomUUID();
+  const secrets = sealAll(deps.secrets, id, body.secrets);
   checkComplete(body.kind, body.settings, secrets);
+  await checkHosts(deps.config, body.settings);
   const fields: MailboxFields = {
     kind: body.kind,
     name: body.name.trim(),
@@ -117,7 +178,7 @@ export async function createMailbox(
     secrets,
     secretExpiresAt: body.secret_expires_at ? new Date(body.secret_expires_at) : null,
   };
-  const row = await insertMailbox(deps.db, tenantId, botId, fields);
+  const row = await insertMailbox(deps.db, tenantId, botId, fields, id);
   if (!row) throw new Error('mailbox insert returned nothing');
   return row;
 }
@@ -129,12 +190,14 @@ export async function editMailbox(
   id: string,
   body: UpdateMailboxBody,
 ): Promise<MailboxRow> {
+  await ownBot(deps.db, tenantId, botId);
+  await checkHosts(deps.config, body.settings);
   return deps.db.transaction(async (tx) => {
     await ownBot(tx, tenantId, botId);
     const current = isUuid(id) ? await findMailbox(tx, tenantId, botId, id, { lock: true }) : undefined;
     if (!current) throw notFound('Mailbox');
     const settings = body.settings ? { ...current.settings, ...body.settings } : current.settings;
-    const secrets = { ...current.secrets, ...sealAll(deps.secrets, body.secrets) };
+    const secrets = { ...current.secrets, ...sealAll(deps.secrets, current.id, body.secrets) };
     checkComplete(current.kind, settings, secrets);
     const fields: MailboxFields = {
       kind: current.kind,

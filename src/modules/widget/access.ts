@@ -9,9 +9,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
-import { SecretKeyError, secretKeyring, type SecretKeyring } from '../../shared/secrets.js';
+import {
+  SecretDecryptError,
+  SecretKeyError,
+  decryptSecret,
+  secretKeyring,
+  type SecretKeyring,
+} from '../../shared/secrets.js';
 import { findSettings, type WidgetSettingsRow } from './repository.js';
-import { keyFingerprint, readVisitorToken, type VisitorClaims } from './tokens.js';
+import {
+  VERIFIED_MAX_AGE_SECONDS,
+  identityFingerprint,
+  identitySecretContext,
+  keyFingerprint,
+  readVisitorToken,
+  type VisitorClaims,
+} from './tokens.js';
 
 const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id';
 const EXPOSE_HEADERS =
@@ -25,19 +38,59 @@ export const forbiddenOrigin = (missing: boolean) =>
     { details: { code: missing ? 'origin_missing' : 'origin_not_allowed' } },
   );
 
-export const unauthorizedVisitor = (
-  code: 'visitor_token_invalid' | 'visitor_token_expired' | 'publishable_key_invalid',
-) =>
-  new AppError(
-    401,
-    ErrorCode.unauthorized,
-    code === 'visitor_token_expired'
-      ? 'The visitor token has expired; refresh it'
-      : code === 'publishable_key_invalid'
-        ? 'Unknown or rotated publishable key'
-        : 'Missing or invalid visitor token (Authorization: Bearer)',
-    { details: { code } },
-  );
+const VISITOR_401 = {
+  visitor_token_invalid: 'Missing or invalid visitor token (Authorization: Bearer)',
+  visitor_token_expired: 'The visitor token has expired; refresh it',
+  publishable_key_invalid: 'Unknown or rotated publishable key',
+  visitor_identity_rotated:
+    "The bot's identity secret was rotated; start a new session with a new identity token",
+  visitor_session_too_old:
+    'The verified session reached its maximum age; start a new session with a new identity token',
+} as const;
+
+export const unauthorizedVisitor = (code: keyof typeof VISITOR_401) =>
+  new AppError(401, ErrorCode.unauthorized, VISITOR_401[code], { details: { code } });
+
+/** The fingerprint of the bot's current identity secret; undefined without one (or when it does not open). */
+export function currentIdentityFingerprint(
+  keyring: SecretKeyring,
+  settings: Pick<WidgetSettingsRow, 'bot_id' | 'identity_secret'>,
+): string | undefined {
+  if (!settings.identity_secret) return undefined;
+  try {
+    const secret = decryptSecret(keyring, settings.identity_secret, identitySecretContext(settings.bot_id));
+    return identityFingerprint(keyring, secret);
+  } catch (error) {
+    if (error instanceof SecretDecryptError) return undefined;
+    throw error;
+  }
+}
+
+/** The claims a verified session adds: the fingerprint of the identity secret it was checked with. */
+export function identityClaims(
+  keyring: SecretKeyring,
+  settings: Pick<WidgetSettingsRow, 'bot_id' | 'identity_secret'>,
+): { idf?: string } {
+  const idf = currentIdentityFingerprint(keyring, settings);
+  return idf ? { idf } : {};
+}
+
+/**
+ * A verified session holds while the identity secret it was checked with is the bot's current
+ * one and its first token is at most VERIFIED_MAX_AGE_SECONDS old; unverified sessions pass.
+ */
+export function checkVerifiedSession(
+  keyring: SecretKeyring,
+  claims: Pick<VisitorClaims, 'verified' | 'idf' | 'first'>,
+  settings: Pick<WidgetSettingsRow, 'bot_id' | 'identity_secret'>,
+  nowMs = Date.now(),
+): void {
+  if (!claims.verified) return;
+  const current = currentIdentityFingerprint(keyring, settings);
+  if (!current || claims.idf !== current) throw unauthorizedVisitor('visitor_identity_rotated');
+  if (typeof claims.first !== 'number' || nowMs - claims.first * 1000 > VERIFIED_MAX_AGE_SECONDS * 1000)
+    throw unauthorizedVisitor('visitor_session_too_old');
+}
 
 export const widgetDisabled = () =>
   new AppError(403, ErrorCode.forbidden, 'The widget of this bot is switched off', {
@@ -196,6 +249,7 @@ export async function authenticateVisitor(
   requireOpen(settings, entry);
   if (keyFingerprint(settings.publishable_key) !== claims.key)
     throw unauthorizedVisitor('publishable_key_invalid');
+  checkVerifiedSession(keyringOf(ctx), claims, settings);
   if (check.expired) {
     const refreshUntil = (claims.exp + ctx.config.widget.refreshWindowHours * 3600) * 1000;
     if (!options.allowExpired || refreshUntil <= Date.now())

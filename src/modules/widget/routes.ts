@@ -16,6 +16,7 @@ import {
   bearer,
   forbiddenOrigin,
   entryOf,
+  identityClaims,
   keyringOf,
   preflightHeaders,
   requireOpen,
@@ -271,6 +272,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         exp: Math.floor(Date.now() / 1000) + limits.tokenTtlMinutes * 60,
         ...(identity?.name ? { name: identity.name } : {}),
         ...(identity?.email ? { email: identity.email } : {}),
+        ...(identity ? identityClaims(keyring, settings) : {}),
       };
       const conversation = await repo.findOpenConversation(
         ctx.db,

@@ -7,6 +7,7 @@ import { encryptSecret } from '../../shared/secrets.js';
 import { findBot } from '../bots/service.js';
 import { keyringOf, canonicalOrigin } from './access.js';
 import * as repo from './repository.js';
+import { identitySecretContext } from './tokens.js';
 
 export function newPublishableKey(): string {
   return 'pk_' + randomBytes(24).toString('base64url');
@@ -16,8 +17,7 @@ export function newIdentitySecret(): string {
   return 'wis_' + randomBytes(32).toString('base64url');
 }
 
-/** Context the identity secret is bound to when encrypted: it decrypts only for its bot. */
-export const identitySecretContext = (botId: string) => `widget.identity:${botId}`;
+export { identitySecretContext };
 
 /** 404 unless the bot is one of the tenant's; writes nothing. */
 export async function requireBot(db: Queryable, tenantId: string, botId: string): Promise<void> {

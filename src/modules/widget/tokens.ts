@@ -7,6 +7,12 @@
  * HMAC-SHA256 with a key derived from the deployment's secret keys, so every instance checks it
  * without the database. It travels only in `Authorization: Bearer`.
  *
+ * A verified token also carries a fingerprint of the bot's identity secret (`idf`, an HMAC under
+ * a key of the deployment, so it says nothing about the secret): once the secret is rotated, the
+ * fingerprint no longer matches and the session ends at its next call. Every token carries the
+ * time its session was first issued (`first`); a refresh keeps it, so a verified session lives
+ * at most VERIFIED_MAX_AGE_SECONDS without a new identity token.
+ *
  * An identity token is an HS256 JWT the tenant's backend signs with the bot's identity secret:
  * `{visitor_id, name?, email?, exp}`.
  */
@@ -28,6 +34,24 @@ export interface VisitorClaims {
   exp: number;
   name?: string;
   email?: string;
+  /** Epoch seconds of the session's first token (kept by refresh); stamped at issue when absent. */
+  first?: number;
+  /** Verified sessions: fingerprint of the identity secret the identity token was checked with. */
+  idf?: string;
+}
+
+/** The longest a verified session lives from its first token on (refreshes included). */
+export const VERIFIED_MAX_AGE_SECONDS = 30 * 86_400;
+
+/** Context the identity secret is bound to when encrypted: it decrypts only for its bot. */
+export const identitySecretContext = (botId: string) => `widget.identity:${botId}`;
+
+/** Fingerprint of an identity secret: an HMAC under a key derived from the deployment's key. */
+export function identityFingerprint(keyring: SecretKeyring, secret: string): string {
+  const key = createHmac('sha256', keyring.keys.get(keyring.currentId)!)
+    .update('parley widget identity fingerprint v1')
+    .digest();
+  return createHmac('sha256', key).update(secret).digest('base64url').slice(0, 22);
 }
 
 /** Prefix of server-issued (unverified) visitor ids; a verified id may not take it. */
@@ -54,7 +78,8 @@ function sign(key: Buffer, payload: string): Buffer {
 }
 
 export function issueVisitorToken(keyring: SecretKeyring, claims: VisitorClaims): string {
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+  const stamped = { ...claims, first: claims.first ?? Math.floor(Date.now() / 1000) };
+  const payload = Buffer.from(JSON.stringify(stamped)).toString('base64url');
   return `${PREFIX}.${payload}.${sign(signingKeys(keyring).current, payload).toString('base64url')}`;
 }
 

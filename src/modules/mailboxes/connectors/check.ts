@@ -2,6 +2,7 @@ import type { AppContext } from '../../../shared/context.js';
 import { recordSyncError, recordTokenExpiry, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { graphClient } from './graph.js';
+import { connectionFailure } from './guard.js';
 import { folderOf, imapClient } from './imap.js';
 import { smtpTransport } from './smtp.js';
 
@@ -18,6 +19,17 @@ function words(error: unknown): string {
   return (e.responseText ?? e.message ?? String(error)).slice(0, 500);
 }
 
+/** A failed IMAP or SMTP step, in the guard's fixed words (never the server's own text). */
+class StepFailed extends Error {}
+
+async function step<T>(name: 'IMAP' | 'SMTP', run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new StepFailed(connectionFailure(name, error));
+  }
+}
+
 /**
  * Checks a mailbox's connection as the connectors will use it: IMAP login and its folder,
  * SMTP login; or a Graph token and a read of the inbox. The failure is also recorded as the
@@ -26,6 +38,7 @@ function words(error: unknown): string {
 export async function checkMailbox(ctx: AppContext, mailbox: MailboxRow): Promise<CheckResult> {
   const secrets = secretStoreFor(ctx.config);
   const checked: string[] = [];
+  const policy = { allowPrivate: ctx.config.outbound.allowPrivateTargets };
   try {
     if (mailbox.kind === 'graph') {
       const client = graphClient(mailbox, secrets, ctx.config.email);
@@ -40,28 +53,32 @@ export async function checkMailbox(ctx: AppContext, mailbox: MailboxRow): Promis
       checked.push('mailbox');
     } else {
       if (mailbox.kind === 'imap') {
-        const client = imapClient(mailbox, secrets);
+        const client = imapClient(mailbox, secrets, policy);
         client.on('error', () => undefined);
-        try {
-          await client.connect();
-          const lock = await client.getMailboxLock(folderOf(mailbox));
-          lock.release();
-        } finally {
-          await client.logout().catch(() => client.close());
-        }
+        await step('IMAP', async () => {
+          try {
+            await client.connect();
+            const lock = await client.getMailboxLock(folderOf(mailbox));
+            lock.release();
+          } finally {
+            await client.logout().catch(() => client.close());
+          }
+        });
         checked.push('imap');
       }
-      const transport = smtpTransport(mailbox, secrets, CHECK_TIMEOUT_MS);
-      try {
-        await transport.verify();
-      } finally {
-        transport.close();
-      }
+      const transport = smtpTransport(mailbox, secrets, CHECK_TIMEOUT_MS, policy);
+      await step('SMTP', async () => {
+        try {
+          await transport.verify();
+        } finally {
+          transport.close();
+        }
+      });
       checked.push('smtp');
     }
     return { ok: true, checked, error: null };
   } catch (error) {
-    const text = words(error);
+    const text = error instanceof StepFailed ? error.message : words(error);
     await recordSyncError(ctx.db, mailbox.id, text);
     return { ok: false, checked, error: text };
   }

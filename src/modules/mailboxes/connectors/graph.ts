@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../../config.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
-import type { SecretStore } from '../../mailboxes/secret-store.js';
+import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { Verdict } from '../../outbox/policy.js';
 import { headersFromPairs } from '../../email/mail.js';
 import { attachmentType, type InboundAttachment } from './attachments.js';
@@ -43,7 +43,7 @@ export interface GraphClient {
 export function graphClient(mailbox: MailboxRow, secrets: SecretStore, email: Config['email']): GraphClient {
   const tenant = mailbox.settings.tenant_id ?? '';
   const clientId = mailbox.settings.client_id ?? '';
-  const clientSecret = () => secrets.decryptSecret(mailbox.secrets.client_secret ?? '');
+  const clientSecret = () => openSecret(secrets, mailbox, 'client_secret');
   const cacheKey = () =>
     createHash('sha256').update(`${tenant}\n${clientId}\n${clientSecret()}`).digest('hex');
 
@@ -88,6 +88,10 @@ export function graphClient(mailbox: MailboxRow, secrets: SecretStore, email: Co
     const url = /^https?:\/\//.test(pathOrUrl)
       ? pathOrUrl
       : `${email.graphApiUrl.replace(/\/+$/, '')}${pathOrUrl}`;
+    // Links Graph hands back (next and delta links) are followed only on Graph's own origin.
+    if (new URL(url).origin !== new URL(email.graphApiUrl).origin) {
+      throw new GraphError('a link outside the Graph API was not followed', undefined);
+    }
     return fetch(url, {
       method,
       headers: {

@@ -9,7 +9,9 @@
 import { ImapFlow } from 'imapflow';
 import type { AppContext } from '../../../shared/context.js';
 import { saveCursor, type MailboxRow } from '../../mailboxes/repository.js';
-import type { SecretStore } from '../../mailboxes/secret-store.js';
+import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
+import type { OutboundPolicy } from '../../../shared/outbound.js';
+import { guardedImapTransport } from './guard.js';
 import { receiveMail, type InboundOutcome } from './inbound.js';
 import { MAX_RAW_BYTES, parseRawMail } from './parse.js';
 
@@ -21,7 +23,7 @@ export interface FolderCursor {
 /** Mails fetched per round; the next round follows at once when a round was full. */
 export const BATCH_SIZE = 50;
 
-export function imapClient(mailbox: MailboxRow, secrets: SecretStore): ImapFlow {
+export function imapClient(mailbox: MailboxRow, secrets: SecretStore, policy: OutboundPolicy): ImapFlow {
   const s = mailbox.settings;
   const tls = s.imap_tls ?? true;
   const host = s.imap_host ?? '';
@@ -31,12 +33,14 @@ export function imapClient(mailbox: MailboxRow, secrets: SecretStore): ImapFlow 
     secure: tls,
     auth: {
       user: s.username ?? mailbox.address,
-      pass: secrets.decryptSecret(mailbox.secrets.password ?? ''),
+      pass: openSecret(secrets, mailbox, 'password'),
     },
     logger: false,
     // Loopback test servers present no certificate for their name.
     tls: { rejectUnauthorized: !['localhost', '127.0.0.1', '::1'].includes(host) },
     doSTARTTLS: tls ? undefined : host === '127.0.0.1' || host === 'localhost' ? false : undefined,
+    // Every connect resolves and checks the host again (no internal addresses).
+    transport: guardedImapTransport(policy),
     maxIdleTime: 5 * 60_000,
     connectionTimeout: 30_000,
   });

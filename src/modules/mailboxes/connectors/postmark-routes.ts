@@ -2,18 +2,23 @@
  * Postmark's inbound webhook: Postmark POSTs each arrived mail as JSON to the URL set on its
  * inbound stream, with the HTTP basic-auth credentials written into that URL (Postmark's
  * documented way of securing it). Each mailbox has its own user and password; they are
- * compared in constant time. Postmark retries a delivery that is not answered with 200, and
+ * compared in constant time. The credentials are checked in the onRequest hook, before any of
+ * the body is read; a client that failed too often gets 429 (`shared/webhook-auth.ts`), and the
+ * body is read only after that, up to Postmark's cap. Postmark retries a delivery that is not answered with 200, and
  * a retried mail is recognised by its Message-ID, so it is answered once.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../shared/context.js';
 import { AppError, unauthorized } from '../../../http/errors.js';
 import { errorResponses } from '../../../http/schemas.js';
 import { isUuid } from '../../../shared/ids.js';
+import { SecretDecryptError } from '../../../shared/secrets.js';
+import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle } from '../../../shared/webhook-auth.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
-import { secretStoreFor } from '../../mailboxes/secret-store.js';
+import { openSecret, secretStoreFor } from '../../mailboxes/secret-store.js';
 import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
 import { receiveMail } from './inbound.js';
@@ -78,10 +83,18 @@ export function authorized(
   // The comparison runs even without a mailbox, so a wrong id costs the same as a wrong password.
   const user = mailbox?.settings.inbound_username ?? '';
   const stored = mailbox?.secrets.inbound_password;
-  const password = stored ? secretStoreFor(ctx.config).decryptSecret(stored) : '';
+  let password = '';
+  let opened = false;
+  try {
+    password = mailbox && stored ? openSecret(secretStoreFor(ctx.config), mailbox, 'inbound_password') : '';
+    opened = true;
+  } catch (error) {
+    // A value that does not open here (moved from another row, tampered with) authenticates nothing.
+    if (!(error instanceof SecretDecryptError)) throw error;
+  }
   const userOk = sameSecret(given?.user ?? '', user);
   const passwordOk = sameSecret(given?.password ?? '', password);
-  return Boolean(mailbox && mailbox.is_active && given && stored && userOk && passwordOk);
+  return Boolean(mailbox && mailbox.is_active && given && stored && opened && userOk && passwordOk);
 }
 
 export function postmarkMail(body: PostmarkInbound): InboundMail {
@@ -112,10 +125,28 @@ export function postmarkMail(body: PostmarkInbound): InboundMail {
 }
 
 export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const throttle = new WebhookAuthThrottle(ctx.coordination, 'postmark');
+  /** The mailbox a request authenticated for, set by the onRequest hook. */
+  const authenticated = new WeakMap<FastifyRequest, MailboxRow>();
+
   app.post(
     '/v1/email/inbound/postmark/:mailboxId',
     {
-      bodyLimit: 12 * 1024 * 1024,
+      bodyLimit: WEBHOOK_BODY_LIMITS.postmark,
+      // Runs before the body is read: a wrong password costs no parsing, and repeated ones 429.
+      onRequest: async (request) => {
+        const id = (request.params as { mailboxId: string }).mailboxId;
+        const connection = isUuid(id) ? id : 'unknown';
+        await throttle.check(connection, request.ip);
+        const found = isUuid(id) ? await findMailboxById(ctx.db, id) : undefined;
+        const mailbox = found?.kind === 'postmark' ? found : undefined;
+        if (!authorized(ctx, mailbox, request.headers.authorization)) {
+          await throttle.failed(connection, request.ip);
+          throw unauthorized('Inbound webhook credentials missing or wrong');
+        }
+        await throttle.succeeded(connection, request.ip);
+        authenticated.set(request, mailbox!);
+      },
       schema: {
         tags: ['e-mail'],
         operationId: 'receivePostmarkInbound',
@@ -128,21 +159,16 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
           200: Type.Object({
             status: Type.String({ description: 'answered, skipped, failed or duplicate' }),
           }),
-          ...errorResponses(400, 401, 429, 503),
+          ...errorResponses(400, 401, 413, 429, 503),
         },
       },
     },
     async (request) => {
-      const id = request.params.mailboxId;
-      const mailbox = isUuid(id) ? await findMailboxById(ctx.db, id) : undefined;
-      if (
-        !authorized(ctx, mailbox?.kind === 'postmark' ? mailbox : undefined, request.headers.authorization)
-      ) {
-        throw unauthorized('Inbound webhook credentials missing or wrong');
-      }
+      const mailbox = authenticated.get(request);
+      if (!mailbox) throw unauthorized('Inbound webhook credentials missing or wrong');
       try {
-        const outcome = await receiveMail(ctx, mailbox!, postmarkMail(request.body as PostmarkInbound));
-        await recordSyncSuccess(ctx.db, mailbox!.id);
+        const outcome = await receiveMail(ctx, mailbox, postmarkMail(request.body as PostmarkInbound));
+        await recordSyncSuccess(ctx.db, mailbox.id);
         return { status: outcome.status };
       } catch (error) {
         // Postmark delivers again later: the model or the database is away for now.

@@ -121,7 +121,9 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
               )
             : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
         } else {
-          result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS);
+          result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS, {
+            allowPrivate: ctx.config.outbound.allowPrivateTargets,
+          });
         }
       } catch (error) {
         result = { verdict: { kind: 'failed' }, error: (error as Error).message };

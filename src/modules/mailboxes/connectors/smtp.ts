@@ -1,7 +1,9 @@
 import nodemailer from 'nodemailer';
 import type { Verdict } from '../../outbox/policy.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
-import type { SecretStore } from '../../mailboxes/secret-store.js';
+import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
+import type { OutboundPolicy } from '../../../shared/outbound.js';
+import { guardedSmtpSocket } from './guard.js';
 
 /** One mail as it leaves: our Message-ID fixed beforehand, so a retry sends the same mail. */
 export interface OutgoingMail {
@@ -41,7 +43,12 @@ export function smtpVerdict(error: { responseCode?: number; message: string }): 
   return { verdict: { kind: 'failed' }, statusCode: code, error: error.message };
 }
 
-export function smtpTransport(mailbox: MailboxRow, secrets: SecretStore, timeoutMs: number) {
+export function smtpTransport(
+  mailbox: MailboxRow,
+  secrets: SecretStore,
+  timeoutMs: number,
+  policy: OutboundPolicy,
+) {
   const s = mailbox.settings;
   const tls = s.smtp_tls ?? true;
   return nodemailer.createTransport({
@@ -49,11 +56,13 @@ export function smtpTransport(mailbox: MailboxRow, secrets: SecretStore, timeout
     port: s.smtp_port ?? (tls ? 465 : 587),
     secure: tls,
     auth: mailbox.secrets.password
-      ? { user: s.username ?? mailbox.address, pass: secrets.decryptSecret(mailbox.secrets.password) }
+      ? { user: s.username ?? mailbox.address, pass: openSecret(secrets, mailbox, 'password') }
       : undefined,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
+    // Every connect resolves and checks the host again (no internal addresses).
+    getSocket: guardedSmtpSocket(policy, timeoutMs),
     // Loopback test servers and internal relays present no certificate for their name.
     tls: { rejectUnauthorized: !isLoopback(s.smtp_host) },
   });
@@ -68,8 +77,9 @@ export async function sendBySmtp(
   secrets: SecretStore,
   mail: OutgoingMail,
   timeoutMs: number,
+  policy: OutboundPolicy,
 ): Promise<SmtpResult> {
-  const transport = smtpTransport(mailbox, secrets, timeoutMs);
+  const transport = smtpTransport(mailbox, secrets, timeoutMs, policy);
   try {
     const info = await transport.sendMail({
       messageId: mail.messageId,

@@ -63,7 +63,9 @@ class ImapRunner implements Runner {
     while (!this.stopped) {
       const mailbox = await findMailboxById(this.ctx.db, this.mailboxId).catch(() => undefined);
       if (!mailbox) return;
-      const client = imapClient(mailbox, secretStoreFor(this.ctx.config));
+      const client = imapClient(mailbox, secretStoreFor(this.ctx.config), {
+        allowPrivate: this.ctx.config.outbound.allowPrivateTargets,
+      });
       this.client = client;
       let poll: NodeJS.Timeout | undefined;
       try {
