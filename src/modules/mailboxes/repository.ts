@@ -18,6 +18,8 @@ export interface MailboxRow {
   cursor: Record<string, unknown>;
   last_sync_at: Date | null;
   last_error: string | null;
+  /** The last error's code (connector-errors.ts); last_error keeps its detail. */
+  last_error_code: string | null;
   last_error_at: Date | null;
   token_expires_at: Date | null;
   expiry_warned_days: number | null;
@@ -160,7 +162,7 @@ export async function saveCursor(
   cursor: Record<string, unknown>,
 ): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE mailboxes SET cursor = $3, last_sync_at = now(), last_error = NULL, last_error_at = NULL
+    `UPDATE mailboxes SET cursor = $3, last_sync_at = now(), last_error = NULL, last_error_code = NULL, last_error_at = NULL
      WHERE id = $1 AND ($2::text IS NULL OR lease_holder = $2) RETURNING id`,
     [id, holder, cursor],
   );
@@ -169,16 +171,21 @@ export async function saveCursor(
 
 export async function recordSyncSuccess(db: Queryable, id: string): Promise<void> {
   await db.query(
-    'UPDATE mailboxes SET last_sync_at = now(), last_error = NULL, last_error_at = NULL WHERE id = $1',
+    'UPDATE mailboxes SET last_sync_at = now(), last_error = NULL, last_error_code = NULL, last_error_at = NULL WHERE id = $1',
     [id],
   );
 }
 
-export async function recordSyncError(db: Queryable, id: string, error: string): Promise<void> {
-  await db.query('UPDATE mailboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
-    id,
-    error.slice(0, 1000),
-  ]);
+/** Records a failure: its code (shown as words) and the raw detail behind it. */
+export async function recordSyncError(
+  db: Queryable,
+  id: string,
+  error: { code: string; detail: string },
+): Promise<void> {
+  await db.query(
+    'UPDATE mailboxes SET last_error = $2, last_error_code = $3, last_error_at = now() WHERE id = $1',
+    [id, error.detail.slice(0, 1000), error.code.slice(0, 50)],
+  );
 }
 
 export async function recordTokenExpiry(db: Queryable, id: string, expiresAt: Date): Promise<void> {

@@ -50,6 +50,12 @@ export const MailboxSettings = Type.Object(
         description: 'Basic-auth user of the inbound webhook URL',
       }),
     ),
+    reply_all: Type.Optional(
+      Type.Boolean({
+        description:
+          "Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true",
+      }),
+    ),
     read_attachments: Type.Optional(
       Type.Boolean({
         description:
@@ -138,7 +144,14 @@ export const MailboxSchema = Type.Object(
     }),
     health: Type.Object({
       last_sync_at: NullableDateTime,
-      last_error: Type.Union([Type.String(), Type.Null()]),
+      last_error: Type.Union([Type.String(), Type.Null()], {
+        description: 'The last error in words with what to do (German)',
+      }),
+      last_error_code: Type.Union([Type.String(), Type.Null()], {
+        description: 'Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, …',
+      }),
+      last_error_en: Type.Union([Type.String(), Type.Null()], { description: 'The same in English' }),
+      last_error_detail: Type.Union([Type.String(), Type.Null()], { description: 'The raw detail behind it' }),
       last_error_at: NullableDateTime,
       token_expires_at: NullableDateTime,
       stale: Type.Boolean({ description: 'No successful sync for longer than the configured minutes' }),
@@ -161,7 +174,14 @@ export const MailboxParams = Type.Object({
 export const MailboxTestResult = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Array(Type.String(), { description: 'What was checked (imap, smtp, token, mailbox)' }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'What failed, in words' }),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'What failed and what to do, in words (German)' }),
+  error_code: Type.Union([Type.String(), Type.Null()], {
+    description: 'dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, …',
+  }),
+  error_en: Type.Union([Type.String(), Type.Null()], { description: 'The same in English' }),
+  error_detail: Type.Union([Type.String(), Type.Null()], {
+    description: 'The raw detail (never what the server said in its greeting)',
+  }),
 });
 
 export const ReceivedMailSchema = Type.Object(

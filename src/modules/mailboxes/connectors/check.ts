@@ -4,19 +4,20 @@ import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { graphClient } from './graph.js';
 import { folderOf, imapClient } from './imap.js';
 import { smtpTransport } from './smtp.js';
+import { describeConnectorError } from '../../email/connector-errors.js';
 
 export interface CheckResult {
   ok: boolean;
   checked: string[];
+  /** What failed and what to do, in words (German). */
   error: string | null;
+  /** The failure's code (connector-errors.ts), its English words and the raw detail. */
+  error_code: string | null;
+  error_en: string | null;
+  error_detail: string | null;
 }
 
 const CHECK_TIMEOUT_MS = 15_000;
-
-function words(error: unknown): string {
-  const e = error as { responseText?: string; message?: string };
-  return (e.responseText ?? e.message ?? String(error)).slice(0, 500);
-}
 
 /**
  * Checks a mailbox's connection as the connectors will use it: IMAP login and its folder,
@@ -59,10 +60,17 @@ export async function checkMailbox(ctx: AppContext, mailbox: MailboxRow): Promis
       }
       checked.push('smtp');
     }
-    return { ok: true, checked, error: null };
+    return { ok: true, checked, error: null, error_code: null, error_en: null, error_detail: null };
   } catch (error) {
-    const text = words(error);
-    await recordSyncError(ctx.db, mailbox.id, text);
-    return { ok: false, checked, error: text };
+    const described = describeConnectorError(error);
+    await recordSyncError(ctx.db, mailbox.id, { code: described.code, detail: described.detail });
+    return {
+      ok: false,
+      checked,
+      error: described.de,
+      error_code: described.code,
+      error_en: described.en,
+      error_detail: described.detail,
+    };
   }
 }
