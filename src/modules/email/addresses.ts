@@ -29,7 +29,8 @@ export type AddressField = string | { name?: string | null; address?: string | n
 const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 /** A plain addr-spec: no white space, no list or group separators, no quoting tricks. */
-const ADDR_SPEC = /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
+const ADDR_SPEC =
+  /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 
 function hasBreak(field: AddressField | null | undefined): boolean {
   if (field === null || field === undefined) return false;
@@ -63,7 +64,10 @@ function entries(field: AddressField): { name: string; address: string }[] {
       address: e.address ?? '',
     }));
   }
-  return addressparser(text, { flatten: true }).map((e) => ({ name: e.name ?? '', address: e.address ?? '' }));
+  return addressparser(text, { flatten: true }).map((e) => ({
+    name: e.name ?? '',
+    address: e.address ?? '',
+  }));
 }
 
 function sameAddress(a: { address: string }, b: { address: string }): boolean {

@@ -101,13 +101,26 @@ const has = (text: string, pattern: RegExp) => pattern.test(text);
 export function connectorErrorCode(error: ConnectorErrorInput): ConnectorErrorCode {
   const code = (error.code ?? '').toUpperCase();
   const text = `${error.message ?? ''} ${error.responseText ?? ''} ${error.serverResponseCode ?? ''}`;
-  const status = error.status ?? (error.responseCode && error.responseCode < 600 && error.responseCode >= 100 ? error.responseCode : undefined);
+  const status =
+    error.status ??
+    (error.responseCode && error.responseCode < 600 && error.responseCode >= 100
+      ? error.responseCode
+      : undefined);
   if (has(text, /the mailbox lease was lost/i)) return 'lease_lost';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EDNS' || has(text, /getaddrinfo|ENOTFOUND|EAI_AGAIN/))
+  if (
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EDNS' ||
+    has(text, /getaddrinfo|ENOTFOUND|EAI_AGAIN/)
+  )
     return 'dns';
   if (code === 'ECONNREFUSED' || has(text, /ECONNREFUSED/)) return 'refused';
   if (has(text, /AADSTS7000222|AADSTS7000215|invalid_client/i)) return 'graph_secret';
-  if (has(text, /OVERQUOTA|quota|mailbox (is )?full/i) || error.responseCode === 552 || error.responseCode === 452)
+  if (
+    has(text, /OVERQUOTA|quota|mailbox (is )?full/i) ||
+    error.responseCode === 552 ||
+    error.responseCode === 452
+  )
     return 'quota';
   if (
     error.authenticationFailed ||
@@ -135,7 +148,9 @@ export function connectorErrorCode(error: ConnectorErrorInput): ConnectorErrorCo
     return 'timeout';
   if (has(text, /Invalid greeting|unexpected (server )?response|protocol/i) || code === 'EPROTOCOL')
     return 'protocol';
-  if (has(text, /mailbox (doesn't|does not) exist|nonexistent|folder .* could not be opened|\[NONEXISTENT\]/i))
+  if (
+    has(text, /mailbox (doesn't|does not) exist|nonexistent|folder .* could not be opened|\[NONEXISTENT\]/i)
+  )
     return 'folder_missing';
   if (has(text, /Idempotency-Key|turn_reserved/i)) return 'turn_reserved';
   if (status === 401) return 'graph_unauthorized';

@@ -162,7 +162,8 @@ export function isAutomated(mail: MailInput, own: OwnIdentity = {}): RobotVerdic
   if (sender && ownAddresses.has(sender)) strong.push(['own_address', `from: ${sender}`]);
   const ownDomains = new Set((own.messageIdDomains ?? []).map((d) => d.toLowerCase()));
   const messageId = messageIdsIn(header(mail, 'message-id'))[0];
-  const localOk = (id: string) => !own.messageIdLocal || own.messageIdLocal.test(id.slice(0, id.lastIndexOf('@')));
+  const localOk = (id: string) =>
+    !own.messageIdLocal || own.messageIdLocal.test(id.slice(0, id.lastIndexOf('@')));
   if (messageId && ownDomains.has(domainOf(messageId)) && localOk(messageId))
     strong.push(['own_message_id', `message-id: ${messageId}`]);
   if (header(mail, 'x-ms-exchange-inbox-rules-loop') !== undefined)

@@ -151,7 +151,9 @@ export const MailboxSchema = Type.Object(
         description: 'Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, …',
       }),
       last_error_en: Type.Union([Type.String(), Type.Null()], { description: 'The same in English' }),
-      last_error_detail: Type.Union([Type.String(), Type.Null()], { description: 'The raw detail behind it' }),
+      last_error_detail: Type.Union([Type.String(), Type.Null()], {
+        description: 'The raw detail behind it',
+      }),
       last_error_at: NullableDateTime,
       token_expires_at: NullableDateTime,
       stale: Type.Boolean({ description: 'No successful sync for longer than the configured minutes' }),
@@ -174,7 +176,9 @@ export const MailboxParams = Type.Object({
 export const MailboxTestResult = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Array(Type.String(), { description: 'What was checked (imap, smtp, token, mailbox)' }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'What failed and what to do, in words (German)' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'What failed and what to do, in words (German)',
+  }),
   error_code: Type.Union([Type.String(), Type.Null()], {
     description: 'dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, …',
   }),

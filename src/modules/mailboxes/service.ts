@@ -203,11 +203,11 @@ export function serializeMailbox(row: MailboxRow, config: Config, now = new Date
         : null,
     health: {
       last_sync_at: row.last_sync_at?.toISOString() ?? null,
-      last_error: row.last_error
-        ? (connectorErrorText(row.last_error_code, 'de') ?? row.last_error)
-        : null,
+      last_error: row.last_error ? (connectorErrorText(row.last_error_code, 'de') ?? row.last_error) : null,
       last_error_code: row.last_error_code,
-      last_error_en: row.last_error ? (connectorErrorText(row.last_error_code, 'en') ?? row.last_error) : null,
+      last_error_en: row.last_error
+        ? (connectorErrorText(row.last_error_code, 'en') ?? row.last_error)
+        : null,
       last_error_detail: row.last_error,
       last_error_at: row.last_error_at?.toISOString() ?? null,
       token_expires_at: row.token_expires_at?.toISOString() ?? null,

@@ -181,7 +181,10 @@ function rawOf(headers: Record<string, readonly string[]>, content: string, html
   const lines = Object.entries(headers)
     .filter(([name]) => name !== 'content-type' && name !== 'content-transfer-encoding')
     .flatMap(([name, values]) => values.map((v) => `${name}: ${v}`));
-  lines.push(`content-type: ${html ? 'text/html' : 'text/plain'}; charset=utf-8`, 'content-transfer-encoding: 8bit');
+  lines.push(
+    `content-type: ${html ? 'text/html' : 'text/plain'}; charset=utf-8`,
+    'content-transfer-encoding: 8bit',
+  );
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${content}`, 'utf8');
 }
 
@@ -351,7 +354,9 @@ export async function replyByGraph(
           // The recipients decided on receipt (Reply-To, the Cc kept), structured: Graph would
           // otherwise answer the original From.
           toRecipients: [{ emailAddress: { name: mail.to.name || undefined, address: mail.to.address } }],
-          ccRecipients: mail.cc.map((a) => ({ emailAddress: { name: a.name || undefined, address: a.address } })),
+          ccRecipients: mail.cc.map((a) => ({
+            emailAddress: { name: a.name || undefined, address: a.address },
+          })),
           internetMessageHeaders: mail.automated
             ? [
                 { name: 'X-Auto-Submitted', value: 'auto-replied' },

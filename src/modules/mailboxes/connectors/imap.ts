@@ -143,7 +143,10 @@ export async function syncRound(
       settled.last_uid = Math.max(0, opened.uidNext - 1);
     }
     const cursor = { ...mailbox.cursor, imap: { ...cursors, [folder]: settled } };
-    if ((batch.length === 0 || retry.size !== (current?.retry?.length ?? 0)) && !(await saveCursor(ctx.db, mailbox.id, holder, cursor))) {
+    if (
+      (batch.length === 0 || retry.size !== (current?.retry?.length ?? 0)) &&
+      !(await saveCursor(ctx.db, mailbox.id, holder, cursor))
+    ) {
       throw new Error('the mailbox lease was lost during the round');
     }
     mailbox.cursor = cursor;

@@ -16,7 +16,9 @@ function ids(value: string | string[] | undefined): string[] {
 /** The entries of an address header as mailparser parsed them (groups flattened). */
 function entriesOf(value: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
   const objects = Array.isArray(value) ? value : value ? [value] : [];
-  const flat = (list: { name?: string; address?: string; group?: unknown[] }[]): { name: string; address: string }[] =>
+  const flat = (
+    list: { name?: string; address?: string; group?: unknown[] }[],
+  ): { name: string; address: string }[] =>
     list.flatMap((e) =>
       e.group ? flat(e.group as typeof list) : [{ name: e.name ?? '', address: e.address ?? '' }],
     );

@@ -188,7 +188,10 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       } catch (error) {
         // A mail that fails the same way every time is answered 200, so Postmark stops delivering it.
         if (isPermanentFailure(error)) {
-          request.log.warn({ mailbox: mailbox!.id, err: (error as Error).message }, 'inbound mail failed for good');
+          request.log.warn(
+            { mailbox: mailbox!.id, err: (error as Error).message },
+            'inbound mail failed for good',
+          );
           return { status: 'failed' };
         }
         // Postmark delivers again later: the model or the database is away for now.

@@ -322,7 +322,11 @@ export async function insertPersonOutbound(db: Queryable, reply: OutboundInsert)
   );
 }
 
-export async function markOutboundSent(tx: Queryable, id: string, detail: string | null = null): Promise<void> {
+export async function markOutboundSent(
+  tx: Queryable,
+  id: string,
+  detail: string | null = null,
+): Promise<void> {
   await tx.query(
     `UPDATE email_outbound SET sent_at = now(), delivery_status = 'sent', delivery_detail = $2, delivery_at = now()
      WHERE id = $1 AND sent_at IS NULL`,
@@ -342,7 +346,13 @@ export async function markOutboundAttempt(
      WHERE sent_at IS NULL AND delivery_status IN ('queued', 'deferred')
        AND (($1::uuid IS NOT NULL AND id = $1) OR ($1::uuid IS NULL AND tenant_id = $2 AND conversation_id = $3
             AND automated = false))`,
-    [filter.id ?? null, filter.tenantId ?? null, filter.conversationId ?? null, status, detail?.slice(0, 1000) ?? null],
+    [
+      filter.id ?? null,
+      filter.tenantId ?? null,
+      filter.conversationId ?? null,
+      status,
+      detail?.slice(0, 1000) ?? null,
+    ],
   );
 }
 

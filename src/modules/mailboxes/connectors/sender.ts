@@ -72,7 +72,8 @@ async function personReply(
  * parses a string again and a name can carry no second recipient.
  */
 export function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
-  const clean = (name: string | null | undefined) => (name ?? '').replace(/[\r\n\u0000-\u001f"\\]/g, '').trim();
+  const clean = (name: string | null | undefined) =>
+    (name ?? '').replace(/[\r\n\u0000-\u001f"\\]/g, '').trim();
   return {
     messageId: row.message_id,
     from: { name: clean(mailbox.name), address: mailbox.address },
@@ -156,22 +157,22 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
         };
       let result: Omit<SendResult, 'durationMs'> = { verdict: { kind: 'failed' } };
       await perMailbox.run(mailbox.id, async () => {
-      try {
-        if (mailbox.kind === 'graph') {
-          result = row.parent_provider_id
-            ? await replyByGraph(
-                graphClient(mailbox, secrets, ctx.config.email),
-                mailbox,
-                row.parent_provider_id,
-                mail,
-              )
-            : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
-        } else {
-          result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS);
+        try {
+          if (mailbox.kind === 'graph') {
+            result = row.parent_provider_id
+              ? await replyByGraph(
+                  graphClient(mailbox, secrets, ctx.config.email),
+                  mailbox,
+                  row.parent_provider_id,
+                  mail,
+                )
+              : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
+          } else {
+            result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS);
+          }
+        } catch (error) {
+          result = { verdict: { kind: 'failed' }, error: (error as Error).message };
         }
-      } catch (error) {
-        result = { verdict: { kind: 'failed' }, error: (error as Error).message };
-      }
       });
       const said = result.error ?? (result.verdict.kind === 'permanent' ? result.verdict.reason : null);
       if (said) words.set(message.id, said.slice(0, 1000));
