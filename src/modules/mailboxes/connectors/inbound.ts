@@ -254,14 +254,13 @@ function mailDelivery(
 
 /**
  * Whether an error will fail the same way on every attempt: the database refused the data
- * (SQLSTATE classes 22 and 23: too long, invalid, a constraint) or the code met a value it
- * cannot handle. Such a mail is settled as failed so it never holds up the mails after it;
+ * (SQLSTATE classes 22 and 23: too long, invalid, a constraint). Such a mail is settled as failed so it never holds up the mails after it;
  * anything else (the model or the database away) is tried again later.
  */
 export function isPermanentFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(22|23)[0-9A-Z]{3}$/.test(code)) return true;
-  return error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError;
+  // Only the database's verdict: a TypeError may be a network failure (fetch) and is retried.
+  return typeof code === 'string' && /^(22|23)[0-9A-Z]{3}$/.test(code);
 }
 
 /** The mailbox's own addresses (never answered, never put in Cc). */
