@@ -1,10 +1,10 @@
 -- Who a received mail is answered to (Reply-To's first address when there is one, else From),
--- the customer's Cc kept on the reply, the raw mail for download, and a reply the team asked for
--- although the mail had been skipped (forced).
+-- the customer's Cc kept on the reply, the raw mail for download, and the team's second chance
+-- for a skipped mail: answered anyway (the turn run once, marked forced) or sent to the inbox.
 ALTER TABLE email_inbound ADD COLUMN reply_to varchar(320);
 ALTER TABLE email_inbound ADD COLUMN cc_addresses jsonb NOT NULL DEFAULT '[]'::jsonb;
 ALTER TABLE email_inbound ADD COLUMN raw bytea;
-ALTER TABLE email_inbound ADD COLUMN forced boolean NOT NULL DEFAULT false;
+ALTER TABLE email_inbound ADD COLUMN second_chance varchar(20) CHECK (second_chance IN ('answered', 'inbox'));
 CREATE INDEX email_inbound_search_idx ON email_inbound (tenant_id, mailbox_id, status, received_at DESC);
 
 -- A reply's recipients as structured addresses, and what became of it: queued until the server

@@ -192,7 +192,11 @@ export const ReceivedMailSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     mailbox_id: Type.String({ format: 'uuid' }),
-    from_address: Type.Union([Type.String(), Type.Null()]),
+    message_id: Type.String({ description: 'The Message-ID header as received' }),
+    from_address: Type.Union([Type.String(), Type.Null()], { description: 'The sender (From)' }),
+    reply_to: Type.Union([Type.String(), Type.Null()], {
+      description: "Reply-To's first address when the mail had one: the reply goes there",
+    }),
     subject: Type.Union([Type.String(), Type.Null()]),
     status: Type.String({ description: 'received, answered, skipped or failed' }),
     skip_reason: Type.Union([Type.String(), Type.Null()], {
@@ -202,6 +206,21 @@ export const ReceivedMailSchema = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], {
       description: 'For status failed: what went wrong, in words',
     }),
+    second_chance: Type.Union([Type.Literal('answered'), Type.Literal('inbox'), Type.Null()], {
+      description: 'A skipped mail the team answered anyway (forced) or sent to the inbox',
+    }),
+    has_raw: Type.Boolean({ description: 'The raw mail can be downloaded (owner and admin)' }),
+    delivery: Type.Union(
+      [
+        Type.Object({
+          status: Type.String({ description: 'queued, sent, deferred, bounced or failed' }),
+          detail: Type.Union([Type.String(), Type.Null()], { description: "The server's words" }),
+          to: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ],
+      { description: 'What became of the reply to this mail' },
+    ),
     conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     received_at: DateTime,
   },
@@ -209,6 +228,35 @@ export const ReceivedMailSchema = Type.Object(
 );
 
 export const ReceivedMailList = Page(ReceivedMailSchema);
+
+const BouncedAddress = Type.Object({
+  address: Type.String(),
+  detail: Type.Union([Type.String(), Type.Null()]),
+  at: Type.Union([DateTime, Type.Null()]),
+});
+
+export const ConversationMailList = Type.Object({
+  data: Type.Array(ReceivedMailSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  bounced: Type.Array(BouncedAddress, { description: 'Addresses of this conversation whose replies bounced' }),
+});
+
+export const BouncedList = Type.Object({ data: Type.Array(BouncedAddress) });
+
+export const BouncedQuery = Type.Object({ address: Type.String({ minLength: 3, maxLength: 320 }) });
+
+export const MailParams = Type.Object({
+  id: Type.String({ description: 'Bot id (UUID)' }),
+  mailboxId: Type.String({ description: 'Mailbox id (UUID)' }),
+  mailId: Type.String({ description: 'Received mail id (UUID)' }),
+});
+
+export const AnswerAnywayResult = Type.Object({
+  status: Type.String({ description: 'answered, or skipped/failed when the bot still could not answer' }),
+  conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+});
+
+export const SentToInboxResult = Type.Object({ conversation_id: Type.String({ format: 'uuid' }) });
 
 export const ReceivedMailQuery = Type.Object({
   status: Type.Optional(
@@ -218,6 +266,9 @@ export const ReceivedMailQuery = Type.Object({
       Type.Literal('failed'),
       Type.Literal('received'),
     ]),
+  ),
+  q: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Search in sender, Reply-To, subject and Message-ID' }),
   ),
   ...PageQuery,
 });

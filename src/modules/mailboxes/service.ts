@@ -17,6 +17,7 @@ import {
   insertMailbox,
   listMailboxes,
   listReceivedMails,
+  bouncedAddresses,
   updateMailbox,
   type ReceivedMailRow,
   type MailboxFields,
@@ -226,11 +227,18 @@ export function serializeReceivedMail(row: ReceivedMailRow) {
   return {
     id: row.id,
     mailbox_id: row.mailbox_id,
+    message_id: row.message_id,
     from_address: row.from_address,
+    reply_to: row.reply_to,
     subject: row.subject,
     status: row.status,
     skip_reason: code,
     error: !code && row.skip_reason ? row.skip_reason : null,
+    second_chance: (row.second_chance as 'answered' | 'inbox' | null) ?? null,
+    has_raw: row.has_raw,
+    delivery: row.delivery_status
+      ? { status: row.delivery_status, detail: row.delivery_detail, to: row.delivery_to }
+      : null,
     conversation_id: row.conversation_id,
     received_at: row.received_at.toISOString(),
   };
@@ -245,11 +253,12 @@ export async function listMailboxMails(
   tenantId: string,
   botId: string,
   mailboxId: string,
-  query: { status?: string; limit?: number; cursor?: string },
+  query: { status?: string; q?: string; limit?: number; cursor?: string },
 ) {
   const mailbox = await getMailbox(db, tenantId, botId, mailboxId);
+  const q = query.q?.trim() || undefined;
   const page = await timePage(MAILBOX_MAIL_LIST, query, (limit, after) =>
-    listReceivedMails(db, tenantId, { mailboxId: mailbox.id, status: query.status, after, limit: limit + 1 }),
+    listReceivedMails(db, tenantId, { mailboxId: mailbox.id, status: query.status, q, after, limit: limit + 1 }),
   );
   return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
 }
@@ -266,5 +275,18 @@ export async function listConversationMails(
   const page = await timePage(CONVERSATION_MAIL_LIST, query, (limit, after) =>
     listReceivedMails(db, tenantId, { conversationId, after, limit: limit + 1 }),
   );
-  return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
+  const bounced = await bouncedAddresses(db, tenantId, { conversationId });
+  return {
+    data: page.data.map(serializeReceivedMail),
+    next_cursor: page.next_cursor,
+    bounced: bounced.map((b) => ({ address: b.address, detail: b.detail, at: b.at?.toISOString() ?? null })),
+  };
+}
+
+/** Addresses of the tenant whose replies bounced (a warning on a contact with that address). */
+export async function bouncedWarnings(db: Queryable, tenantId: string, address: string) {
+  const rows = await bouncedAddresses(db, tenantId, { address });
+  return {
+    data: rows.map((b) => ({ address: b.address, detail: b.detail, at: b.at?.toISOString() ?? null })),
+  };
 }

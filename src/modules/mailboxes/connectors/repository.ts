@@ -388,3 +388,106 @@ export async function markPersonRepliesSent(
     [tenantId, conversationId],
   );
 }
+
+/** A received mail with what the second chance and the download need. */
+export interface StoredMailRow {
+  id: string;
+  mailbox_id: string;
+  message_id: string;
+  status: string;
+  from_address: string | null;
+  reply_to: string | null;
+  subject: string | null;
+  in_reply_to: string | null;
+  references_ids: string[];
+  body_text: string;
+  stripped_text: string;
+  conversation_id: string | null;
+  second_chance: string | null;
+  provider_id: string | null;
+  raw: Buffer | Uint8Array | null;
+  received_at: Date;
+}
+
+export function findStoredMail(
+  db: Queryable,
+  tenantId: string,
+  mailboxId: string,
+  id: string,
+): Promise<StoredMailRow | undefined> {
+  return queryOne<StoredMailRow>(
+    db,
+    `SELECT id, mailbox_id, message_id, status, from_address, reply_to, subject, in_reply_to, references_ids,
+       body_text, stripped_text, conversation_id, second_chance, provider_id, raw, received_at
+     FROM email_inbound WHERE tenant_id = $1 AND mailbox_id = $2 AND id = $3`,
+    [tenantId, mailboxId, id],
+  );
+}
+
+/** Takes a skipped or failed mail back for a forced answer; false when it is not (or no longer) skipped. */
+export async function reopenForAnswer(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE email_inbound SET status = 'received', skip_reason = NULL, second_chance = 'answered'
+     WHERE id = $1 AND status IN ('skipped', 'failed') AND second_chance IS NULL RETURNING id`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
+/** Marks a skipped or failed mail as given to the inbox in this conversation; false when it was taken already. */
+export async function markSentToInbox(tx: Queryable, id: string, conversationId: string): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE email_inbound SET second_chance = 'inbox', conversation_id = $2
+     WHERE id = $1 AND status IN ('skipped', 'failed') AND second_chance IS NULL RETURNING id`,
+    [id, conversationId],
+  );
+  return rows.length > 0;
+}
+
+/** Hands an open conversation over to the people (waiting, nobody assigned); its id, or nothing when it ended. */
+export async function handOverForMail(
+  tx: Queryable,
+  tenantId: string,
+  conversationId: string,
+  question: string,
+): Promise<string | undefined> {
+  const row = await queryOne<{ id: string }>(
+    tx,
+    `UPDATE conversations SET status = 'handed_over', assigned_user_id = NULL, handover_reason = 'staff',
+       handover_at = now(), handover_question = $3, inbox_read_at = NULL, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND status <> 'ended' RETURNING id`,
+    [tenantId, conversationId, question.slice(0, 2000)],
+  );
+  return row?.id;
+}
+
+/** A new e-mail conversation waiting in the inbox for a person. */
+export async function insertWaitingConversation(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; senderId: string; question: string; metadata: object },
+): Promise<string> {
+  const row = await queryOne<{ id: string }>(
+    tx,
+    `INSERT INTO conversations (tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
+       status, handover_reason, handover_at, handover_question)
+     VALUES ($1, $2, 'email', $3, $4, 0, now(), 'handed_over', 'staff', now(), $5) RETURNING id`,
+    [input.tenantId, input.botId, input.senderId, input.metadata, input.question.slice(0, 2000)],
+  );
+  return row!.id;
+}
+
+/** The customer's mail as a message of the conversation (for the people in the inbox). */
+export async function insertCustomerMessage(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; conversationId: string; content: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, 'email')`,
+    [input.tenantId, input.conversationId, input.botId, input.content],
+  );
+  await tx.query(
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
+     WHERE tenant_id = $1 AND id = $2`,
+    [input.tenantId, input.conversationId],
+  );
+}
