@@ -238,7 +238,9 @@ const BouncedAddress = Type.Object({
 export const ConversationMailList = Type.Object({
   data: Type.Array(ReceivedMailSchema),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
-  bounced: Type.Array(BouncedAddress, { description: 'Addresses of this conversation whose replies bounced' }),
+  bounced: Type.Array(BouncedAddress, {
+    description: 'Addresses of this conversation whose replies bounced',
+  }),
 });
 
 export const BouncedList = Type.Object({ data: Type.Array(BouncedAddress) });

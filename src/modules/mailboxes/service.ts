@@ -258,7 +258,13 @@ export async function listMailboxMails(
   const mailbox = await getMailbox(db, tenantId, botId, mailboxId);
   const q = query.q?.trim() || undefined;
   const page = await timePage(MAILBOX_MAIL_LIST, query, (limit, after) =>
-    listReceivedMails(db, tenantId, { mailboxId: mailbox.id, status: query.status, q, after, limit: limit + 1 }),
+    listReceivedMails(db, tenantId, {
+      mailboxId: mailbox.id,
+      status: query.status,
+      q,
+      after,
+      limit: limit + 1,
+    }),
   );
   return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
 }

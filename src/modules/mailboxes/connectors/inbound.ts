@@ -19,6 +19,7 @@ import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
 import { replyTargets, type AddressFields, type MailAddress } from '../../email/addresses.js';
 import { renderMailReply } from '../../email/format.js';
+import { readDeliveryReport } from '../../email/dsn.js';
 import { stripReply } from '../../email/quotes.js';
 import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, isAutomated, loopGuard } from '../../email/robots.js';
 import {
@@ -340,7 +341,11 @@ async function decide(
     messageIdDomains: [domainOf(mailbox.address)],
     messageIdLocal: OWN_MESSAGE_ID_LOCAL,
   });
-  if (robot.automated) return skip(robot.reason);
+  if (robot.automated) {
+    // A delivery report about one of our replies: that reply bounced (or is delayed). Never answered.
+    await matchDeliveryReport(ctx, mailbox, mail);
+    return skip(robot.reason);
+  }
   if (!targets.ok) return skip(targets.reason);
   await repo.setRecipients(ctx.db, id, targets.replyTo?.address ?? null, targets.cc);
   // Our own mail came back (a forward, a rule): its Message-ID is one we sent.
@@ -352,6 +357,16 @@ async function decide(
   return converseMail(ctx, mailbox, mail, id, text, { to: targets.to, cc: targets.cc }, skip, {
     forced: false,
   });
+}
+
+async function matchDeliveryReport(ctx: AppContext, mailbox: MailboxRow, mail: InboundMail): Promise<void> {
+  const text = [mail.raw?.toString('utf8') ?? '', mail.text, mail.html ?? ''].join('\n');
+  const report = readDeliveryReport(text, domainOf(mailbox.address));
+  if (report.messageIds.length === 0 || report.action === null) return;
+  const words = report.diagnostic ?? (report.action === 'failed' ? 'bounced' : 'delayed');
+  if (report.action === 'failed')
+    await repo.markOutboundBounced(ctx.db, mailbox.tenant_id, report.messageIds, words);
+  else await repo.markOutboundDelayed(ctx.db, mailbox.tenant_id, report.messageIds, words);
 }
 
 /**

@@ -491,3 +491,17 @@ export async function insertCustomerMessage(
     [input.tenantId, input.conversationId],
   );
 }
+
+/** A delay report for one of our replies: deferred with the server's words, unless it bounced already. */
+export async function markOutboundDelayed(
+  db: Queryable,
+  tenantId: string,
+  messageIds: string[],
+  detail: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE email_outbound SET delivery_status = 'deferred', delivery_detail = $3, delivery_at = now()
+     WHERE tenant_id = $1 AND message_id = ANY($2::text[]) AND delivery_status IN ('queued', 'sent', 'deferred')`,
+    [tenantId, messageIds, detail.slice(0, 1000)],
+  );
+}

@@ -27,7 +27,10 @@ async function mailOf(row: repo.StoredMailRow): Promise<InboundMail> {
   return {
     messageId: row.message_id,
     from: row.from_address,
-    addresses: { from: row.from_address ? [row.from_address] : [], replyTo: row.reply_to ? [row.reply_to] : [] },
+    addresses: {
+      from: row.from_address ? [row.from_address] : [],
+      replyTo: row.reply_to ? [row.reply_to] : [],
+    },
     subject: row.subject,
     inReplyTo: row.in_reply_to,
     references: row.references_ids,
@@ -64,14 +67,27 @@ export async function answerAnyway(
   if (!(await repo.reopenForAnswer(ctx.db, row.id))) throw notSkipped();
   await repo.setRecipients(ctx.db, row.id, targets.replyTo?.address ?? null, targets.cc);
   await repo.setStrippedText(ctx.db, row.id, text);
-  const skip = async (reason: string, status: 'skipped' | 'failed' = 'skipped', conversationId: string | null = null) => {
+  const skip = async (
+    reason: string,
+    status: 'skipped' | 'failed' = 'skipped',
+    conversationId: string | null = null,
+  ) => {
     await repo.settleInbound(ctx.db, row.id, status, reason.slice(0, 200), conversationId);
     return { status, inboundId: row.id, reason } as InboundOutcome;
   };
   try {
-    const outcome = await converseMail(ctx, mailbox, mail, row.id, text, { to: targets.to, cc: targets.cc }, skip, {
-      forced: true,
-    });
+    const outcome = await converseMail(
+      ctx,
+      mailbox,
+      mail,
+      row.id,
+      text,
+      { to: targets.to, cc: targets.cc },
+      skip,
+      {
+        forced: true,
+      },
+    );
     if (outcome.status === 'deferred') await skip('turn_reserved', 'failed');
     return {
       status: outcome.status === 'deferred' ? 'failed' : outcome.status,
@@ -93,8 +109,13 @@ export async function sendToInbox(
   const row = await storedMail(ctx, mailbox, mailId);
   const mail = await mailOf(row);
   const targets = recipientsOf(mailbox, mail);
-  const customer = (targets.ok ? targets.to.address : (row.reply_to ?? row.from_address ?? 'unbekannt')).slice(0, 255);
-  const text = (row.stripped_text || stripReply(mail.text, mail.html ?? null).text || mail.text).slice(0, 10_000);
+  const customer = (
+    targets.ok ? targets.to.address : (row.reply_to ?? row.from_address ?? 'unbekannt')
+  ).slice(0, 255);
+  const text = (row.stripped_text || stripReply(mail.text, mail.html ?? null).text || mail.text).slice(
+    0,
+    10_000,
+  );
   const content = mail.subject ? `${mail.subject}\n\n${text}` : text;
   return ctx.db.transaction(async (tx) => {
     const joined = row.conversation_id
