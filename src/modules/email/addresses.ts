@@ -27,7 +27,9 @@ export const MAX_ADDRESS = 254;
 export type AddressField = string | { name?: string | null; address?: string | null };
 
 const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Any control character (C0 or DEL). */
+const hasControl = (value: string) =>
+  [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 /** A plain addr-spec: no white space, no list or group separators, no quoting tricks. */
 const ADDR_SPEC =
   /^[^\s@<>(),;:"[\]\\]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
@@ -41,7 +43,7 @@ function hasBreak(field: AddressField | null | undefined): boolean {
 /** One parsed address checked: syntax and the RFC 5321 limits. */
 function checkOne(name: string, address: string): AddressResult {
   const bare = address.trim().toLowerCase();
-  if (CONTROL.test(bare) || CONTROL.test(name)) return { ok: false, reason: 'address_injection' };
+  if (hasControl(bare) || hasControl(name)) return { ok: false, reason: 'address_injection' };
   const at = bare.lastIndexOf('@');
   if (at > MAX_LOCAL_PART || bare.length > MAX_ADDRESS) return { ok: false, reason: 'address_too_long' };
   if (!ADDR_SPEC.test(bare)) return { ok: false, reason: 'address_invalid' };

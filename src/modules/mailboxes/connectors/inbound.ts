@@ -120,7 +120,7 @@ async function storeOnce(
   hash: string,
 ): Promise<repo.StoredInbound> {
   // PostgreSQL's text takes no NUL character: one in a mail must not make it unstorable.
-  const clean = (value: string | null | undefined) => value?.replace(/\u0000/g, '') ?? null;
+  const clean = (value: string | null | undefined) => value?.replaceAll('\u0000', '') ?? null;
   const inserted = await repo.insertInbound(db, {
     tenantId: mailbox.tenant_id,
     mailboxId: mailbox.id,

@@ -72,8 +72,12 @@ async function personReply(
  * parses a string again and a name can carry no second recipient.
  */
 export function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
+  // No control characters, quotes or backslashes in a display name (nodemailer encodes the rest).
   const clean = (name: string | null | undefined) =>
-    (name ?? '').replace(/[\r\n\u0000-\u001f"\\]/g, '').trim();
+    [...(name ?? '')]
+      .filter((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f && c !== '"' && c !== '\\')
+      .join('')
+      .trim();
   return {
     messageId: row.message_id,
     from: { name: clean(mailbox.name), address: mailbox.address },
