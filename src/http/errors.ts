@@ -142,6 +142,10 @@ export const ERROR_CODES = [
   'phone_invalid',
   'merge_same_contact',
   'merge_booking_conflict',
+  // The second chance of a mail that was not answered.
+  'mail_not_skipped',
+  'mail_address_refused',
+  'mail_empty',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -179,6 +183,7 @@ export const RESOURCES = {
   'Webhook delivery': 'webhook_delivery',
   'Outbox message': 'outbox_message',
   Mailbox: 'mailbox',
+  Mail: 'mail',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
 } as const;

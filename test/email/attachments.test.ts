@@ -130,7 +130,11 @@ describeApp('e-mail attachments: limits, and text for the bot only when the mail
       ]);
       ctx.config.email.attachmentMaxBytes = 100;
       const small = await parseRawMail(await mailWithAttachments(`<small-${Date.now()}@kunde.example>`));
-      const second = await receiveMail(ctx, mailbox, { ...small, from: 'zweite@kunde.example' });
+      const second = await receiveMail(ctx, mailbox, {
+        ...small,
+        from: 'zweite@kunde.example',
+        addresses: { from: ['zweite@kunde.example'] },
+      });
       if (second.status !== 'answered') throw new Error(second.status);
       const [row2] = await ctx.db.query<{ attachments: { reason: string | null }[] }>(
         'SELECT attachments FROM email_inbound WHERE id = $1',

@@ -16,6 +16,8 @@ export interface Dovecot {
   clear(): Promise<void>;
   /** Flags of the INBOX's mails by UID. */
   flags(): Promise<Map<number, string[]>>;
+  /** Successful IMAP logins so far (from Dovecot's log). */
+  logins(): number;
   /** Closes every client connection (the server stays): a connection killed mid-batch. */
   kickConnections(): void;
   stop(): Promise<void>;
@@ -182,6 +184,14 @@ service stats {
         await c.logout();
       }
       return result;
+    },
+    logins() {
+      try {
+        return (readFileSync(join(dir, 'dovecot.log'), 'utf8').match(/imap-login: (Info: )?Login: /g) ?? [])
+          .length;
+      } catch {
+        return 0;
+      }
     },
     kickConnections() {
       spawn('/usr/bin/doveadm', ['-c', join(dir, 'dovecot.conf'), 'kick', user], { stdio: 'ignore' });

@@ -112,7 +112,14 @@ describeApp('e-mail through Microsoft Graph (local server with Graph shapes)', (
         url: `/api/bots/${bot.id}/mailboxes/${id}/test`,
         headers: tenant.owner.headers,
       });
-      expect(check.json()).toMatchObject({ ok: false, error: expect.stringContaining('AADSTS7000222') });
+      // In words with what to do; the raw detail behind it.
+      expect(check.json()).toMatchObject({
+        ok: false,
+        error: expect.stringContaining('Client-Secret ab'),
+        error_code: 'graph_secret',
+        error_en: expect.stringContaining('Create a new one in Entra'),
+        error_detail: expect.stringContaining('AADSTS7000222'),
+      });
     } finally {
       graph.refuseTokens(null);
     }
@@ -122,7 +129,9 @@ describeApp('e-mail through Microsoft Graph (local server with Graph shapes)', (
       headers: tenant.owner.headers,
     });
     expect(shown.json().health).toMatchObject({
-      last_error: expect.stringContaining('are expired'),
+      last_error: expect.stringContaining('Client-Secret'),
+      last_error_code: 'graph_secret',
+      last_error_detail: expect.stringContaining('are expired'),
       warning: 'secret_expiring',
     });
     expect(shown.body).not.toContain('graph-client-secret-value');

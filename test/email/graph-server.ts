@@ -26,6 +26,11 @@ export interface FakeMessage {
   internetMessageId: string;
   subject: string;
   from: string;
+  /** The sender's display name (default "Kunde"). */
+  fromName?: string;
+  /** Graph's `replyTo` and `ccRecipients` addresses. */
+  replyTo?: string[];
+  cc?: string[];
   text: string;
   headers?: Array<{ name: string; value: string }>;
   isRead?: boolean;
@@ -54,7 +59,13 @@ export interface FakeGraph {
   attachmentPageSize: number;
   /** The attachments endpoint answers with this status (e.g. 503) until set back to null. */
   failAttachments(status: number | null): void;
-  sent: Array<{ replyTo: string; comment: string; headers: unknown }>;
+  sent: Array<{
+    replyTo: string;
+    comment: string;
+    headers: unknown;
+    toRecipients?: unknown;
+    ccRecipients?: unknown;
+  }>;
   close(): Promise<void>;
 }
 
@@ -70,7 +81,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startFakeGraph(): Promise<FakeGraph> {
   const calls: GraphCall[] = [];
   const inbox: FakeMessage[] = [];
-  const drafts = new Map<string, { replyTo: string; comment: string; headers: unknown }>();
+  const drafts = new Map<string, FakeGraph['sent'][number]>();
   const sent: FakeGraph['sent'] = [];
   let refusal: string | null = null;
   const state = { tokenRequests: 0, attachmentPageSize: 2, attachmentFailure: null as number | null };
@@ -174,8 +185,10 @@ export async function startFakeGraph(): Promise<FakeGraph> {
               subject: msg.subject,
               isRead: msg.isRead ?? false,
               hasAttachments: (msg.attachments ?? []).some((a) => a.kind !== 'file' || !a.isInline),
-              from: { emailAddress: { name: 'Kunde', address: msg.from } },
-              sender: { emailAddress: { name: 'Kunde', address: msg.from } },
+              from: { emailAddress: { name: msg.fromName ?? 'Kunde', address: msg.from } },
+              sender: { emailAddress: { name: msg.fromName ?? 'Kunde', address: msg.from } },
+              replyTo: (msg.replyTo ?? []).map((address) => ({ emailAddress: { name: '', address } })),
+              ccRecipients: (msg.cc ?? []).map((address) => ({ emailAddress: { name: '', address } })),
               body: { contentType: 'text', content: msg.text },
               internetMessageHeaders: msg.headers ?? [],
             },
@@ -227,12 +240,19 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         });
       const draftId = `draft-${drafts.size + 1}`;
       const payload = JSON.parse(body || '{}') as {
-        message?: { body?: { content?: string }; internetMessageHeaders?: unknown };
+        message?: {
+          body?: { content?: string };
+          internetMessageHeaders?: unknown;
+          toRecipients?: unknown;
+          ccRecipients?: unknown;
+        };
       };
       drafts.set(draftId, {
         replyTo: parent.id,
         comment: payload.message?.body?.content ?? '',
         headers: payload.message?.internetMessageHeaders ?? null,
+        toRecipients: payload.message?.toRecipients,
+        ccRecipients: payload.message?.ccRecipients,
       });
       return json(res, 201, { id: draftId, subject: `RE: ${parent.subject}`, isDraft: true });
     }

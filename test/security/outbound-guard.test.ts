@@ -274,18 +274,19 @@ for (const allowed of [false, true]) {
           expect(text).not.toContain('SSH-2.0');
           expect(text).not.toContain('OpenSSH');
         }
-        const [stored] = await get().db.query<{ last_error: string }>(
-          'SELECT last_error FROM mailboxes WHERE id = $1',
+        const [stored] = await get().db.query<{ last_error: string; last_error_code: string }>(
+          'SELECT last_error, last_error_code FROM mailboxes WHERE id = $1',
           [id],
         );
-        expect(stored!.last_error).toBe(open.json().error);
+        expect(stored!.last_error_code).toBe(open.json().error_code);
         expect(stored!.last_error).not.toContain('SSH');
         if (allowed) {
           expect(banner.connections()).toBeGreaterThan(before);
-          expect(open.json().error).toMatch(/^IMAP: /);
+          expect(open.json().error_code).toBe('protocol');
         } else {
           expect(banner.connections()).toBe(before);
-          expect(open.json().error).toMatch(/^IMAP: connection refused by the outbound guard: .*internal/);
+          expect(open.json()).toMatchObject({ error_code: 'target_refused', error: /interne, private/ });
+          expect(open.json().error_detail).toMatch(/internal/);
           // A closed port answers exactly as an open one: nothing was contacted.
           await point(9);
           const closed = await check();

@@ -10,6 +10,11 @@ export interface MailInput {
   headers: Readonly<Record<string, readonly string[]>>;
   /** The sender's address (lower case), or null when there is none. */
   from: string | null;
+  /**
+   * Reply-To's first address (lower case) when the mail names one: a contact form's mail comes
+   * from the website with the customer here, and the sender checks read this person.
+   */
+  replyTo?: string | null;
   /** Recipient addresses (To and Cc, lower case). */
   to: readonly string[];
   subject: string;
@@ -105,6 +110,7 @@ export function mailFromParsed(parsed: {
   return {
     headers,
     from: addressesIn(first('from'))[0] ?? null,
+    replyTo: addressesIn(first('reply-to'))[0] ?? null,
     to: [...addressesIn((headers['to'] ?? []).join(',')), ...addressesIn((headers['cc'] ?? []).join(','))],
     subject: parsed.subject ?? first('subject') ?? '',
     contentType: first('content-type') ?? 'text/plain',

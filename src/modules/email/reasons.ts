@@ -24,6 +24,22 @@ export const MAIL_SKIP_REASONS = {
     de: 'Das Kontingent ist aufgebraucht',
     en: 'The quota is used up',
   },
+  address_injection: {
+    de: 'Zeilenumbruch in einem Adressfeld (versuchte Header-Injection)',
+    en: 'Line break in an address field (attempted header injection)',
+  },
+  address_count: {
+    de: 'Mehr als eine Adresse im Absenderfeld',
+    en: 'More than one address in the sender field',
+  },
+  address_invalid: {
+    de: 'Die Absenderadresse ist ungültig',
+    en: 'The sender address is not valid',
+  },
+  address_too_long: {
+    de: 'Die Absenderadresse ist länger als erlaubt (RFC 5321: 64 Zeichen vor dem @, 254 insgesamt)',
+    en: 'The sender address is longer than allowed (RFC 5321: 64 characters before the @, 254 in all)',
+  },
   too_large: {
     de: 'Die Mail ist zu groß, um gelesen zu werden',
     en: 'The mail is too large to be read',

@@ -87,6 +87,11 @@ export interface OwnIdentity {
   addresses?: readonly string[];
   /** Domains our outbound Message-IDs use. */
   messageIdDomains?: readonly string[];
+  /**
+   * The shape of our ids' local part: when given, only an id of that shape under one of the
+   * domains counts (a colleague's mail client on the same domain makes ids there too).
+   */
+  messageIdLocal?: RegExp;
 }
 
 export type RobotVerdict =
@@ -145,18 +150,26 @@ export function isAutomated(mail: MailInput, own: OwnIdentity = {}): RobotVerdic
     strong.push(['mailer_daemon', 'from: mailer-daemon']);
   if (/^multipart\/report\b/i.test(mail.contentType.trim()))
     strong.push(['delivery_report', 'multipart/report']);
-  if (fromLocal && NOREPLY_LOCAL.test(fromLocal.replace(/_/g, '-')))
-    strong.push(['noreply_sender', `from: ${from}`]);
   const ownAddresses = new Set((own.addresses ?? []).map((a) => a.toLowerCase()));
-  if (from && ownAddresses.has(from)) strong.push(['own_address', `from: ${from}`]);
+  // A contact form's mail: sent from the website's own (or a no-reply) address with the person
+  // who wrote in Reply-To. The person is the sender the checks read; the mail is theirs.
+  const replyTo = mail.replyTo?.toLowerCase() ?? null;
+  const person = replyTo && replyTo !== from && !ownAddresses.has(replyTo) ? replyTo : null;
+  const sender = person ?? from;
+  const senderLocal = sender ? localPart(sender) : '';
+  if (senderLocal && NOREPLY_LOCAL.test(senderLocal.replace(/_/g, '-')))
+    strong.push(['noreply_sender', `from: ${sender}`]);
+  if (sender && ownAddresses.has(sender)) strong.push(['own_address', `from: ${sender}`]);
   const ownDomains = new Set((own.messageIdDomains ?? []).map((d) => d.toLowerCase()));
   const messageId = messageIdsIn(header(mail, 'message-id'))[0];
-  if (messageId && ownDomains.has(domainOf(messageId)))
+  const localOk = (id: string) =>
+    !own.messageIdLocal || own.messageIdLocal.test(id.slice(0, id.lastIndexOf('@')));
+  if (messageId && ownDomains.has(domainOf(messageId)) && localOk(messageId))
     strong.push(['own_message_id', `message-id: ${messageId}`]);
   if (header(mail, 'x-ms-exchange-inbox-rules-loop') !== undefined)
     strong.push(['inbox_rules_loop', 'x-ms-exchange-inbox-rules-loop']);
   // Our own address named as the Return-Path of a reply-to-all (a loop through a forward).
-  if (returnPath && returnPath.some((v) => addressesIn(v).some((a) => ownAddresses.has(a))))
+  if (!person && returnPath && returnPath.some((v) => addressesIn(v).some((a) => ownAddresses.has(a))))
     strong.push(['own_address', 'return-path']);
 
   if (!from && !strong.some(([r]) => r === 'mailer_daemon')) strong.push(['no_sender', 'from: none']);

@@ -19,6 +19,9 @@ function tagOf(secret: string, tenantId: string, conversationId: string, random:
     .toString('hex');
 }
 
+/** The local part of every id ownMessageId makes: 24 hex digits, a dot, the 32-digit tag. */
+export const OWN_MESSAGE_ID_LOCAL = /^[0-9a-f]{24}\.[0-9a-f]{32}$/;
+
 /** Strips angle brackets and white space from a message id. */
 export function bareId(id: string): string {
   return id.trim().replace(/^<|>$/g, '').trim();

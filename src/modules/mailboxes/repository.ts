@@ -18,6 +18,8 @@ export interface MailboxRow {
   cursor: Record<string, unknown>;
   last_sync_at: Date | null;
   last_error: string | null;
+  /** The last error's code (connector-errors.ts); last_error keeps its detail. */
+  last_error_code: string | null;
   last_error_at: Date | null;
   token_expires_at: Date | null;
   expiry_warned_days: number | null;
@@ -189,7 +191,7 @@ export async function saveCursor(
   cursor: Record<string, unknown>,
 ): Promise<boolean> {
   const rows = await db.query(
-    `UPDATE mailboxes SET cursor = $3, last_sync_at = now(), last_error = NULL, last_error_at = NULL
+    `UPDATE mailboxes SET cursor = $3, last_sync_at = now(), last_error = NULL, last_error_code = NULL, last_error_at = NULL
      WHERE id = $1 AND ($2::text IS NULL OR lease_holder = $2) RETURNING id`,
     [id, holder, cursor],
   );
@@ -198,16 +200,21 @@ export async function saveCursor(
 
 export async function recordSyncSuccess(db: Queryable, id: string): Promise<void> {
   await db.query(
-    'UPDATE mailboxes SET last_sync_at = now(), last_error = NULL, last_error_at = NULL WHERE id = $1',
+    'UPDATE mailboxes SET last_sync_at = now(), last_error = NULL, last_error_code = NULL, last_error_at = NULL WHERE id = $1',
     [id],
   );
 }
 
-export async function recordSyncError(db: Queryable, id: string, error: string): Promise<void> {
-  await db.query('UPDATE mailboxes SET last_error = $2, last_error_at = now() WHERE id = $1', [
-    id,
-    error.slice(0, 1000),
-  ]);
+/** Records a failure: its code (shown as words) and the raw detail behind it. */
+export async function recordSyncError(
+  db: Queryable,
+  id: string,
+  error: { code: string; detail: string },
+): Promise<void> {
+  await db.query(
+    'UPDATE mailboxes SET last_error = $2, last_error_code = $3, last_error_at = now() WHERE id = $1',
+    [id, error.detail.slice(0, 1000), error.code.slice(0, 50)],
+  );
 }
 
 export async function recordTokenExpiry(db: Queryable, id: string, expiresAt: Date): Promise<void> {
@@ -249,7 +256,15 @@ export async function claimExpiryWarning(tx: Queryable, id: string, days: number
 export interface ReceivedMailRow {
   id: string;
   mailbox_id: string;
+  message_id: string;
   from_address: string | null;
+  reply_to: string | null;
+  second_chance: string | null;
+  has_raw: boolean;
+  /** The delivery status of the reply to this mail (queued, sent, deferred, bounced, failed), if any. */
+  delivery_status: string | null;
+  delivery_detail: string | null;
+  delivery_to: string | null;
   subject: string | null;
   status: string;
   skip_reason: string | null;
@@ -259,8 +274,10 @@ export interface ReceivedMailRow {
   cursor_at: string;
 }
 
-const RECEIVED_COLUMNS = `id, mailbox_id, from_address, subject, status, skip_reason, conversation_id, received_at,
-  ${cursorTimestampSql('received_at')} AS cursor_at`;
+const RECEIVED_COLUMNS = `i.id, i.mailbox_id, i.message_id, i.from_address, i.reply_to, i.second_chance,
+  i.raw IS NOT NULL AS has_raw, i.subject, i.status, i.skip_reason, i.conversation_id, i.received_at,
+  o.delivery_status, o.delivery_detail, o.to_address AS delivery_to,
+  ${cursorTimestampSql('i.received_at')} AS cursor_at`;
 
 /** Received mails newest first (received_at, then id), after a page position. */
 export function listReceivedMails(
@@ -270,16 +287,23 @@ export function listReceivedMails(
     mailboxId?: string;
     conversationId?: string;
     status?: string;
+    /** Words found in sender, Reply-To, subject or Message-ID (case-insensitive). */
+    q?: string;
     after?: TimeCursor;
     limit: number;
   },
 ): Promise<ReceivedMailRow[]> {
+  const pattern = filter.q ? `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
   return db.query<ReceivedMailRow>(
-    `SELECT ${RECEIVED_COLUMNS} FROM email_inbound
-     WHERE tenant_id = $1 AND ($2::uuid IS NULL OR mailbox_id = $2) AND ($3::uuid IS NULL OR conversation_id = $3)
-       AND ($4::text IS NULL OR status = $4)
-       AND ($5::timestamptz IS NULL OR (received_at, id) < ($5::timestamptz, $6::uuid))
-     ORDER BY received_at DESC, id DESC LIMIT $7`,
+    `SELECT ${RECEIVED_COLUMNS} FROM email_inbound i
+     LEFT JOIN LATERAL (SELECT delivery_status, delivery_detail, to_address FROM email_outbound
+                        WHERE inbound_id = i.id ORDER BY created_at DESC LIMIT 1) o ON true
+     WHERE i.tenant_id = $1 AND ($2::uuid IS NULL OR i.mailbox_id = $2) AND ($3::uuid IS NULL OR i.conversation_id = $3)
+       AND ($4::text IS NULL OR i.status = $4)
+       AND ($5::timestamptz IS NULL OR (i.received_at, i.id) < ($5::timestamptz, $6::uuid))
+       AND ($8::text IS NULL OR i.from_address ILIKE $8 OR i.reply_to ILIKE $8 OR i.subject ILIKE $8
+            OR i.message_id ILIKE $8)
+     ORDER BY i.received_at DESC, i.id DESC LIMIT $7`,
     [
       tenantId,
       filter.mailboxId ?? null,
@@ -288,6 +312,23 @@ export function listReceivedMails(
       filter.after?.at ?? null,
       filter.after?.id ?? null,
       filter.limit,
+      pattern,
     ],
+  );
+}
+
+/** The replies of a conversation (or to one address) that bounced: the addresses to warn about. */
+export function bouncedAddresses(
+  db: Queryable,
+  tenantId: string,
+  filter: { conversationId?: string; address?: string },
+): Promise<{ address: string; detail: string | null; at: Date }[]> {
+  return db.query<{ address: string; detail: string | null; at: Date }>(
+    `SELECT DISTINCT ON (lower(to_address)) lower(to_address) AS address, delivery_detail AS detail, delivery_at AS at
+     FROM email_outbound
+     WHERE tenant_id = $1 AND delivery_status = 'bounced'
+       AND ($2::uuid IS NULL OR conversation_id = $2) AND ($3::text IS NULL OR lower(to_address) = lower($3))
+     ORDER BY lower(to_address), delivery_at DESC`,
+    [tenantId, filter.conversationId ?? null, filter.address ?? null],
   );
 }

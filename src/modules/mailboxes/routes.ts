@@ -5,7 +5,15 @@ import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { setMailboxStaleMinutes } from '../../observability/metrics.js';
 import { checkMailbox } from './connectors/check.js';
+import { answerAnyway, rawMail, sendToInbox } from './connectors/second-chance.js';
+import { forbidden } from '../../http/errors.js';
 import {
+  AnswerAnywayResult,
+  BouncedList,
+  BouncedQuery,
+  ConversationMailList,
+  MailParams,
+  SentToInboxResult,
   ConversationMailQuery,
   CreateMailboxBody,
   MailboxList,
@@ -18,6 +26,7 @@ import {
 } from './schema.js';
 import { secretStoreFor } from './secret-store.js';
 import {
+  bouncedWarnings,
   createMailbox,
   editMailbox,
   getMailbox,
@@ -195,10 +204,94 @@ export const mailboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         security,
         params: IdParams,
         querystring: ConversationMailQuery,
-        response: { 200: ReceivedMailList, ...errorResponses(400, 401, 403, 404) },
+        response: { 200: ConversationMailList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) =>
       listConversationMails(ctx.db, currentUser(request).tenantId, request.params.id, request.query),
+  );
+
+  const mailboxOf = (request: { params: { id: string; mailboxId: string } }, tenantId: string) =>
+    getMailbox(ctx.db, tenantId, request.params.id, request.params.mailboxId);
+
+  app.post(
+    '/api/bots/:id/mailboxes/:mailboxId/mails/:mailId/answer',
+    {
+      onRequest: requireUser(ctx, 'inbox:work'),
+      schema: {
+        tags,
+        operationId: 'answerMailAnyway',
+        summary:
+          'Answer a mail that was not answered anyway: the turn runs once, marked forced (never for a refused sender address)',
+        security,
+        params: MailParams,
+        response: { 200: AnswerAnywayResult, ...errorResponses(401, 403, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      return answerAnyway(ctx, await mailboxOf(request, user.tenantId), request.params.mailId);
+    },
+  );
+
+  app.post(
+    '/api/bots/:id/mailboxes/:mailboxId/mails/:mailId/inbox',
+    {
+      onRequest: requireUser(ctx, 'inbox:work'),
+      schema: {
+        tags,
+        operationId: 'sendMailToInbox',
+        summary: 'Send a mail that was not answered to the inbox: a conversation waiting for a person',
+        security,
+        params: MailParams,
+        response: { 200: SentToInboxResult, ...errorResponses(401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const user = currentUser(request);
+      return sendToInbox(ctx, await mailboxOf(request, user.tenantId), request.params.mailId);
+    },
+  );
+
+  app.get(
+    '/api/bots/:id/mailboxes/:mailboxId/mails/:mailId/raw',
+    {
+      onRequest: requireUser(ctx, 'bot:view'),
+      schema: {
+        tags,
+        operationId: 'downloadRawMail',
+        summary: 'The mail as received (message/rfc822), for the owner and admins',
+        security,
+        params: MailParams,
+        response: { 200: Type.String({ description: 'RFC 5322 mail' }), ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const user = currentUser(request);
+      if (user.role !== 'owner' && user.role !== 'admin')
+        throw forbidden('Only the owner and admins may download a mail as received');
+      const mail = await rawMail(ctx, await mailboxOf(request, user.tenantId), request.params.mailId);
+      return reply
+        .header('content-type', 'message/rfc822')
+        .header('content-disposition', `attachment; filename="mail-${request.params.mailId}.eml"`)
+        .header('cache-control', 'no-store')
+        .send(mail.raw as unknown as string);
+    },
+  );
+
+  app.get(
+    '/api/mail-bounces',
+    {
+      onRequest: requireUser(ctx, 'contact:view'),
+      schema: {
+        tags,
+        operationId: 'listMailBounces',
+        summary: 'Whether replies to an address bounced (the warning on a contact)',
+        security,
+        querystring: BouncedQuery,
+        response: { 200: BouncedList, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => bouncedWarnings(ctx.db, currentUser(request).tenantId, request.query.address),
   );
 };

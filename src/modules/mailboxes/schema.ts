@@ -50,6 +50,12 @@ export const MailboxSettings = Type.Object(
         description: 'Basic-auth user of the inbound webhook URL',
       }),
     ),
+    reply_all: Type.Optional(
+      Type.Boolean({
+        description:
+          "Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true",
+      }),
+    ),
     read_attachments: Type.Optional(
       Type.Boolean({
         description:
@@ -138,7 +144,16 @@ export const MailboxSchema = Type.Object(
     }),
     health: Type.Object({
       last_sync_at: NullableDateTime,
-      last_error: Type.Union([Type.String(), Type.Null()]),
+      last_error: Type.Union([Type.String(), Type.Null()], {
+        description: 'The last error in words with what to do (German)',
+      }),
+      last_error_code: Type.Union([Type.String(), Type.Null()], {
+        description: 'Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, …',
+      }),
+      last_error_en: Type.Union([Type.String(), Type.Null()], { description: 'The same in English' }),
+      last_error_detail: Type.Union([Type.String(), Type.Null()], {
+        description: 'The raw detail behind it',
+      }),
       last_error_at: NullableDateTime,
       token_expires_at: NullableDateTime,
       stale: Type.Boolean({ description: 'No successful sync for longer than the configured minutes' }),
@@ -161,14 +176,27 @@ export const MailboxParams = Type.Object({
 export const MailboxTestResult = Type.Object({
   ok: Type.Boolean(),
   checked: Type.Array(Type.String(), { description: 'What was checked (imap, smtp, token, mailbox)' }),
-  error: Type.Union([Type.String(), Type.Null()], { description: 'What failed, in words' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'What failed and what to do, in words (German)',
+  }),
+  error_code: Type.Union([Type.String(), Type.Null()], {
+    description: 'dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, …',
+  }),
+  error_en: Type.Union([Type.String(), Type.Null()], { description: 'The same in English' }),
+  error_detail: Type.Union([Type.String(), Type.Null()], {
+    description: 'The raw detail (never what the server said in its greeting)',
+  }),
 });
 
 export const ReceivedMailSchema = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
     mailbox_id: Type.String({ format: 'uuid' }),
-    from_address: Type.Union([Type.String(), Type.Null()]),
+    message_id: Type.String({ description: 'The Message-ID header as received' }),
+    from_address: Type.Union([Type.String(), Type.Null()], { description: 'The sender (From)' }),
+    reply_to: Type.Union([Type.String(), Type.Null()], {
+      description: "Reply-To's first address when the mail had one: the reply goes there",
+    }),
     subject: Type.Union([Type.String(), Type.Null()]),
     status: Type.String({ description: 'received, answered, skipped or failed' }),
     skip_reason: Type.Union([Type.String(), Type.Null()], {
@@ -178,6 +206,21 @@ export const ReceivedMailSchema = Type.Object(
     error: Type.Union([Type.String(), Type.Null()], {
       description: 'For status failed: what went wrong, in words',
     }),
+    second_chance: Type.Union([Type.Literal('answered'), Type.Literal('inbox'), Type.Null()], {
+      description: 'A skipped mail the team answered anyway (forced) or sent to the inbox',
+    }),
+    has_raw: Type.Boolean({ description: 'The raw mail can be downloaded (owner and admin)' }),
+    delivery: Type.Union(
+      [
+        Type.Object({
+          status: Type.String({ description: 'queued, sent, deferred, bounced or failed' }),
+          detail: Type.Union([Type.String(), Type.Null()], { description: "The server's words" }),
+          to: Type.Union([Type.String(), Type.Null()]),
+        }),
+        Type.Null(),
+      ],
+      { description: 'What became of the reply to this mail' },
+    ),
     conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
     received_at: DateTime,
   },
@@ -185,6 +228,37 @@ export const ReceivedMailSchema = Type.Object(
 );
 
 export const ReceivedMailList = Page(ReceivedMailSchema);
+
+const BouncedAddress = Type.Object({
+  address: Type.String(),
+  detail: Type.Union([Type.String(), Type.Null()]),
+  at: Type.Union([DateTime, Type.Null()]),
+});
+
+export const ConversationMailList = Type.Object({
+  data: Type.Array(ReceivedMailSchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  bounced: Type.Array(BouncedAddress, {
+    description: 'Addresses of this conversation whose replies bounced',
+  }),
+});
+
+export const BouncedList = Type.Object({ data: Type.Array(BouncedAddress) });
+
+export const BouncedQuery = Type.Object({ address: Type.String({ minLength: 3, maxLength: 320 }) });
+
+export const MailParams = Type.Object({
+  id: Type.String({ description: 'Bot id (UUID)' }),
+  mailboxId: Type.String({ description: 'Mailbox id (UUID)' }),
+  mailId: Type.String({ description: 'Received mail id (UUID)' }),
+});
+
+export const AnswerAnywayResult = Type.Object({
+  status: Type.String({ description: 'answered, or skipped/failed when the bot still could not answer' }),
+  conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+});
+
+export const SentToInboxResult = Type.Object({ conversation_id: Type.String({ format: 'uuid' }) });
 
 export const ReceivedMailQuery = Type.Object({
   status: Type.Optional(
@@ -194,6 +268,9 @@ export const ReceivedMailQuery = Type.Object({
       Type.Literal('failed'),
       Type.Literal('received'),
     ]),
+  ),
+  q: Type.Optional(
+    Type.String({ maxLength: 200, description: 'Search in sender, Reply-To, subject and Message-ID' }),
   ),
   ...PageQuery,
 });

@@ -12,12 +12,14 @@ import { timePage } from '../../shared/pagination.js';
 import { getBot } from '../bots/service.js';
 import { getConversationDetail } from '../conversations/service.js';
 import { canonicalSkipReason } from '../email/reasons.js';
+import { connectorErrorText } from '../email/connector-errors.js';
 import {
   deleteMailbox,
   findMailbox,
   insertMailbox,
   listMailboxes,
   listReceivedMails,
+  bouncedAddresses,
   mailboxesWithSecretsBefore,
   storeResealedSecrets,
   updateMailbox,
@@ -265,7 +267,12 @@ export function serializeMailbox(row: MailboxRow, config: Config, now = new Date
         : null,
     health: {
       last_sync_at: row.last_sync_at?.toISOString() ?? null,
-      last_error: row.last_error,
+      last_error: row.last_error ? (connectorErrorText(row.last_error_code, 'de') ?? row.last_error) : null,
+      last_error_code: row.last_error_code,
+      last_error_en: row.last_error
+        ? (connectorErrorText(row.last_error_code, 'en') ?? row.last_error)
+        : null,
+      last_error_detail: row.last_error,
       last_error_at: row.last_error_at?.toISOString() ?? null,
       token_expires_at: row.token_expires_at?.toISOString() ?? null,
       stale: syncs && row.is_active && (row.last_sync_at ?? row.created_at).getTime() < staleBefore,
@@ -283,11 +290,18 @@ export function serializeReceivedMail(row: ReceivedMailRow) {
   return {
     id: row.id,
     mailbox_id: row.mailbox_id,
+    message_id: row.message_id,
     from_address: row.from_address,
+    reply_to: row.reply_to,
     subject: row.subject,
     status: row.status,
     skip_reason: code,
     error: !code && row.skip_reason ? row.skip_reason : null,
+    second_chance: (row.second_chance as 'answered' | 'inbox' | null) ?? null,
+    has_raw: row.has_raw,
+    delivery: row.delivery_status
+      ? { status: row.delivery_status, detail: row.delivery_detail, to: row.delivery_to }
+      : null,
     conversation_id: row.conversation_id,
     received_at: row.received_at.toISOString(),
   };
@@ -302,11 +316,18 @@ export async function listMailboxMails(
   tenantId: string,
   botId: string,
   mailboxId: string,
-  query: { status?: string; limit?: number; cursor?: string },
+  query: { status?: string; q?: string; limit?: number; cursor?: string },
 ) {
   const mailbox = await getMailbox(db, tenantId, botId, mailboxId);
+  const q = query.q?.trim() || undefined;
   const page = await timePage(MAILBOX_MAIL_LIST, query, (limit, after) =>
-    listReceivedMails(db, tenantId, { mailboxId: mailbox.id, status: query.status, after, limit: limit + 1 }),
+    listReceivedMails(db, tenantId, {
+      mailboxId: mailbox.id,
+      status: query.status,
+      q,
+      after,
+      limit: limit + 1,
+    }),
   );
   return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
 }
@@ -323,5 +344,18 @@ export async function listConversationMails(
   const page = await timePage(CONVERSATION_MAIL_LIST, query, (limit, after) =>
     listReceivedMails(db, tenantId, { conversationId, after, limit: limit + 1 }),
   );
-  return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
+  const bounced = await bouncedAddresses(db, tenantId, { conversationId });
+  return {
+    data: page.data.map(serializeReceivedMail),
+    next_cursor: page.next_cursor,
+    bounced: bounced.map((b) => ({ address: b.address, detail: b.detail, at: b.at?.toISOString() ?? null })),
+  };
+}
+
+/** Addresses of the tenant whose replies bounced (a warning on a contact with that address). */
+export async function bouncedWarnings(db: Queryable, tenantId: string, address: string) {
+  const rows = await bouncedAddresses(db, tenantId, { address });
+  return {
+    data: rows.map((b) => ({ address: b.address, detail: b.detail, at: b.at?.toISOString() ?? null })),
+  };
 }

@@ -2085,6 +2085,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer a mail that was not answered anyway: the turn runs once, marked forced (never for a refused sender address) */
+        post: operations["answerMailAnyway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a mail that was not answered to the inbox: a conversation waiting for a person */
+        post: operations["sendMailToInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mail as received (message/rfc822), for the owner and admins */
+        get: operations["downloadRawMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mail-bounces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether replies to an address bounced (the warning on a contact) */
+        get: operations["listMailBounces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/email/inbound/postmark/{mailboxId}": {
         parameters: {
             query?: never;
@@ -2174,6 +2242,8 @@ export interface components {
                 client_id?: string;
                 /** @description Basic-auth user of the inbound webhook URL */
                 inbound_username?: string;
+                /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                reply_all?: boolean;
                 /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                 read_attachments?: boolean;
             };
@@ -2184,7 +2254,14 @@ export interface components {
             inbound_url: string | null;
             health: {
                 last_sync_at: string | null;
+                /** @description The last error in words with what to do (German) */
                 last_error: string | null;
+                /** @description Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, … */
+                last_error_code: string | null;
+                /** @description The same in English */
+                last_error_en: string | null;
+                /** @description The raw detail behind it */
+                last_error_detail: string | null;
                 last_error_at: string | null;
                 token_expires_at: string | null;
                 /** @description No successful sync for longer than the configured minutes */
@@ -2203,7 +2280,12 @@ export interface components {
             id: string;
             /** Format: uuid */
             mailbox_id: string;
+            /** @description The Message-ID header as received */
+            message_id: string;
+            /** @description The sender (From) */
             from_address: string | null;
+            /** @description Reply-To's first address when the mail had one: the reply goes there */
+            reply_to: string | null;
             subject: string | null;
             /** @description received, answered, skipped or failed */
             status: string;
@@ -2211,6 +2293,18 @@ export interface components {
             skip_reason: string | null;
             /** @description For status failed: what went wrong, in words */
             error: string | null;
+            /** @description A skipped mail the team answered anyway (forced) or sent to the inbox */
+            second_chance: "answered" | "inbox" | null;
+            /** @description The raw mail can be downloaded (owner and admin) */
+            has_raw: boolean;
+            /** @description What became of the reply to this mail */
+            delivery: {
+                /** @description queued, sent, deferred, bounced or failed */
+                status: string;
+                /** @description The server's words */
+                detail: string | null;
+                to: string | null;
+            } | null;
             conversation_id: string | null;
             /** Format: date-time */
             received_at: string;
@@ -2223,7 +2317,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -2236,7 +2330,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "route" | "widget_visitor";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "mail" | "route" | "widget_visitor";
             } & {
                 [key: string]: unknown;
             };
@@ -13421,6 +13515,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -13626,6 +13722,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -13713,8 +13811,14 @@ export interface operations {
                         ok: boolean;
                         /** @description What was checked (imap, smtp, token, mailbox) */
                         checked: string[];
-                        /** @description What failed, in words */
+                        /** @description What failed and what to do, in words (German) */
                         error: string | null;
+                        /** @description dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, … */
+                        error_code: string | null;
+                        /** @description The same in English */
+                        error_en: string | null;
+                        /** @description The raw detail (never what the server said in its greeting) */
+                        error_detail: string | null;
                     };
                 };
             };
@@ -13751,6 +13855,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "answered" | "skipped" | "failed" | "received";
+                /** @description Search in sender, Reply-To, subject and Message-ID */
+                q?: string;
                 /** @description Page size, 1 to 100 (default 20) */
                 limit?: number;
                 /** @description Opaque cursor: the next_cursor of the previous page */
@@ -13843,8 +13949,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReceivedMail"][];
-                        /** @description Cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description Addresses of this conversation whose replies bounced */
+                        bounced: {
+                            address: string;
+                            detail: string | null;
+                            at: string | null;
+                        }[];
                     };
                 };
             };
@@ -13886,6 +13997,257 @@ export interface operations {
             };
         };
     };
+    answerMailAnyway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description answered, or skipped/failed when the bot still could not answer */
+                        status: string;
+                        conversation_id: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendMailToInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        conversation_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadRawMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 5322 mail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMailBounces: {
+        parameters: {
+            query: {
+                address: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            address: string;
+                            detail: string | null;
+                            at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     receivePostmarkInbound: {
         parameters: {
             query?: never;
@@ -13901,7 +14263,20 @@ export interface operations {
                     From?: string;
                     FromFull?: {
                         Email?: string;
+                        Name?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
+                    ReplyTo?: string;
+                    Cc?: string;
+                    CcFull?: ({
+                        Email?: string;
+                        Name?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description The original mail, when the stream includes it */
+                    RawEmail?: string;
                     Subject?: string;
                     MessageID?: string;
                     TextBody?: string;

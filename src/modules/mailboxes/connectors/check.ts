@@ -2,33 +2,22 @@ import type { AppContext } from '../../../shared/context.js';
 import { recordSyncError, recordTokenExpiry, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { graphClient } from './graph.js';
-import { connectionFailure } from './guard.js';
 import { folderOf, imapClient } from './imap.js';
 import { smtpTransport } from './smtp.js';
+import { describeConnectorError } from '../../email/connector-errors.js';
 
 export interface CheckResult {
   ok: boolean;
   checked: string[];
+  /** What failed and what to do, in words (German). */
   error: string | null;
+  /** The failure's code (connector-errors.ts), its English words and the raw detail. */
+  error_code: string | null;
+  error_en: string | null;
+  error_detail: string | null;
 }
 
 const CHECK_TIMEOUT_MS = 15_000;
-
-function words(error: unknown): string {
-  const e = error as { responseText?: string; message?: string };
-  return (e.responseText ?? e.message ?? String(error)).slice(0, 500);
-}
-
-/** A failed IMAP or SMTP step, in the guard's fixed words (never the server's own text). */
-class StepFailed extends Error {}
-
-async function step<T>(name: 'IMAP' | 'SMTP', run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw new StepFailed(connectionFailure(name, error));
-  }
-}
 
 /**
  * Checks a mailbox's connection as the connectors will use it: IMAP login and its folder,
@@ -55,31 +44,34 @@ export async function checkMailbox(ctx: AppContext, mailbox: MailboxRow): Promis
       if (mailbox.kind === 'imap') {
         const client = imapClient(mailbox, secrets, policy);
         client.on('error', () => undefined);
-        await step('IMAP', async () => {
-          try {
-            await client.connect();
-            const lock = await client.getMailboxLock(folderOf(mailbox));
-            lock.release();
-          } finally {
-            await client.logout().catch(() => client.close());
-          }
-        });
+        try {
+          await client.connect();
+          const lock = await client.getMailboxLock(folderOf(mailbox));
+          lock.release();
+        } finally {
+          await client.logout().catch(() => client.close());
+        }
         checked.push('imap');
       }
       const transport = smtpTransport(mailbox, secrets, CHECK_TIMEOUT_MS, policy);
-      await step('SMTP', async () => {
-        try {
-          await transport.verify();
-        } finally {
-          transport.close();
-        }
-      });
+      try {
+        await transport.verify();
+      } finally {
+        transport.close();
+      }
       checked.push('smtp');
     }
-    return { ok: true, checked, error: null };
+    return { ok: true, checked, error: null, error_code: null, error_en: null, error_detail: null };
   } catch (error) {
-    const text = error instanceof StepFailed ? error.message : words(error);
-    await recordSyncError(ctx.db, mailbox.id, text);
-    return { ok: false, checked, error: text };
+    const described = describeConnectorError(error);
+    await recordSyncError(ctx.db, mailbox.id, { code: described.code, detail: described.detail });
+    return {
+      ok: false,
+      checked,
+      error: described.de,
+      error_code: described.code,
+      error_en: described.en,
+      error_detail: described.detail,
+    };
   }
 }

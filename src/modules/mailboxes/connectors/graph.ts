@@ -125,6 +125,10 @@ export interface GraphMessage {
   subject?: string;
   from?: GraphRecipient;
   sender?: GraphRecipient;
+  replyTo?: GraphRecipient[];
+  ccRecipients?: GraphRecipient[];
+  toRecipients?: GraphRecipient[];
+  receivedDateTime?: string;
   body?: { contentType?: string; content?: string };
   internetMessageHeaders?: Array<{ name: string; value: string }>;
   isRead?: boolean;
@@ -162,10 +166,34 @@ export function graphMail(message: GraphMessage): InboundMail {
     headers,
     contentType: headers['content-type']?.[0] ?? 'text/plain',
     providerId: message.id,
+    addresses: {
+      from: [structured(message.from ?? message.sender)].filter((a) => a !== null),
+      replyTo: (message.replyTo ?? []).map(structured).filter((a) => a !== null),
+      cc: (message.ccRecipients ?? []).map(structured).filter((a) => a !== null),
+    },
+    raw: rawOf(headers, content, html !== null),
   };
 }
 
-const SELECT = 'id,internetMessageId,subject,from,sender,body,internetMessageHeaders,isRead,hasAttachments';
+function structured(recipient: GraphRecipient | undefined): { name: string; address: string } | null {
+  const address = recipient?.emailAddress?.address;
+  return address ? { name: recipient?.emailAddress?.name ?? '', address } : null;
+}
+
+/** The mail for download: Graph's internet headers and its body (Graph gives no original MIME here). */
+function rawOf(headers: Record<string, readonly string[]>, content: string, html: boolean): Buffer {
+  const lines = Object.entries(headers)
+    .filter(([name]) => name !== 'content-type' && name !== 'content-transfer-encoding')
+    .flatMap(([name, values]) => values.map((v) => `${name}: ${v}`));
+  lines.push(
+    `content-type: ${html ? 'text/html' : 'text/plain'}; charset=utf-8`,
+    'content-transfer-encoding: 8bit',
+  );
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${content}`, 'utf8');
+}
+
+const SELECT =
+  'id,internetMessageId,subject,from,sender,replyTo,ccRecipients,body,internetMessageHeaders,isRead,hasAttachments';
 
 /**
  * One delta round: the pages from the stored delta link (or the first query), the unread
@@ -327,6 +355,12 @@ export async function replyByGraph(
       {
         message: {
           body: { contentType: 'Text', content: mail.text },
+          // The recipients decided on receipt (Reply-To, the Cc kept), structured: Graph would
+          // otherwise answer the original From.
+          toRecipients: [{ emailAddress: { name: mail.to.name || undefined, address: mail.to.address } }],
+          ccRecipients: mail.cc.map((a) => ({
+            emailAddress: { name: a.name || undefined, address: a.address },
+          })),
           internetMessageHeaders: mail.automated
             ? [
                 { name: 'X-Auto-Submitted', value: 'auto-replied' },

@@ -11,7 +11,6 @@ import type { ImapTransport, ImapTransportSocket } from 'imapflow';
 import {
   checkLiteralHost,
   connectGuarded,
-  isRefusal,
   outboundLookup,
   type OutboundPolicy,
 } from '../../../shared/outbound.js';
@@ -60,34 +59,4 @@ export function guardedSmtpSocket(policy: OutboundPolicy, timeoutMs: number) {
       (error: Error) => callback(error),
     );
   };
-}
-
-/**
- * A failed connection step in words: the guard's refusal as it is (it names only the host and
- * the rule), everything else by kind. Never the server's greeting or answer text.
- */
-export function connectionFailure(step: 'IMAP' | 'SMTP', error: unknown): string {
-  if (isRefusal(error)) return `${step}: connection refused by the outbound guard: ${error.message}`;
-  const e = error as {
-    code?: string;
-    authenticationFailed?: boolean;
-    responseCode?: number;
-    serverResponseCode?: string;
-    message?: string;
-  };
-  const code = e.code ?? '';
-  if (e.authenticationFailed || code === 'EAUTH' || e.serverResponseCode === 'AUTHENTICATIONFAILED')
-    return `${step}: the server refused the login (user name or password wrong)`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EDNS')
-    return `${step}: the host name cannot be resolved`;
-  if (code === 'ECONNREFUSED')
-    return `${step}: the server refused the connection (nothing listens on that port)`;
-  if (code === 'ETIMEDOUT' || code === 'ETIMEOUT' || code === 'CONNECT_TIMEOUT' || code === 'GreetingTimeout')
-    return `${step}: no answer from the server in time`;
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'EConnectionClosed' || code === 'NoConnection')
-    return `${step}: the server closed the connection`;
-  if (code === 'ETLS' || code === 'ESOCKET' || /certificate|ssl|tls/i.test(e.message ?? ''))
-    return `${step}: the secure connection (TLS) could not be established`;
-  if (code === 'MailboxDoesNotExist' || code === 'NONEXISTENT') return `${step}: the folder does not exist`;
-  return `${step}: the server did not answer as a ${step} server should (check host, port and TLS)`;
 }

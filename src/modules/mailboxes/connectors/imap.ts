@@ -12,13 +12,22 @@ import { saveCursor, type MailboxRow } from '../../mailboxes/repository.js';
 import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { OutboundPolicy } from '../../../shared/outbound.js';
 import { guardedImapTransport } from './guard.js';
-import { receiveMail, type InboundOutcome } from './inbound.js';
+import { isPermanentFailure, receiveMail, type InboundOutcome } from './inbound.js';
 import { MAX_RAW_BYTES, parseRawMail } from './parse.js';
 
 export interface FolderCursor {
   uidvalidity: string;
   last_uid: number;
+  /**
+   * Mails behind the cursor whose turn another (dead) instance still holds: read again each
+   * round until their reservation ran out and they are settled. The mails after them are read
+   * meanwhile.
+   */
+  retry?: number[];
 }
+
+/** Most deferred mails a folder's cursor keeps (older ones are given up to the next full look). */
+const MAX_RETRY = 200;
 
 /** Mails fetched per round; the next round follows at once when a round was full. */
 export const BATCH_SIZE = 50;
@@ -84,19 +93,34 @@ export async function syncRound(
       uids = (await client.search({ seen: false }, { uid: true })) || [];
     }
     uids.sort((a, b) => a - b);
-    const batch = uids.slice(0, BATCH_SIZE);
+    const retry = new Set((current?.retry ?? []).filter((uid) => uid <= (current?.last_uid ?? 0)));
+    const batch = [...retry, ...uids.slice(0, BATCH_SIZE)];
     const outcomes: InboundOutcome[] = [];
     let lastUid = current?.last_uid ?? 0;
+    const save = async () => {
+      const folderCursor: FolderCursor = { uidvalidity: validity, last_uid: lastUid };
+      if (retry.size > 0) folderCursor.retry = [...retry].sort((a, b) => a - b).slice(-MAX_RETRY);
+      const moved = await saveCursor(ctx.db, mailbox.id, holder, {
+        ...mailbox.cursor,
+        imap: { ...cursors, [folder]: folderCursor },
+      });
+      if (!moved) throw new Error('the mailbox lease was lost during the round');
+      return folderCursor;
+    };
     for (const uid of batch) {
       const message = await client.fetchOne(
         String(uid),
         { uid: true, source: true, size: true },
         { uid: true },
       );
-      if (!message || !message.source) continue;
-      const outcome =
-        message.source.length > MAX_RAW_BYTES
-          ? await receiveMail(ctx, mailbox, {
+      if (!message || !message.source) {
+        retry.delete(uid);
+        continue;
+      }
+      const source = message.source;
+      const outcome = await settleOne(async () =>
+        source.length > MAX_RAW_BYTES
+          ? receiveMail(ctx, mailbox, {
               messageId: `<uid.${validity}.${uid}@too-large.invalid>`,
               from: null,
               subject: null,
@@ -107,28 +131,44 @@ export async function syncRound(
               contentType: 'text/plain',
               skipReason: 'too_large',
             })
-          : await receiveMail(ctx, mailbox, await parseRawMail(message.source));
+          : receiveMail(ctx, mailbox, await parseRawMail(source)),
+      );
       outcomes.push(outcome);
       lastUid = Math.max(lastUid, uid);
-      const moved = await saveCursor(ctx.db, mailbox.id, holder, {
-        ...mailbox.cursor,
-        imap: { ...cursors, [folder]: { uidvalidity: validity, last_uid: lastUid } },
-      });
-      if (!moved) throw new Error('the mailbox lease was lost during the round');
-      await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
+      if (outcome.status === 'deferred') retry.add(uid);
+      else retry.delete(uid);
+      await save();
+      if (outcome.status !== 'deferred') await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });
     }
-    const settled = { uidvalidity: validity, last_uid: lastUid };
+    const settled: FolderCursor = { uidvalidity: validity, last_uid: lastUid };
+    if (retry.size > 0) settled.retry = [...retry].sort((a, b) => a - b).slice(-MAX_RETRY);
     if (batch.length === 0 && !current) {
       // A first look at a folder without unread mail: the cursor starts where the folder stands.
       settled.last_uid = Math.max(0, opened.uidNext - 1);
     }
     const cursor = { ...mailbox.cursor, imap: { ...cursors, [folder]: settled } };
-    if (batch.length === 0 && !(await saveCursor(ctx.db, mailbox.id, holder, cursor))) {
+    if (
+      (batch.length === 0 || retry.size !== (current?.retry?.length ?? 0)) &&
+      !(await saveCursor(ctx.db, mailbox.id, holder, cursor))
+    ) {
       throw new Error('the mailbox lease was lost during the round');
     }
     mailbox.cursor = cursor;
-    return { outcomes, more: uids.length > batch.length };
+    return { outcomes, more: uids.length > BATCH_SIZE };
   } finally {
     lock.release();
+  }
+}
+
+/**
+ * One mail settled: a mail that cannot even be stored or read (it fails the same way every
+ * time) is passed by the cursor as failed, so it never holds up the mails after it.
+ */
+async function settleOne(work: () => Promise<InboundOutcome>): Promise<InboundOutcome> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isPermanentFailure(error)) throw error;
+    return { status: 'failed', inboundId: '', reason: (error as Error).message.slice(0, 200) };
   }
 }

@@ -17,12 +17,15 @@ import { enqueue } from '../../outbox/service.js';
 import * as repo from './repository.js';
 import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
+import { replyTargets, type AddressFields, type MailAddress } from '../../email/addresses.js';
 import { renderMailReply } from '../../email/format.js';
+import { readDeliveryReport } from '../../email/dsn.js';
 import { stripReply } from '../../email/quotes.js';
 import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, isAutomated, loopGuard } from '../../email/robots.js';
 import {
   bareId,
   chooseThread,
+  OWN_MESSAGE_ID_LOCAL,
   ownMessageId,
   replyHeaders,
   threadCandidates,
@@ -40,7 +43,15 @@ export type { InboundAttachment } from './attachments.js';
 export interface InboundMail {
   /** With angle brackets; a mail without one gets a stable id from its content. */
   messageId: string;
+  /** The sender's address (lower case) as the connector read it, for the robot checks. */
   from: string | null;
+  /**
+   * The address headers as the connector has them (From, Reply-To, Cc), parsed again here with
+   * the mail parser's address parser to decide who a reply goes to. Without it, `from` alone.
+   */
+  addresses?: AddressFields;
+  /** The mail as received (RFC 5322), kept for download and for answering it later. */
+  raw?: Buffer;
   /** Recipients (To and Cc, lower case). */
   to?: string[];
   subject: string | null;
@@ -62,7 +73,9 @@ export type InboundOutcome =
   | { status: 'answered'; inboundId: string; conversationId: string }
   | { status: 'skipped'; inboundId: string; reason: string }
   | { status: 'failed'; inboundId: string; reason: string }
-  | { status: 'duplicate'; inboundId: string };
+  | { status: 'duplicate'; inboundId: string }
+  /** Its turn is still reserved (an instance died inside it): left for a later round, not settled. */
+  | { status: 'deferred'; inboundId: string; reason: string };
 
 export function bodyHash(text: string): string {
   return createHash('sha256').update(text.replace(/\r\n/g, '\n').trim()).digest('hex');
@@ -91,6 +104,7 @@ export function mailInput(mail: InboundMail): MailInput {
   return {
     headers: mail.headers,
     from: mail.from?.toLowerCase() ?? null,
+    replyTo: null,
     to: mail.to ?? [],
     subject: mail.subject ?? '',
     contentType: mail.contentType,
@@ -105,20 +119,23 @@ async function storeOnce(
   mail: InboundMail,
   hash: string,
 ): Promise<repo.StoredInbound> {
+  // PostgreSQL's text takes no NUL character: one in a mail must not make it unstorable.
+  const clean = (value: string | null | undefined) => value?.replaceAll('\u0000', '') ?? null;
   const inserted = await repo.insertInbound(db, {
     tenantId: mailbox.tenant_id,
     mailboxId: mailbox.id,
-    messageId: mail.messageId.slice(0, 998),
+    messageId: clean(mail.messageId)!.slice(0, 998),
     bodyHash: hash,
-    from: mail.from,
-    subject: mail.subject?.slice(0, 998) ?? null,
-    inReplyTo: mail.inReplyTo?.slice(0, 998) ?? null,
-    references: mail.references.slice(-50),
-    text: mail.text,
+    from: clean(mail.from)?.slice(0, 320) ?? null,
+    subject: clean(mail.subject)?.slice(0, 998) ?? null,
+    inReplyTo: clean(mail.inReplyTo)?.slice(0, 998) ?? null,
+    references: mail.references.slice(-50).map((r) => clean(r)!.slice(0, 998)),
+    text: clean(mail.text)!,
     providerId: mail.providerId ?? null,
+    raw: mail.raw ?? null,
   });
   if (inserted) return inserted;
-  const existing = await repo.findInbound(db, mailbox.id, mail.messageId.slice(0, 998), hash);
+  const existing = await repo.findInbound(db, mailbox.id, clean(mail.messageId)!.slice(0, 998), hash);
   if (!existing) throw new Error('inbound mail vanished between insert and select');
   return existing;
 }
@@ -173,6 +190,12 @@ async function knownMessages(
   }));
 }
 
+/** Who a reply goes to, decided once per mail (Reply-To, From, the Cc kept). */
+export interface Recipients {
+  to: MailAddress;
+  cc: MailAddress[];
+}
+
 /** The engine's output port for a mail: the reply's outbound row and outbox message, in the exchange's transaction. */
 function mailDelivery(
   ctx: AppContext,
@@ -180,6 +203,7 @@ function mailDelivery(
   mail: InboundMail,
   inboundId: string,
   strippedText: string,
+  recipients: Recipients,
 ): ChannelDelivery {
   return {
     async enqueue(tx: Queryable, reply: OutboundReply) {
@@ -205,7 +229,9 @@ function mailDelivery(
         conversationId: reply.conversationId,
         inboundId,
         messageId,
-        to: mail.from,
+        to: recipients.to.address,
+        toName: recipients.to.name || null,
+        cc: recipients.cc,
         subject: threading.subject,
         inReplyTo: mail.messageId,
         references: threading.references.map((id) => `<${id}>`),
@@ -228,12 +254,52 @@ function mailDelivery(
 }
 
 /**
+ * Whether an error will fail the same way on every attempt: the database refused the data
+ * (SQLSTATE classes 22 and 23: too long, invalid, a constraint). Such a mail is settled as failed so it never holds up the mails after it;
+ * anything else (the model or the database away) is tried again later.
+ */
+export function isPermanentFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // Only the database's verdict: a TypeError may be a network failure (fetch) and is retried.
+  return typeof code === 'string' && /^(22|23)[0-9A-Z]{3}$/.test(code);
+}
+
+/** The mailbox's own addresses (never answered, never put in Cc). */
+export function ownAddresses(mailbox: MailboxRow): string[] {
+  return [mailbox.address, ...mailbox.aliases].map((a) => a.toLowerCase());
+}
+
+/** Who a reply to this mail goes to, or the reason there is nobody to answer. */
+export function recipientsOf(mailbox: MailboxRow, mail: InboundMail) {
+  return replyTargets(mail.addresses ?? { from: mail.from ? [mail.from] : [] }, {
+    own: ownAddresses(mailbox),
+    replyAll: mailbox.settings.reply_all ?? true,
+  });
+}
+
+type Skip = (
+  reason: string,
+  status?: 'skipped' | 'failed',
+  conversationId?: string | null,
+) => Promise<InboundOutcome>;
+
+function skipper(ctx: AppContext, id: string): Skip {
+  return async (reason, status = 'skipped', conversationId = null) => {
+    await markSkipped(ctx.db, id, status, reason, conversationId);
+    return { status, inboundId: id, reason };
+  };
+}
+
+/**
  * Takes one arrived mail. Safe to call again for the same mail (a re-sync, a provider's retry,
  * a restart between storing and answering): a mail already settled is a duplicate; one stored
  * but not yet settled is answered now, and the engine's idempotency key makes a turn that did
  * complete replay instead of answering again.
  *
- * Throws only when the mail should be tried again later (the model or the database is away).
+ * A mail that fails the same way on every attempt is settled as `failed` with its reason;
+ * throws only when the mail should be tried again later (the model or the database is away).
+ * A mail whose turn another (dead) instance still holds is `deferred`: not settled, taken again
+ * in a later round.
  */
 export async function receiveMail(
   ctx: AppContext,
@@ -243,27 +309,82 @@ export async function receiveMail(
   const hash = bodyHash(mail.text);
   const stored = await storeOnce(ctx.db, mailbox, mail, hash);
   if (stored.status !== 'received') return { status: 'duplicate', inboundId: stored.id };
-  const from = mail.from?.toLowerCase() ?? null;
-  const skip = async (
-    reason: string,
-    status: 'skipped' | 'failed' = 'skipped',
-    conversationId: string | null = null,
-  ): Promise<InboundOutcome> => {
-    await markSkipped(ctx.db, stored.id, status, reason, conversationId);
-    return { status, inboundId: stored.id, reason };
-  };
+  const skip = skipper(ctx, stored.id);
+  try {
+    return await decide(ctx, mailbox, mail, stored.id, skip);
+  } catch (error) {
+    if (isPermanentFailure(error)) return skip(failureWords(error), 'failed');
+    throw error;
+  }
+}
 
+function failureWords(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  return `${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}`.slice(0, 200);
+}
+
+async function decide(
+  ctx: AppContext,
+  mailbox: MailboxRow,
+  mail: InboundMail,
+  id: string,
+  skip: Skip,
+): Promise<InboundOutcome> {
   if (mail.skipReason) return skip(mail.skipReason);
-  const input = mailInput(mail);
-  const robot = isAutomated(input, { addresses: [mailbox.address, ...mailbox.aliases] });
-  if (robot.automated) return skip(robot.reason);
+  const targets = recipientsOf(mailbox, mail);
+  const input: MailInput = {
+    ...mailInput(mail),
+    replyTo: targets.ok ? (targets.replyTo?.address ?? null) : null,
+  };
+  const robot = isAutomated(input, {
+    addresses: ownAddresses(mailbox),
+    messageIdDomains: [domainOf(mailbox.address)],
+    messageIdLocal: OWN_MESSAGE_ID_LOCAL,
+  });
+  if (robot.automated) {
+    // A delivery report about one of our replies: that reply bounced (or is delayed). Never answered.
+    await matchDeliveryReport(ctx, mailbox, mail);
+    return skip(robot.reason);
+  }
+  if (!targets.ok) return skip(targets.reason);
+  await repo.setRecipients(ctx.db, id, targets.replyTo?.address ?? null, targets.cc);
   // Our own mail came back (a forward, a rule): its Message-ID is one we sent.
   const own = await repo.isOwnMessageId(ctx.db, mailbox.tenant_id, mail.messageId);
   if (own) return skip('own_message_id');
   const text = stripReply(mail.text, mail.html ?? null).text;
-  await repo.setStrippedText(ctx.db, stored.id, text);
+  await repo.setStrippedText(ctx.db, id, text);
   if (!text) return skip('empty_text');
+  return converseMail(ctx, mailbox, mail, id, text, { to: targets.to, cc: targets.cc }, skip, {
+    forced: false,
+  });
+}
 
+async function matchDeliveryReport(ctx: AppContext, mailbox: MailboxRow, mail: InboundMail): Promise<void> {
+  const text = [mail.raw?.toString('utf8') ?? '', mail.text, mail.html ?? ''].join('\n');
+  const report = readDeliveryReport(text, domainOf(mailbox.address));
+  if (report.messageIds.length === 0 || report.action === null) return;
+  const words = report.diagnostic ?? (report.action === 'failed' ? 'bounced' : 'delayed');
+  if (report.action === 'failed')
+    await repo.markOutboundBounced(ctx.db, mailbox.tenant_id, report.messageIds, words);
+  else await repo.markOutboundDelayed(ctx.db, mailbox.tenant_id, report.messageIds, words);
+}
+
+/**
+ * The mail's turn: its thread, the loop guard (not for a reply the team asked for), the
+ * attachments, and the engine. `forced`: answered although it had been skipped, once.
+ */
+export async function converseMail(
+  ctx: AppContext,
+  mailbox: MailboxRow,
+  mail: InboundMail,
+  id: string,
+  text: string,
+  recipients: Recipients,
+  skip: Skip,
+  options: { forced: boolean },
+): Promise<InboundOutcome> {
+  const customer = recipients.to.address;
+  const input = mailInput(mail);
   const candidates = threadCandidates(input);
   const known = await knownMessages(ctx.db, mailbox, candidates);
   const decision = chooseThread({
@@ -271,7 +392,7 @@ export async function receiveMail(
     domain: domainOf(mailbox.address),
     secret: messageIdSecret(ctx),
     previousSecrets: previousMessageIdSecrets(ctx),
-    sender: from!,
+    sender: customer,
     candidates,
     inReplyTo: mail.inReplyTo ? [bareId(mail.inReplyTo)] : [],
     known,
@@ -286,14 +407,16 @@ export async function receiveMail(
     linkedConversationId = decision.linkedConversationId;
   }
 
-  const guard = loopGuard(await loopCounts(ctx.db, mailbox, from!, text, stored.id), {
-    perHour: ctx.config.email.replyCapHour,
-    perDay: ctx.config.email.replyCapDay,
-  });
-  if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
+  if (!options.forced) {
+    const guard = loopGuard(await loopCounts(ctx.db, mailbox, customer, text, id), {
+      perHour: ctx.config.email.replyCapHour,
+      perDay: ctx.config.email.replyCapDay,
+    });
+    if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
+  }
 
   const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
-  if (attachments.notes.length > 0) await repo.setAttachmentNotes(ctx.db, stored.id, attachments.notes);
+  if (attachments.notes.length > 0) await repo.setAttachmentNotes(ctx.db, id, attachments.notes);
   const message = attachments.text
     ? `${text.slice(0, 10_000)}\n\n${ATTACHMENTS_LEAD}\n${attachments.text}`
     : text.slice(0, 10_000);
@@ -305,7 +428,7 @@ export async function receiveMail(
         botId: mailbox.bot_id,
         input: {
           message,
-          senderId: from,
+          senderId: customer,
           channel: 'email',
           conversationId: conversation,
           metadata: {
@@ -313,21 +436,25 @@ export async function receiveMail(
               mailbox_id: mailbox.id,
               subject: mail.subject ?? '',
               ...(linkedConversationId ? { linked_conversation_id: linkedConversationId } : {}),
+              ...(options.forced ? { forced: true } : {}),
             },
           },
         },
-        idempotencyKey: `email:${stored.id}`,
+        idempotencyKey: options.forced ? `email:${id}:forced` : `email:${id}`,
       },
-      { delivery: mailDelivery(ctx, mailbox, mail, stored.id, text) },
+      { delivery: mailDelivery(ctx, mailbox, mail, id, text, recipients) },
     );
   try {
     const outcome = await turn(conversationId);
-    return { status: 'answered', inboundId: stored.id, conversationId: outcome!.response.conversation_id };
+    return { status: 'answered', inboundId: id, conversationId: outcome!.response.conversation_id };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     if (error.error === CHAT_EXTRA_TEXT.handedOver) return skip('handed_over', 'skipped', conversationId);
     if (error.error === CHAT_TEXT.botDisabled) return skip('bot_disabled');
     if (error.error === CHAT_TEXT.quotaExhausted) return skip('quota_exhausted', 'skipped', conversationId);
+    // Another instance (a dead one, until its reservation runs out) holds this mail's turn.
+    if (error.error === CHAT_EXTRA_TEXT.idempotencyInFlight)
+      return { status: 'deferred', inboundId: id, reason: 'turn_reserved' };
     if (error.statusCode >= 500 || error.statusCode === 409) throw error;
     return skip(error.error, 'failed');
   }

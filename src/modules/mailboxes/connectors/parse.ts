@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { simpleParser } from 'mailparser';
+import { simpleParser, type AddressObject } from 'mailparser';
 import { mailFromParsed } from '../../email/mail.js';
 import type { InboundAttachment, InboundMail } from './inbound.js';
 
@@ -11,6 +11,18 @@ function ids(value: string | string[] | undefined): string[] {
   return all.flatMap(
     (v) => v.match(/<[^<>\s]+>/g) ?? (v.trim() ? [`<${v.trim().replace(/^<|>$/g, '')}>`] : []),
   );
+}
+
+/** The entries of an address header as mailparser parsed them (groups flattened). */
+function entriesOf(value: AddressObject | AddressObject[] | undefined): { name: string; address: string }[] {
+  const objects = Array.isArray(value) ? value : value ? [value] : [];
+  const flat = (
+    list: { name?: string; address?: string; group?: unknown[] }[],
+  ): { name: string; address: string }[] =>
+    list.flatMap((e) =>
+      e.group ? flat(e.group as typeof list) : [{ name: e.name ?? '', address: e.address ?? '' }],
+    );
+  return objects.flatMap((o) => flat(o.value));
 }
 
 /** A raw RFC 5322 mail as an arrived mail: headers as sent, plain text and HTML, attachments. */
@@ -41,5 +53,11 @@ export async function parseRawMail(raw: Buffer): Promise<InboundMail> {
     headers: input.headers,
     contentType: input.contentType,
     attachments,
+    addresses: {
+      from: entriesOf(parsed.from),
+      replyTo: entriesOf(parsed.replyTo),
+      cc: entriesOf(parsed.cc),
+    },
+    raw,
   };
 }

@@ -21,13 +21,29 @@ import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailb
 import { openSecret, secretStoreFor } from '../../mailboxes/secret-store.js';
 import { headersFromPairs } from '../../email/mail.js';
 import type { InboundMail } from './inbound.js';
-import { receiveMail } from './inbound.js';
+import { isPermanentFailure, receiveMail } from './inbound.js';
 
 /** Postmark's inbound JSON, the fields used (https://postmarkapp.com/developer/webhooks/inbound-webhook). */
 const PostmarkInbound = Type.Object(
   {
     From: Type.Optional(Type.String()),
-    FromFull: Type.Optional(Type.Object({ Email: Type.Optional(Type.String()) })),
+    FromFull: Type.Optional(
+      Type.Object(
+        { Email: Type.Optional(Type.String()), Name: Type.Optional(Type.String()) },
+        { additionalProperties: true },
+      ),
+    ),
+    ReplyTo: Type.Optional(Type.String()),
+    Cc: Type.Optional(Type.String()),
+    CcFull: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { Email: Type.Optional(Type.String()), Name: Type.Optional(Type.String()) },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
+    RawEmail: Type.Optional(Type.String({ description: 'The original mail, when the stream includes it' })),
     Subject: Type.Optional(Type.String()),
     MessageID: Type.Optional(Type.String()),
     TextBody: Type.Optional(Type.String()),
@@ -51,7 +67,11 @@ const PostmarkInbound = Type.Object(
 );
 type PostmarkInbound = {
   From?: string;
-  FromFull?: { Email?: string };
+  FromFull?: { Email?: string; Name?: string };
+  ReplyTo?: string;
+  Cc?: string;
+  CcFull?: Array<{ Email?: string; Name?: string }>;
+  RawEmail?: string;
   Subject?: string;
   MessageID?: string;
   TextBody?: string;
@@ -112,6 +132,27 @@ export function postmarkMail(body: PostmarkInbound): InboundMail {
     html,
     headers,
     contentType: headers['content-type']?.[0] ?? 'text/plain',
+    addresses: {
+      // Every form Postmark gives counts: a list hidden in any of them refuses the mail.
+      from: [
+        ...(body.FromFull?.Email !== undefined
+          ? [{ name: body.FromFull.Name ?? '', address: body.FromFull.Email }]
+          : []),
+        ...(body.From !== undefined ? [body.From] : []),
+      ],
+      replyTo: body.ReplyTo ? [body.ReplyTo] : [],
+      cc: body.CcFull
+        ? body.CcFull.map((c) => ({ name: c.Name ?? '', address: c.Email ?? '' }))
+        : body.Cc
+          ? [body.Cc]
+          : [],
+    },
+    raw: body.RawEmail
+      ? Buffer.from(body.RawEmail, 'utf8')
+      : Buffer.from(
+          `${(body.Headers ?? []).map((h) => `${h.Name}: ${h.Value}`).join('\r\n')}\r\n\r\n${body.TextBody ?? html ?? ''}`,
+          'utf8',
+        ),
     attachments: (body.Attachments ?? []).map((a) => {
       const content = Buffer.from(a.Content ?? '', 'base64');
       return {
@@ -171,6 +212,14 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
         await recordSyncSuccess(ctx.db, mailbox.id);
         return { status: outcome.status };
       } catch (error) {
+        // A mail that fails the same way every time is answered 200, so Postmark stops delivering it.
+        if (isPermanentFailure(error)) {
+          request.log.warn(
+            { mailbox: mailbox!.id, err: (error as Error).message },
+            'inbound mail failed for good',
+          );
+          return { status: 'failed' };
+        }
         // Postmark delivers again later: the model or the database is away for now.
         if (error instanceof AppError && error.statusCode < 500 && error.statusCode !== 409) throw error;
         throw new AppError(

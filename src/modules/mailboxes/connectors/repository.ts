@@ -22,6 +22,7 @@ export interface InboundInsert {
   references: string[];
   text: string;
   providerId: string | null;
+  raw: Buffer | null;
 }
 
 /** Stores the mail unless it is stored already (same mailbox, Message-ID and body); the new row or nothing. */
@@ -29,8 +30,8 @@ export function insertInbound(db: Queryable, mail: InboundInsert): Promise<Store
   return queryOne<StoredInbound>(
     db,
     `INSERT INTO email_inbound (tenant_id, mailbox_id, message_id, body_hash, from_address, subject, in_reply_to,
-       references_ids, body_text, provider_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       references_ids, body_text, provider_id, raw)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (mailbox_id, message_id, body_hash) DO NOTHING
      RETURNING id, status, from_address`,
     [
@@ -44,8 +45,23 @@ export function insertInbound(db: Queryable, mail: InboundInsert): Promise<Store
       mail.references,
       mail.text,
       mail.providerId,
+      mail.raw,
     ],
   );
+}
+
+/** Who the mail is answered to besides From: Reply-To's first address and the Cc kept. */
+export async function setRecipients(
+  db: Queryable,
+  id: string,
+  replyTo: string | null,
+  cc: { name: string; address: string }[],
+): Promise<void> {
+  await db.query('UPDATE email_inbound SET reply_to = $2, cc_addresses = $3 WHERE id = $1', [
+    id,
+    replyTo,
+    JSON.stringify(cc),
+  ]);
 }
 
 export function findInbound(
@@ -102,7 +118,7 @@ export function recentlyAnsweredTexts(
 ): Promise<{ stripped_text: string }[]> {
   return db.query<{ stripped_text: string }>(
     `SELECT stripped_text FROM email_inbound
-     WHERE mailbox_id = $1 AND lower(from_address) = $2 AND status = 'answered' AND id <> $3
+     WHERE mailbox_id = $1 AND lower(coalesce(reply_to, from_address)) = $2 AND status = 'answered' AND id <> $3
        AND processed_at > now() - make_interval(secs => $4)`,
     [mailboxId, from, exceptId, withinSeconds],
   );
@@ -128,7 +144,7 @@ export function findKnownMessages(
   return db.query<KnownMessageRow>(
     `SELECT t.message_id, c.id AS conversation_id, c.status,
             ARRAY(SELECT lower(c.sender_id) WHERE c.sender_id IS NOT NULL
-                  UNION SELECT lower(i.from_address) FROM email_inbound i
+                  UNION SELECT lower(coalesce(i.reply_to, i.from_address)) FROM email_inbound i
                   WHERE i.conversation_id = c.id AND i.from_address IS NOT NULL) AS participants
      FROM (
        SELECT conversation_id, message_id FROM email_outbound
@@ -151,13 +167,15 @@ export interface OutboundInsert {
   inboundId: string;
   messageId: string;
   to: string | null;
+  toName: string | null;
+  cc: { name: string; address: string }[];
   subject: string;
   inReplyTo: string;
   references: string[];
   text: string;
 }
 
-/** The parameters $1 to $10 of both inserts into email_outbound. */
+/** The parameters $1 to $12 of both inserts into email_outbound. */
 function outboundParams(reply: OutboundInsert): unknown[] {
   return [
     reply.tenantId,
@@ -170,6 +188,8 @@ function outboundParams(reply: OutboundInsert): unknown[] {
     reply.inReplyTo,
     reply.references,
     reply.text,
+    reply.toName,
+    JSON.stringify(reply.cc),
   ];
 }
 
@@ -178,8 +198,8 @@ export async function insertAutomatedOutbound(tx: Queryable, reply: OutboundInse
   const outbound = await queryOne<{ id: string }>(
     tx,
     `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
-           in_reply_to, references_ids, body_text, automated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, true) RETURNING id`,
+           in_reply_to, references_ids, body_text, to_name, cc_addresses, automated)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true) RETURNING id`,
     outboundParams(reply),
   );
   return outbound!.id;
@@ -222,7 +242,10 @@ export interface OutboundRow {
   in_reply_to: string | null;
   references_ids: string[];
   body_text: string;
+  to_name: string | null;
+  cc_addresses: { name: string; address: string }[];
   automated: boolean;
+  delivery_status: string;
   sent_at: Date | null;
   parent_provider_id: string | null;
 }
@@ -253,7 +276,9 @@ export interface LatestInboundRow {
   subject: string | null;
   references_ids: string[];
   in_reply_to: string | null;
+  /** Who the customer is: Reply-To's first address, else From. */
   from_address: string;
+  cc_addresses: { name: string; address: string }[];
   address: string;
 }
 
@@ -264,7 +289,8 @@ export function latestInboundOfConversation(
 ): Promise<LatestInboundRow | undefined> {
   return queryOne<LatestInboundRow>(
     db,
-    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.in_reply_to, i.from_address, m.address
+    `SELECT i.id, i.mailbox_id, i.message_id, i.subject, i.references_ids, i.in_reply_to,
+       coalesce(i.reply_to, i.from_address) AS from_address, i.cc_addresses, m.address
      FROM email_inbound i JOIN mailboxes m ON m.id = i.mailbox_id
      WHERE i.tenant_id = $1 AND i.conversation_id = $2 AND i.from_address IS NOT NULL
      ORDER BY i.received_at DESC LIMIT 1`,
@@ -289,15 +315,65 @@ export function findMessageContent(
 export async function insertPersonOutbound(db: Queryable, reply: OutboundInsert): Promise<void> {
   await db.query(
     `INSERT INTO email_outbound (tenant_id, mailbox_id, conversation_id, inbound_id, message_id, to_address, subject,
-       in_reply_to, references_ids, body_text, automated)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)
+       in_reply_to, references_ids, body_text, to_name, cc_addresses, automated)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, false)
      ON CONFLICT (mailbox_id, message_id) DO NOTHING`,
     outboundParams(reply),
   );
 }
 
-export async function markOutboundSent(tx: Queryable, id: string): Promise<void> {
-  await tx.query('UPDATE email_outbound SET sent_at = now() WHERE id = $1 AND sent_at IS NULL', [id]);
+export async function markOutboundSent(
+  tx: Queryable,
+  id: string,
+  detail: string | null = null,
+): Promise<void> {
+  await tx.query(
+    `UPDATE email_outbound SET sent_at = now(), delivery_status = 'sent', delivery_detail = $2, delivery_at = now()
+     WHERE id = $1 AND sent_at IS NULL`,
+    [id, detail],
+  );
+}
+
+/** Records a deferred (4xx, no answer) or given-up attempt with the server's words; a sent or bounced reply stays. */
+export async function markOutboundAttempt(
+  tx: Queryable,
+  filter: { id?: string; tenantId?: string; conversationId?: string },
+  status: 'deferred' | 'failed',
+  detail: string | null,
+): Promise<void> {
+  await tx.query(
+    `UPDATE email_outbound SET delivery_status = $4, delivery_detail = $5, delivery_at = now()
+     WHERE sent_at IS NULL AND delivery_status IN ('queued', 'deferred')
+       AND (($1::uuid IS NOT NULL AND id = $1) OR ($1::uuid IS NULL AND tenant_id = $2 AND conversation_id = $3
+            AND automated = false))`,
+    [
+      filter.id ?? null,
+      filter.tenantId ?? null,
+      filter.conversationId ?? null,
+      status,
+      detail?.slice(0, 1000) ?? null,
+    ],
+  );
+}
+
+/**
+ * A delivery report came back referring to one of our Message-IDs: that reply bounced. Only a
+ * reply of this tenant's mailboxes is marked; the id of the reply, or nothing.
+ */
+export function markOutboundBounced(
+  db: Queryable,
+  tenantId: string,
+  messageIds: string[],
+  detail: string,
+): Promise<{ id: string; to_address: string } | undefined> {
+  return queryOne<{ id: string; to_address: string }>(
+    db,
+    `UPDATE email_outbound SET delivery_status = 'bounced', delivery_detail = $3, delivery_at = now()
+     WHERE id = (SELECT id FROM email_outbound WHERE tenant_id = $1 AND message_id = ANY($2::text[])
+                 ORDER BY created_at DESC LIMIT 1)
+     RETURNING id, to_address`,
+    [tenantId, messageIds, detail.slice(0, 1000)],
+  );
 }
 
 /** Marks the conversation's unsent replies of a person as sent. */
@@ -307,8 +383,125 @@ export async function markPersonRepliesSent(
   conversationId: string,
 ): Promise<void> {
   await tx.query(
-    `UPDATE email_outbound SET sent_at = now() WHERE tenant_id = $1 AND conversation_id = $2 AND automated = false
-             AND sent_at IS NULL`,
+    `UPDATE email_outbound SET sent_at = now(), delivery_status = 'sent', delivery_at = now()
+     WHERE tenant_id = $1 AND conversation_id = $2 AND automated = false AND sent_at IS NULL`,
     [tenantId, conversationId],
+  );
+}
+
+/** A received mail with what the second chance and the download need. */
+export interface StoredMailRow {
+  id: string;
+  mailbox_id: string;
+  message_id: string;
+  status: string;
+  from_address: string | null;
+  reply_to: string | null;
+  subject: string | null;
+  in_reply_to: string | null;
+  references_ids: string[];
+  body_text: string;
+  stripped_text: string;
+  conversation_id: string | null;
+  second_chance: string | null;
+  provider_id: string | null;
+  raw: Buffer | Uint8Array | null;
+  received_at: Date;
+}
+
+export function findStoredMail(
+  db: Queryable,
+  tenantId: string,
+  mailboxId: string,
+  id: string,
+): Promise<StoredMailRow | undefined> {
+  return queryOne<StoredMailRow>(
+    db,
+    `SELECT id, mailbox_id, message_id, status, from_address, reply_to, subject, in_reply_to, references_ids,
+       body_text, stripped_text, conversation_id, second_chance, provider_id, raw, received_at
+     FROM email_inbound WHERE tenant_id = $1 AND mailbox_id = $2 AND id = $3`,
+    [tenantId, mailboxId, id],
+  );
+}
+
+/** Takes a skipped or failed mail back for a forced answer; false when it is not (or no longer) skipped. */
+export async function reopenForAnswer(db: Queryable, id: string): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE email_inbound SET status = 'received', skip_reason = NULL, second_chance = 'answered'
+     WHERE id = $1 AND status IN ('skipped', 'failed') AND second_chance IS NULL RETURNING id`,
+    [id],
+  );
+  return rows.length > 0;
+}
+
+/** Marks a skipped or failed mail as given to the inbox in this conversation; false when it was taken already. */
+export async function markSentToInbox(tx: Queryable, id: string, conversationId: string): Promise<boolean> {
+  const rows = await tx.query(
+    `UPDATE email_inbound SET second_chance = 'inbox', conversation_id = $2
+     WHERE id = $1 AND status IN ('skipped', 'failed') AND second_chance IS NULL RETURNING id`,
+    [id, conversationId],
+  );
+  return rows.length > 0;
+}
+
+/** Hands an open conversation over to the people (waiting, nobody assigned); its id, or nothing when it ended. */
+export async function handOverForMail(
+  tx: Queryable,
+  tenantId: string,
+  conversationId: string,
+  question: string,
+): Promise<string | undefined> {
+  const row = await queryOne<{ id: string }>(
+    tx,
+    `UPDATE conversations SET status = 'handed_over', assigned_user_id = NULL, handover_reason = 'staff',
+       handover_at = now(), handover_question = $3, inbox_read_at = NULL, updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 AND status <> 'ended' RETURNING id`,
+    [tenantId, conversationId, question.slice(0, 2000)],
+  );
+  return row?.id;
+}
+
+/** A new e-mail conversation waiting in the inbox for a person. */
+export async function insertWaitingConversation(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; senderId: string; question: string; metadata: object },
+): Promise<string> {
+  const row = await queryOne<{ id: string }>(
+    tx,
+    `INSERT INTO conversations (tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
+       status, handover_reason, handover_at, handover_question)
+     VALUES ($1, $2, 'email', $3, $4, 0, now(), 'handed_over', 'staff', now(), $5) RETURNING id`,
+    [input.tenantId, input.botId, input.senderId, input.metadata, input.question.slice(0, 2000)],
+  );
+  return row!.id;
+}
+
+/** The customer's mail as a message of the conversation (for the people in the inbox). */
+export async function insertCustomerMessage(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; conversationId: string; content: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, 'email')`,
+    [input.tenantId, input.conversationId, input.botId, input.content],
+  );
+  await tx.query(
+    `UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
+     WHERE tenant_id = $1 AND id = $2`,
+    [input.tenantId, input.conversationId],
+  );
+}
+
+/** A delay report for one of our replies: deferred with the server's words, unless it bounced already. */
+export async function markOutboundDelayed(
+  db: Queryable,
+  tenantId: string,
+  messageIds: string[],
+  detail: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE email_outbound SET delivery_status = 'deferred', delivery_detail = $3, delivery_at = now()
+     WHERE tenant_id = $1 AND message_id = ANY($2::text[]) AND delivery_status IN ('queued', 'sent', 'deferred')`,
+    [tenantId, messageIds, detail.slice(0, 1000)],
   );
 }

@@ -13,6 +13,7 @@ import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import type { OutboxMessage, OutboxSender, SendResult } from '../../outbox/service.js';
 import { graphClient, replyByGraph } from './graph.js';
 import { ownMessageId, replyHeaders } from '../../email/threading.js';
+import { exactlyOne } from '../../email/addresses.js';
 import { EMAIL_REPLY_KIND, messageIdSecret } from './inbound.js';
 import * as repo from './repository.js';
 import { sendBySmtp, type OutgoingMail } from './smtp.js';
@@ -56,6 +57,8 @@ async function personReply(
     inboundId: parent.id,
     messageId,
     to: parent.from_address,
+    toName: null,
+    cc: parent.cc_addresses ?? [],
     subject: threading.subject,
     inReplyTo: parent.message_id,
     references: threading.references.map((id) => `<${id}>`),
@@ -64,11 +67,22 @@ async function personReply(
   return repo.findOutboundByMessageId(db, parent.mailbox_id, messageId);
 }
 
-function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
+/**
+ * The mail as it leaves: every address structured (`{name, address}`), so the transport never
+ * parses a string again and a name can carry no second recipient.
+ */
+export function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
+  // No control characters, quotes or backslashes in a display name (nodemailer encodes the rest).
+  const clean = (name: string | null | undefined) =>
+    [...(name ?? '')]
+      .filter((c) => c.charCodeAt(0) >= 0x20 && c.charCodeAt(0) !== 0x7f && c !== '"' && c !== '\\')
+      .join('')
+      .trim();
   return {
     messageId: row.message_id,
-    from: mailbox.name ? `"${mailbox.name.replace(/["\\]/g, '')}" <${mailbox.address}>` : mailbox.address,
-    to: row.to_address,
+    from: { name: clean(mailbox.name), address: mailbox.address },
+    to: { name: clean(row.to_name), address: row.to_address },
+    cc: (row.cc_addresses ?? []).map((a) => ({ name: clean(a.name), address: a.address })),
     subject: row.subject,
     inReplyTo: row.in_reply_to,
     references: row.references_ids,
@@ -77,8 +91,39 @@ function outgoing(row: repo.OutboundRow, mailbox: MailboxRow): OutgoingMail {
   };
 }
 
+/**
+ * One send at a time per mailbox in this instance: a crash between the server's acceptance and
+ * its record can then leave at most one reply per mailbox unrecorded (sent again, with the same
+ * Message-ID, on the next attempt).
+ */
+class PerMailbox {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(mailboxId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(mailboxId) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const tail = mine.catch(() => undefined);
+    this.tails.set(mailboxId, tail);
+    void tail.then(() => {
+      if (this.tails.get(mailboxId) === tail) this.tails.delete(mailboxId);
+    });
+    return mine;
+  }
+}
+
+/** Whether a stored reply's recipients are still each exactly one valid address (rows of earlier versions included). */
+function recipientsValid(mail: OutgoingMail): boolean {
+  return [mail.to, ...mail.cc].every((a) => {
+    const one = exactlyOne([a.address]);
+    return one?.ok === true && one.address.address === a.address.toLowerCase();
+  });
+}
+
 export function createEmailSender(ctx: AppContext): OutboxSender {
   const secrets = secretStoreFor(ctx.config);
+  const perMailbox = new PerMailbox();
+  /** The server's words of the last attempt per outbox message, for the delivery status. */
+  const words = new Map<string, string>();
   return {
     kind: EMAIL_REPLY_KIND,
     maxAttempts: MAX_ATTEMPTS,
@@ -109,39 +154,59 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
         return { verdict: { kind: 'permanent', reason: 'The mailbox was removed' }, durationMs: 0 };
       if (!mailbox.is_active) return { verdict: { kind: 'held', delayMs: 10 * 60_000 }, durationMs: 0 };
       const mail = outgoing(row, mailbox);
-      let result: Omit<SendResult, 'durationMs'>;
-      try {
-        if (mailbox.kind === 'graph') {
-          result = row.parent_provider_id
-            ? await replyByGraph(
-                graphClient(mailbox, secrets, ctx.config.email),
-                mailbox,
-                row.parent_provider_id,
-                mail,
-              )
-            : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
-        } else {
-          result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS, {
-            allowPrivate: ctx.config.outbound.allowPrivateTargets,
-          });
+      if (!recipientsValid(mail))
+        return {
+          verdict: { kind: 'permanent', reason: 'The recipient is not exactly one valid address' },
+          durationMs: 0,
+        };
+      let result: Omit<SendResult, 'durationMs'> = { verdict: { kind: 'failed' } };
+      await perMailbox.run(mailbox.id, async () => {
+        try {
+          if (mailbox.kind === 'graph') {
+            result = row.parent_provider_id
+              ? await replyByGraph(
+                  graphClient(mailbox, secrets, ctx.config.email),
+                  mailbox,
+                  row.parent_provider_id,
+                  mail,
+                )
+              : { verdict: { kind: 'permanent', reason: 'The mail to reply to has no Graph id' } };
+          } else {
+            result = await sendBySmtp(mailbox, secrets, mail, ATTEMPT_TIMEOUT_MS, {
+              allowPrivate: ctx.config.outbound.allowPrivateTargets,
+            });
+          }
+        } catch (error) {
+          result = { verdict: { kind: 'failed' }, error: (error as Error).message };
         }
-      } catch (error) {
-        result = { verdict: { kind: 'failed' }, error: (error as Error).message };
-      }
+      });
+      const said = result.error ?? (result.verdict.kind === 'permanent' ? result.verdict.reason : null);
+      if (said) words.set(message.id, said.slice(0, 1000));
+      else if (result.statusCode) words.set(message.id, String(result.statusCode));
       return { ...result, durationMs: Date.now() - started };
     },
     async afterAttempt(tx, message, next) {
-      if (next.kind !== 'sent') return;
+      const said = words.get(message.id) ?? null;
+      words.delete(message.id);
       const payload = message.payload as {
         outbound_id?: string;
         conversation_id?: string;
         message_id?: string;
       };
-      if (payload.outbound_id) {
-        await repo.markOutboundSent(tx, payload.outbound_id);
-      } else if (payload.conversation_id) {
-        await repo.markPersonRepliesSent(tx, message.tenant_id, payload.conversation_id);
+      if (next.kind === 'sent') {
+        if (payload.outbound_id) {
+          await repo.markOutboundSent(tx, payload.outbound_id, said);
+        } else if (payload.conversation_id) {
+          await repo.markPersonRepliesSent(tx, message.tenant_id, payload.conversation_id);
+        }
+        return;
       }
+      if (next.kind === 'held') return;
+      const filter = payload.outbound_id
+        ? { id: payload.outbound_id }
+        : { tenantId: message.tenant_id, conversationId: payload.conversation_id ?? '' };
+      if (!payload.outbound_id && !payload.conversation_id) return;
+      await repo.markOutboundAttempt(tx, filter, next.kind === 'retry' ? 'deferred' : 'failed', said);
     },
   };
 }

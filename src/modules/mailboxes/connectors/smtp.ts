@@ -5,11 +5,19 @@ import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { OutboundPolicy } from '../../../shared/outbound.js';
 import { guardedSmtpSocket } from './guard.js';
 
+/** An address as the transport takes it: structured, never a string it would parse again. */
+export interface Mailbox {
+  name: string;
+  address: string;
+}
+
 /** One mail as it leaves: our Message-ID fixed beforehand, so a retry sends the same mail. */
 export interface OutgoingMail {
   messageId: string;
-  from: string;
-  to: string;
+  from: Mailbox;
+  to: Mailbox;
+  /** The customer's Cc kept on the reply (reply to all). */
+  cc: Mailbox[];
   subject: string;
   inReplyTo: string | null;
   references: string[];
@@ -84,7 +92,8 @@ export async function sendBySmtp(
     const info = await transport.sendMail({
       messageId: mail.messageId,
       from: mail.from,
-      to: mail.to,
+      to: [mail.to],
+      cc: mail.cc.length > 0 ? mail.cc : undefined,
       subject: mail.subject,
       inReplyTo: mail.inReplyTo ?? undefined,
       references: mail.references.length > 0 ? mail.references : undefined,

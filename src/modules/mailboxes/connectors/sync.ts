@@ -24,6 +24,7 @@ import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { deltaRound, graphAttachments, graphClient, graphMail, markRead } from './graph.js';
 import { imapClient, syncRound } from './imap.js';
 import { receiveMail } from './inbound.js';
+import { describeConnectorError } from '../../email/connector-errors.js';
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'error'>;
 
@@ -32,9 +33,10 @@ export function reconnectDelay(failures: number): number {
   return Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
 }
 
-function words(error: unknown): string {
-  const e = error as { responseText?: string; message?: string; code?: string };
-  return (e.responseText ?? e.message ?? String(error)).slice(0, 1000);
+/** A failure as the mailbox's last error: its code (shown in words) and the raw detail. */
+function failure(error: unknown): { code: string; detail: string } {
+  const { code, detail } = describeConnectorError(error);
+  return { code, detail };
 }
 
 interface Runner {
@@ -48,6 +50,8 @@ class ImapRunner implements Runner {
   private chain: Promise<void> = Promise.resolve();
   private wake: (() => void) | undefined;
   private readonly done: Promise<void>;
+  /** Connections given up and made again (for tests and diagnostics). */
+  reconnects = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -58,9 +62,16 @@ class ImapRunner implements Runner {
     this.done = this.loop();
   }
 
+  /** Set when a round on the current connection failed (whatever then closed the connection). */
+  private roundFailed = false;
+  /** Whether a round on the current connection completed. */
+  private roundSucceeded = false;
+
   private async loop(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
+      this.roundFailed = false;
+      this.roundSucceeded = false;
       const mailbox = await findMailboxById(this.ctx.db, this.mailboxId).catch(() => undefined);
       if (!mailbox) return;
       const client = imapClient(mailbox, secretStoreFor(this.ctx.config), {
@@ -71,7 +82,6 @@ class ImapRunner implements Runner {
       try {
         client.on('error', () => undefined);
         await client.connect();
-        failures = 0;
         const closed = new Promise<void>((resolve) => {
           client.on('close', () => resolve());
           this.wake = resolve;
@@ -90,16 +100,28 @@ class ImapRunner implements Runner {
         rearm();
         await closed;
         await this.chain;
+        // A connection counts as good only when a round completed on it and none failed: a
+        // server that lets us log in and then fails every round still backs off.
+        if (this.roundFailed || !this.roundSucceeded) failures += 1;
+        else failures = 0;
       } catch (error) {
         failures += 1;
-        await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
+        await recordSyncError(this.ctx.db, this.mailboxId, failure(error)).catch(() => undefined);
       } finally {
         if (poll) clearTimeout(poll);
         this.client = undefined;
         client.close();
       }
       if (this.stopped) break;
-      await new Promise((resolve) => setTimeout(resolve, reconnectDelay(Math.max(1, failures))).unref());
+      this.reconnects += 1;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, reconnectDelay(Math.max(1, failures)));
+        timer.unref();
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   }
 
@@ -112,12 +134,15 @@ class ImapRunner implements Runner {
         while (!this.stopped && (await syncRound(this.ctx, client, mailbox, this.holder)).more) {
           // A full batch: the next follows at once.
         }
+        this.roundSucceeded = true;
         // IDLE at once (imapflow would start it only after 15 s without commands): a mail that
         // arrives now is reported at once. The next command (the next round) ends it.
         if (!this.stopped && client.usable) void client.idle().catch(() => undefined);
       } catch (error) {
-        await recordSyncError(this.ctx.db, this.mailboxId, words(error)).catch(() => undefined);
-        this.log?.warn({ mailbox: this.mailboxId, err: words(error) }, 'mailbox round failed');
+        this.roundFailed = true;
+        const recorded = failure(error);
+        await recordSyncError(this.ctx.db, this.mailboxId, recorded).catch(() => undefined);
+        this.log?.warn({ mailbox: this.mailboxId, err: recorded }, 'mailbox round failed');
         client.close();
       }
     });
@@ -176,20 +201,25 @@ export async function graphRound(ctx: AppContext, mailboxId: string, holder: str
     const { expiresAt } = await client.token();
     await recordTokenExpiry(ctx.db, mailbox.id, expiresAt);
     const { messages, deltaLink } = await deltaRound(client, mailbox);
+    let deferred = false;
     for (const message of messages) {
       const mail = graphMail(message);
       // A failure here fails the round before the mail is stored: the next round tries it again.
       if (message.hasAttachments)
         mail.attachments = await graphAttachments(client, mailbox, message.id, ctx.config.email);
       const outcome = await receiveMail(ctx, mailbox, mail);
-      if (outcome.status !== 'failed') await markRead(client, mailbox, message.id);
+      // A mail whose turn is still reserved stays unread, and the delta link stays where it
+      // was: the next round sees it again (the settled ones as duplicates).
+      if (outcome.status === 'deferred') deferred = true;
+      else await markRead(client, mailbox, message.id);
     }
+    if (deferred) return messages.length;
     if (!(await saveCursor(ctx.db, mailbox.id, holder, { ...mailbox.cursor, delta_link: deltaLink }))) {
       throw new Error('the mailbox lease was lost during the round');
     }
     return messages.length;
   } catch (error) {
-    await recordSyncError(ctx.db, mailbox.id, words(error));
+    await recordSyncError(ctx.db, mailbox.id, failure(error));
     return 0;
   }
 }

@@ -33,22 +33,14 @@ import {
   useDeleteMailbox,
   useMailboxes,
   useSaveMailbox,
-  useSkippedMails,
   type Mailbox,
   type MailboxBody,
-  type ReceivedMail,
 } from './queries';
+import { MailList } from './MailList';
 
 type Kind = 'imap' | 'graph' | 'postmark';
 
-/** The reason a mail was not answered, in words (an error as the server wrote it). */
-export function useSkipReasonText() {
-  const { t } = useTranslation();
-  return (mail: Pick<ReceivedMail, 'skip_reason' | 'error'>) =>
-    mail.skip_reason
-      ? t(`email.reasons.${mail.skip_reason}`, { defaultValue: mail.skip_reason })
-      : (mail.error ?? '');
-}
+export { useSkipReasonText } from './MailList';
 
 interface FormValues {
   kind: Kind;
@@ -69,6 +61,7 @@ interface FormValues {
   inbound_username: string;
   inbound_password: string;
   read_attachments: boolean;
+  reply_all: boolean;
 }
 
 function initialValues(mailbox?: Mailbox): FormValues {
@@ -92,6 +85,7 @@ function initialValues(mailbox?: Mailbox): FormValues {
     inbound_username: s.inbound_username ?? '',
     inbound_password: '',
     read_attachments: s.read_attachments ?? false,
+    reply_all: s.reply_all ?? true,
   };
 }
 
@@ -119,7 +113,7 @@ function bodyOf(v: FormValues, editing: boolean): MailboxBody {
     kind: v.kind,
     name: v.name.trim(),
     address: v.address.trim(),
-    settings: { ...settings, read_attachments: v.read_attachments },
+    settings: { ...settings, read_attachments: v.read_attachments, reply_all: v.reply_all },
     secrets,
   };
   if (v.kind === 'graph')
@@ -240,6 +234,11 @@ function MailboxForm({ botId, mailbox, onClose }: { botId: string; mailbox?: Mai
             </>
           )}
           <Switch
+            label={t('email.replyAll')}
+            description={t('email.replyAllHint')}
+            {...form.getInputProps('reply_all', { type: 'checkbox' })}
+          />
+          <Switch
             label={t('email.readAttachments')}
             description={t('email.readAttachmentsHint')}
             {...form.getInputProps('read_attachments', { type: 'checkbox' })}
@@ -279,47 +278,6 @@ function SecretWarning({ mailbox }: { mailbox: Mailbox }) {
   );
 }
 
-function SkippedMails({ botId, mailboxId }: { botId: string; mailboxId: string }) {
-  const { t, i18n } = useTranslation();
-  const mails = useSkippedMails(botId, mailboxId, true);
-  const reason = useSkipReasonText();
-  if (mails.isPending) return <Loading />;
-  if (mails.error) return <ErrorAlert error={mails.error} />;
-  const rows = mails.data.pages.flatMap((page) => page.data);
-  if (rows.length === 0)
-    return (
-      <Text size="sm" c="dimmed">
-        {t('email.noSkipped')}
-      </Text>
-    );
-  return (
-    <Stack gap={4} data-testid="skipped-mails">
-      {rows.map((mail) => (
-        <Text key={mail.id} size="sm">
-          {formatDateTime(mail.received_at, i18n.language)} · {mail.from_address ?? '—'} ·{' '}
-          {mail.subject ?? ''} —{' '}
-          <Text span fw={500}>
-            {reason(mail)}
-          </Text>
-        </Text>
-      ))}
-      {mails.hasNextPage && (
-        <Button
-          variant="default"
-          size="xs"
-          mt={4}
-          style={{ alignSelf: 'flex-start' }}
-          onClick={() => void mails.fetchNextPage()}
-          loading={mails.isFetchingNextPage}
-          data-testid="skipped-mails-more"
-        >
-          {t('common.more')}
-        </Button>
-      )}
-    </Stack>
-  );
-}
-
 function MailboxCard({ botId, mailbox, onEdit }: { botId: string; mailbox: Mailbox; onEdit: () => void }) {
   const { t, i18n } = useTranslation();
   const canEdit = useCan('bot:edit');
@@ -348,10 +306,23 @@ function MailboxCard({ botId, mailbox, onEdit }: { botId: string; mailbox: Mailb
           {h.last_sync_at ? formatDateTime(h.last_sync_at, i18n.language) : t('email.never')}
         </Text>
         {h.last_error && (
-          <Text size="sm" c="red">
-            {t('email.lastError')}: {h.last_error}
-            {h.last_error_at ? ` (${formatDateTime(h.last_error_at, i18n.language)})` : ''}
-          </Text>
+          <Stack gap={2}>
+            <Text size="sm" c="red" data-testid="mailbox-last-error">
+              {t('email.lastError')}:{' '}
+              {i18n.language.startsWith('en') ? (h.last_error_en ?? h.last_error) : h.last_error}
+              {h.last_error_at ? ` (${formatDateTime(h.last_error_at, i18n.language)})` : ''}
+            </Text>
+            {h.last_error_detail && h.last_error_detail !== h.last_error && (
+              <details>
+                <summary>
+                  <Text span size="xs" c="dimmed">
+                    {t('email.errorDetail')}
+                  </Text>
+                </summary>
+                <Code block>{h.last_error_detail}</Code>
+              </details>
+            )}
+          </Stack>
         )}
         {h.token_expires_at && (
           <Text size="sm" c="dimmed">
@@ -380,7 +351,9 @@ function MailboxCard({ botId, mailbox, onEdit }: { botId: string; mailbox: Mailb
         {check.data && (
           <Alert color={check.data.ok ? 'green' : 'red'} p="xs" role="status">
             <Text size="sm">
-              {check.data.ok ? t('email.checkOk') : `${t('email.checkFailed')}: ${check.data.error ?? ''}`}
+              {check.data.ok
+                ? t('email.checkOk')
+                : `${t('email.checkFailed')}: ${(i18n.language.startsWith('en') ? check.data.error_en : check.data.error) ?? ''}`}
             </Text>
           </Alert>
         )}
@@ -414,7 +387,7 @@ function MailboxCard({ botId, mailbox, onEdit }: { botId: string; mailbox: Mailb
             {showSkipped ? t('email.hideSkipped') : t('email.showSkipped')}
           </Anchor>
         </Group>
-        {showSkipped && <SkippedMails botId={botId} mailboxId={mailbox.id} />}
+        {showSkipped && <MailList botId={botId} mailboxId={mailbox.id} />}
       </Stack>
     </Card>
   );

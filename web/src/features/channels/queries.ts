@@ -95,6 +95,64 @@ export function useSkippedMails(botId: string, mailboxId: string, enabled: boole
   });
 }
 
+/** The received mails of a mailbox, newest first, a page at a time: one status (or all) and a search. */
+export function useMailboxMails(
+  botId: string,
+  mailboxId: string,
+  filter: { status: 'skipped' | 'failed' | 'answered' | null; q: string },
+) {
+  return useInfiniteQuery({
+    queryKey: [...mailboxKeys.mails(botId, mailboxId), filter.status, filter.q] as const,
+    queryFn: ({ pageParam }) =>
+      call(
+        api.GET('/api/bots/{id}/mailboxes/{mailboxId}/mails', {
+          params: {
+            path: { id: botId, mailboxId },
+            query: {
+              limit: 20,
+              ...(filter.status ? { status: filter.status } : {}),
+              ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
+              ...(pageParam ? { cursor: pageParam } : {}),
+            },
+          },
+        }),
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.next_cursor,
+  });
+}
+
+/** "Trotzdem beantworten": the bot answers a mail it had skipped, once. */
+export function useAnswerMailAnyway(botId: string, mailboxId: string) {
+  return useRefreshingMutation(
+    (mailId: string) =>
+      call(
+        api.POST('/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/answer', {
+          params: { path: { id: botId, mailboxId, mailId } },
+        }),
+      ),
+    mailboxKeys.all(botId),
+  );
+}
+
+/** "An den Posteingang": a skipped mail waits in the inbox for a person. */
+export function useSendMailToInbox(botId: string, mailboxId: string) {
+  return useRefreshingMutation(
+    (mailId: string) =>
+      call(
+        api.POST('/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/inbox', {
+          params: { path: { id: botId, mailboxId, mailId } },
+        }),
+      ),
+    mailboxKeys.all(botId),
+  );
+}
+
+/** The address of the raw mail's download (a plain link: the session cookie authorises it). */
+export function rawMailUrl(botId: string, mailboxId: string, mailId: string): string {
+  return `/api/bots/${encodeURIComponent(botId)}/mailboxes/${encodeURIComponent(mailboxId)}/mails/${encodeURIComponent(mailId)}/raw`;
+}
+
 /** The mails received in an e-mail conversation, newest first, a page at a time (only asked for when the conversation is one). */
 export function useConversationMails(conversationId: string, enabled: boolean) {
   return useInfiniteQuery({

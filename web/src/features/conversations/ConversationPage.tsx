@@ -18,6 +18,7 @@ import { PageTitle } from '../../components/PageTitle';
 import { ErrorAlert, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { useSkipReasonText } from '../channels/EmailChannel';
+import { DeliveryBadge } from '../channels/MailList';
 import { useConversationMails } from '../channels/queries';
 import { STATUS_COLOUR } from './ConversationsPage';
 import { useConversationReview, useReopenConversation, type ReviewMessage } from './queries';
@@ -152,11 +153,17 @@ function ConversationMails({ conversationId }: { conversationId: string }) {
   if (mails.error) return <ErrorAlert error={mails.error} />;
   const rows = mails.data.pages.flatMap((page) => page.data);
   if (rows.length === 0) return null;
+  const bounced = mails.data.pages[0]?.bounced ?? [];
   return (
     <Card withBorder data-testid="conversation-mails">
       <Text fw={600} mb="xs">
         {t('email.conversationMails')}
       </Text>
+      {bounced.map((b) => (
+        <Text key={b.address} size="sm" c="red" mb="xs" data-testid="mail-bounced">
+          {t('email.bouncedWarning', { address: b.address })}
+        </Text>
+      ))}
       <Stack gap="sm">
         {rows.map((mail) => (
           <Stack key={mail.id} gap={2}>
@@ -174,6 +181,7 @@ function ConversationMails({ conversationId }: { conversationId: string }) {
                     ? t('email.failed')
                     : t('email.notAnswered')}
               </Badge>
+              <DeliveryBadge delivery={mail.delivery} />
             </Group>
             {(mail.skip_reason || mail.error) && (
               <Text size="sm" c="dimmed">
