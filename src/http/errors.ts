@@ -139,6 +139,9 @@ export const ERROR_CODES = [
   'phone_invalid',
   'merge_same_contact',
   'merge_booking_conflict',
+  // The inbox's team: saved replies, the visitor's rating.
+  'saved_reply_name_taken',
+  'conversation_not_closed',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -178,6 +181,7 @@ export const RESOURCES = {
   Mailbox: 'mailbox',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
+  'Saved reply': 'saved_reply',
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 

@@ -11,6 +11,7 @@ import { getBot } from '../bots/service.js';
 import { getConversationDetail } from '../conversations/service.js';
 import { canonicalSkipReason } from '../email/reasons.js';
 import {
+  deleteInboundOfSender,
   deleteMailbox,
   findMailbox,
   insertMailbox,
@@ -261,4 +262,9 @@ export async function listConversationMails(
     listReceivedMails(db, tenantId, { conversationId, after, limit: limit + 1 }),
   );
   return { data: page.data.map(serializeReceivedMail), next_cursor: page.next_cursor };
+}
+
+/** Forgets what mails from the address held (an erased person): the received mails are deleted. */
+export function forgetSender(db: Queryable, tenantId: string, address: string): Promise<number> {
+  return deleteInboundOfSender(db, tenantId, address);
 }

@@ -24,6 +24,7 @@ import {
   visitorOf,
 } from './access.js';
 import { streamEvents } from './events.js';
+import { availabilityOf, noteVisitor } from './visitor-service.js';
 import { widgetMessageStream } from './message-stream.js';
 import * as repo from './repository.js';
 import { findBot } from '../bots/service.js';
@@ -278,6 +279,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         settings.bot_id,
         visitorId,
       );
+      await noteVisitor(ctx, claims, request, request.body.context);
       reply.code(201);
       return {
         token: issueVisitorToken(keyring, claims),
@@ -290,6 +292,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           language: settings.language,
           theme: settings.theme,
           greeting: settings.theme.greeting ?? null,
+          availability: availabilityOf(settings),
         },
       };
     },
@@ -332,6 +335,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           language: settings.language,
           theme: settings.theme,
           greeting: settings.theme.greeting ?? null,
+          availability: availabilityOf(settings),
         },
       };
     },
@@ -397,7 +401,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       };
       // Stream events carry message ids to resume from on /v1/widget/events.
       const anchorId = open ? await repo.lastMessageId(ctx.db, claims.tenant_id, open.id) : undefined;
-      return answerChat(ctx, inbound, request, reply, (target) =>
+      const answered = await answerChat(ctx, inbound, request, reply, (target) =>
         widgetMessageStream({
           open: () => openStream(target),
           end: () => target.raw.end(),
@@ -407,6 +411,8 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           onError: (body) => noteChatStreamError(request, body.error),
         }),
       );
+      await noteVisitor(ctx, claims, request, request.body.context);
+      return answered;
     },
   );
 
