@@ -13,7 +13,7 @@ import { SecretKeyError, secretKeyring, type SecretKeyring } from '../../shared/
 import { findSettings, type WidgetSettingsRow } from './repository.js';
 import { keyFingerprint, readVisitorToken, type VisitorClaims } from './tokens.js';
 
-const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id';
+const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id, idempotency-key';
 const EXPOSE_HEADERS =
   'ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy, retry-after, x-request-id';
 
