@@ -41,7 +41,10 @@ export function mount(context: MountContext): PanelHandle {
 
   let language: Language = pickLanguage(null, navigator.languages);
   let t: Texts = TEXTS[language];
-  const visitor = new VisitorSession(api, store, config, (bot) => applyBot(bot));
+  const visitor = new VisitorSession(api, store, config, (bot) => {
+    saved = visitor.saved;
+    applyBot(bot);
+  });
   let saved: StoredSession | undefined = visitor.saved;
   let started = false;
   let busy = false;
