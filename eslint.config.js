@@ -12,6 +12,7 @@ export default tseslint.config(
       'widget/dist',
       'web/e2e-output',
       'web/src/api/schema.d.ts',
+      'widget/src/api-schema.d.ts',
     ],
   },
   js.configs.recommended,

@@ -10,6 +10,7 @@ import { backfillPass } from './modules/knowledge/vectors.js';
 import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
 import { createWebhookSender } from './modules/webhooks/sender.js';
 import { widgetPushSender } from './modules/widget/events.js';
+import { widgetEmailSender } from './modules/widget/visitor-service.js';
 import { createEmailSender } from './modules/mailboxes/connectors/sender.js';
 import { MailboxConnections } from './modules/mailboxes/connectors/sync.js';
 import { warnExpiringSecrets } from './modules/mailboxes/connectors/health.js';
@@ -76,7 +77,7 @@ export class Scheduler {
 
 /** The registry of outbox senders by kind: every way a message leaves the service. */
 export function outboxSenders(ctx: AppContext): OutboxSender[] {
-  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx)];
+  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx), widgetEmailSender(ctx)];
 }
 
 /**

@@ -146,6 +146,9 @@ export const ERROR_CODES = [
   'mail_not_skipped',
   'mail_address_refused',
   'mail_empty',
+  // The inbox's team: saved replies, the visitor's rating.
+  'saved_reply_name_taken',
+  'conversation_not_closed',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -186,6 +189,7 @@ export const RESOURCES = {
   Mail: 'mail',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
+  'Saved reply': 'saved_reply',
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 

@@ -17,6 +17,7 @@ export const PUBLISHABLE_KEY = 'pk_test_kursstudio';
 interface Message {
   id: string;
   from: 'visitor' | 'bot' | 'person';
+  author?: { name: string };
   text: string;
   blocks?: unknown[];
   created_at: string;
@@ -35,6 +36,8 @@ export interface FakeWidgetApi {
   tokensInUrls: string[];
   /** Requests to the API without an Origin header (must stay empty: a browser always sends it). */
   withoutOrigin: string[];
+  /** The Idempotency-Key of each POST /v1/widget/messages, in order. */
+  idempotencyKeys: string[];
   close(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
   const tokensInUrls: string[] = [];
   const requests: string[] = [];
   const withoutOrigin: string[] = [];
+  const idempotencyKeys: string[] = [];
   let eventId = 0;
 
   await app.register(webApp, { dir: join(ROOT, 'no-web-build'), widgetDir: WIDGET_DIR });
@@ -71,7 +75,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
     if (request.method === 'OPTIONS') {
       return reply
         .header('access-control-allow-methods', 'GET, POST, DELETE')
-        .header('access-control-allow-headers', 'authorization, content-type, last-event-id')
+        .header('access-control-allow-headers', 'authorization, content-type, last-event-id, idempotency-key')
         .header('access-control-max-age', '600')
         .status(204)
         .send();
@@ -121,9 +125,16 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
     };
   });
 
+  // The visitor's typing (the real service tells the inbox).
+  app.post('/v1/widget/typing', async (request, reply) => {
+    if (!visitorOf(request, reply)) return reply;
+    return { ok: true };
+  });
+
   app.post('/v1/widget/messages', async (request, reply) => {
     const visitor = visitorOf(request, reply);
     if (!visitor) return reply;
+    idempotencyKeys.push(String(request.headers['idempotency-key'] ?? ''));
     const body = request.body as { text?: string; choice?: { block_id: string; item_id: string } };
     let text: string;
     let blocks: unknown[] | undefined;
@@ -157,10 +168,13 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
     };
     if (handover) {
       push(visitor, 'status', { status: 'handover' });
+      // Anna types in the inbox, then her reply arrives with her name.
+      setTimeout(() => push(visitor, 'typing', { from: 'person', name: 'Anna' }), 300);
       setTimeout(() => {
         const person = say(visitor, 'person', 'Hallo, hier ist Anna vom Kursstudio. Wie kann ich helfen?');
+        person.author = { name: 'Anna' };
         push(visitor, 'message', person);
-      }, 300);
+      }, 1500);
     }
     // The bot's message also goes out on the events stream (the widget shows it once).
     push(visitor, 'message', answer);
@@ -229,6 +243,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
     requests,
     tokensInUrls,
     withoutOrigin,
+    idempotencyKeys,
     close: () => app.close(),
   };
 }

@@ -147,7 +147,21 @@ describe('website widget on a page with a strict CSP', () => {
     await input.fill('Ich möchte mit einem Menschen sprechen');
     await input.press('Enter');
     await dialog(page).getByText('Ein Mensch antwortet gleich').waitFor();
-    await log(page).getByText('Hallo, hier ist Anna vom Kursstudio.', { exact: false }).waitFor();
+    // Anna types in the inbox: the widget says so, then shows her reply as hers, with her name.
+    await dialog(page).getByText('Anna schreibt …').waitFor();
+    await shot(page, 'person-typing');
+    const reply = log(page)
+      .locator('.msg.person')
+      .filter({ hasText: 'Hallo, hier ist Anna vom Kursstudio.' });
+    await reply.waitFor();
+    await expect(reply.locator('.who').textContent()).resolves.toBe('Anna: ');
+    await dialog(page).getByText('Anna schreibt …').waitFor({ state: 'hidden' });
+    // Once a person answered, the notice that one will answer is gone.
+    await dialog(page).getByText('Ein Mensch antwortet gleich').waitFor({ state: 'detached' });
+    // Every message went with its own Idempotency-Key.
+    expect(api.idempotencyKeys.length).toBeGreaterThan(0);
+    expect(api.idempotencyKeys.every((key) => /^wm_[0-9a-f]{32}$/.test(key))).toBe(true);
+    expect(new Set(api.idempotencyKeys).size).toBe(api.idempotencyKeys.length);
     await shot(page, 'handover');
   });
 

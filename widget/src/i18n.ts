@@ -26,6 +26,15 @@ const de = {
   typing: 'schreibt …',
   greeting: 'Hallo! Wie kann ich helfen?',
   choices: 'Auswahl',
+  offline:
+    'Gerade ist niemand da. Ein Mensch antwortet ab {when}. Wir können Ihnen die Antwort auch per E-Mail schicken:',
+  offlineNoTime: 'Gerade ist niemand da. Wir können Ihnen die Antwort per E-Mail schicken:',
+  emailLabel: 'Ihre E-Mail-Adresse',
+  emailSend: 'Antwort per E-Mail',
+  emailSaved: 'Danke! Die Antwort kommt auch per E-Mail.',
+  rateQuestion: 'Wie zufrieden waren Sie mit der Hilfe?',
+  rateComment: 'Möchten Sie etwas dazu sagen? (optional)',
+  rateThanks: 'Danke für Ihre Bewertung!',
 } as const;
 
 export type Texts = { [K in keyof typeof de]: string };
@@ -56,6 +65,15 @@ const en: Texts = {
   typing: 'is typing …',
   greeting: 'Hello! How can I help?',
   choices: 'Choices',
+  offline:
+    'Nobody is here right now. A person answers from {when}. We can also send you the answer by e-mail:',
+  offlineNoTime: 'Nobody is here right now. We can send you the answer by e-mail:',
+  emailLabel: 'Your e-mail address',
+  emailSend: 'Answer by e-mail',
+  emailSaved: 'Thank you! The answer comes by e-mail too.',
+  rateQuestion: 'How satisfied were you with the help?',
+  rateComment: 'Anything you would like to add? (optional)',
+  rateThanks: 'Thank you for your rating!',
 };
 
 export const TEXTS: Record<Language, Texts> = { de, en };

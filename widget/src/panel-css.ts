@@ -41,5 +41,9 @@ form button:disabled{opacity:.6;cursor:default}
 .root.full .panel{inset:0;width:100%;max-width:none;height:100%;border-radius:0;border:0}
 .root.full .close{display:none}
 @media (prefers-reduced-motion:no-preference){.panel{animation:parley-in .18s ease-out}@keyframes parley-in{from{opacity:0;transform:translateY(12px)}to{opacity:1;transform:none}}}
+.typing{font-style:italic;opacity:.8}
+.extra form{display:flex;flex-direction:column;gap:6px;margin:8px 0}
+.extra .row{display:flex;flex-wrap:wrap;gap:4px}
+.extra input,.extra textarea{font:inherit;padding:6px;border:1px solid #8888;border-radius:6px}
 @media (forced-colors:active){.msg,.blocks button,.notice{border:1px solid CanvasText}}
 `;

@@ -1,72 +1,30 @@
 /**
  * The chat panel, loaded by the loader on first open: a dialog with a message log, the reply
- * streamed as it is written, blocks as buttons or lists, the hand-over notice, the consent gate
- * and the button that deletes the visitor's conversation.
+ * streamed as it is written, blocks as buttons or lists, the hand-over notice, a person's
+ * replies with their name and their typing, the hours when people answer, the rating after a
+ * person closed the conversation, the consent gate and the button that deletes the visitor's
+ * conversation. The session lives in session.ts, the calls in transport.ts, the elements in
+ * render.ts.
  */
-import { ApiError, WidgetApi, type BotResponse } from './api.js';
+import { ApiError, WidgetApi, newIdempotencyKey, type BotResponse } from './transport.js';
 import { TEXTS, pickLanguage, type Language, type Texts } from './i18n.js';
 import { PANEL_CSS } from './panel-css.js';
+import { CLOSE_ICON, DELETE_ICON, authorOf, el, icon, isHandover, sheet, whenText } from './render.js';
 import { eventJson, type SseEvent } from './sse.js';
-import { browserStorage, createStore, tokenFresh, type Saved } from './storage.js';
+import { VisitorSession, visitorContext, type StoredSession } from './session.js';
+import { browserStorage, createStore } from './storage.js';
 import { onLeft, safeAvatar, themeCss } from './theme.js';
 import type { Block, MountContext, PanelHandle, Session, TranscriptMessage } from './types.js';
 
-type StoredSession = Saved & { bot?: Session['bot'] };
+export { isHandover } from './render.js';
 
 const MAX_LENGTH = 10000;
 /** Without a byte (events or pings) for this long the events stream counts as dead and reopens. */
 const HEARTBEAT_TIMEOUT_MS = 45_000;
-const HANDOVER = new Set([
-  'handover',
-  'human',
-  'person',
-  'waiting_for_human',
-  'pending_human',
-  'handed_over',
-]);
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  node.append(...children);
-  return node;
-}
-
-function icon(d: string): SVGSVGElement {
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.setAttribute('viewBox', '0 0 24 24');
-  svg.setAttribute('aria-hidden', 'true');
-  svg.setAttribute('focusable', 'false');
-  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
-  path.setAttribute('d', d);
-  svg.append(path);
-  return svg;
-}
-
-const CLOSE_ICON =
-  'M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z';
-const DELETE_ICON = 'M9 3h6l1 2h4v2H4V5h4zm-3 6h12l-1 12H7z';
-
-function sheet(css: string): CSSStyleSheet {
-  const s = new CSSStyleSheet();
-  s.replaceSync(css);
-  return s;
-}
-
-/** Whether a response or a status says the conversation went to people. */
-export function isHandover(value: unknown): boolean {
-  if (!value || typeof value !== 'object') return false;
-  const v = value as Record<string, unknown>;
-  if (v.handover === true) return true;
-  if (typeof v.status === 'string' && HANDOVER.has(v.status)) return true;
-  if (Array.isArray(v.actions))
-    return v.actions.some((a) => a && typeof a === 'object' && (a as { type?: unknown }).type === 'handover');
-  return false;
-}
+/** The visitor's typing is told to the inbox at most this often. */
+const TYPING_EVERY_MS = 3000;
+/** A person's typing indicator goes away after this long without a new typing event. */
+const TYPING_SHOWN_MS = 6000;
 
 export function mount(context: MountContext): PanelHandle {
   const { config, shadow, root, launcher, themeSheet } = context;
@@ -83,8 +41,11 @@ export function mount(context: MountContext): PanelHandle {
 
   let language: Language = pickLanguage(null, navigator.languages);
   let t: Texts = TEXTS[language];
-  let saved: StoredSession | undefined = store.load() as StoredSession | undefined;
-  let sessionPromise: Promise<StoredSession> | undefined;
+  const visitor = new VisitorSession(api, store, config, (bot) => {
+    saved = visitor.saved;
+    applyBot(bot);
+  });
+  let saved: StoredSession | undefined = visitor.saved;
   let started = false;
   let busy = false;
   let eventsAbort: AbortController | undefined;
@@ -103,8 +64,12 @@ export function mount(context: MountContext): PanelHandle {
   // The reply while it streams: hidden from screen readers, which hear it once, finished, in the log.
   const draft = el('div', { class: 'msg bot draft', 'aria-hidden': 'true', hidden: '' });
   const status = el('div', { role: 'status', class: 'status' });
+  // "Anna schreibt …" while a person types a reply.
+  const typing = el('p', { class: 'notice typing', 'aria-live': 'polite', hidden: '' });
+  // The satisfaction question after a person closed the conversation, the address form outside hours.
+  const extra = el('div', { class: 'extra' });
   // Focusable, so that a keyboard can scroll the conversation.
-  const body = el('div', { class: 'body', tabindex: '0' }, log, draft, status);
+  const body = el('div', { class: 'body', tabindex: '0' }, log, draft, typing, extra, status);
   const inputId = 'parley-input';
   const label = el('label', { for: inputId, class: 'sr' });
   const input = el('textarea', { id: inputId, rows: '1', maxlength: String(MAX_LENGTH) });
@@ -160,8 +125,8 @@ export function mount(context: MountContext): PanelHandle {
     body.scrollTop = body.scrollHeight;
   }
 
-  function who(from: TranscriptMessage['from']): string {
-    return from === 'visitor' ? t.you : from === 'person' ? t.person : saved?.bot?.name || t.bot;
+  function who(message: Pick<TranscriptMessage, 'from' | 'author'>): string {
+    return authorOf(message, t, saved?.bot?.name);
   }
 
   function disableBlocks() {
@@ -194,11 +159,7 @@ export function mount(context: MountContext): PanelHandle {
       if (seen.has(message.id)) return;
       seen.add(message.id);
     }
-    const who_ = el(
-      'span',
-      { class: message.from === 'person' ? 'who' : 'who sr' },
-      `${who(message.from)}: `,
-    );
+    const who_ = el('span', { class: message.from === 'person' ? 'who' : 'who sr' }, `${who(message)}: `);
     const bubble = el('div', { class: `msg ${message.from}` }, who_, message.text);
     const blocks = renderBlocks(message.blocks, activeBlocks);
     const item = el('div', { class: 'item' }, bubble);
@@ -217,84 +178,106 @@ export function mount(context: MountContext): PanelHandle {
   function setHandover(on: boolean) {
     const existing = body.querySelector('.handover');
     if (on && !existing) {
-      body.insertBefore(el('p', { class: 'notice handover', role: 'status' }, t.handover), status);
+      body.insertBefore(el('p', { class: 'notice handover', role: 'status' }, t.handover), typing);
+      offerReplyAddress();
       scrollToEnd();
     } else if (!on && existing) existing.remove();
   }
 
-  // --- session ---
-  function persist(next: StoredSession) {
-    saved = next;
-    store.save(next);
+  // --- a person typing, the visitor typing ---
+  let typingTimer: ReturnType<typeof setTimeout> | undefined;
+  function showTyping(name: string | null | undefined) {
+    typing.textContent = `${name || t.person} ${t.typing}`;
+    typing.hidden = false;
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(hideTyping, TYPING_SHOWN_MS);
+    scrollToEnd();
   }
-
-  async function newSession(): Promise<StoredSession> {
-    const session = await api.startSession(
-      {
-        publishable_key: config.publishableKey,
-        visitor_id: saved?.visitor_id,
-        identity_token: config.identityToken,
-      },
-      saved?.token,
-    );
-    return adopt(session);
+  function hideTyping() {
+    clearTimeout(typingTimer);
+    typing.hidden = true;
+    typing.textContent = '';
   }
+  let lastTyping = 0;
+  input.addEventListener('input', () => {
+    const now = Date.now();
+    if (!saved?.conversation_id || !input.value || now - lastTyping < TYPING_EVERY_MS) return;
+    lastTyping = now;
+    api.typing().catch(() => undefined);
+  });
 
-  function adopt(session: Session): StoredSession {
-    const next: StoredSession = {
-      token: session.token,
-      expires_at: session.expires_at,
-      visitor_id: session.visitor_id,
-      conversation_id: session.conversation_id ?? null,
-      last_event_id: saved?.visitor_id === session.visitor_id ? saved?.last_event_id : undefined,
-      bot: session.bot,
-    };
-    persist(next);
-    applyBot(session.bot);
-    return next;
-  }
-
-  /** A session with a token that is still fresh: the stored one, refreshed, or a new one. */
-  function session(): Promise<StoredSession> {
-    sessionPromise ??= (async () => {
-      if (saved && tokenFresh(saved.expires_at, Date.now())) {
-        api.token = saved.token;
-        return saved;
-      }
-      if (saved) {
-        api.token = saved.token;
-        try {
-          return adopt(await api.refresh());
-        } catch {
-          // too old, or the key was rotated: a new session
-        }
-      }
-      return newSession();
-    })().finally(() => {
-      sessionPromise = undefined;
+  // --- outside business hours: when people answer, and an address for their reply ---
+  function offerReplyAddress() {
+    const availability = saved?.bot?.availability;
+    if (!availability || availability.open || extra.querySelector('.offline')) return;
+    const when = availability.next_open_at
+      ? t.offline.replace('{when}', whenText(availability.next_open_at, language))
+      : t.offlineNoTime;
+    const email = el('input', {
+      type: 'email',
+      autocomplete: 'email',
+      'aria-label': t.emailLabel,
+      required: '',
     });
-    return sessionPromise;
+    const save = el('button', { type: 'submit' }, t.emailSend);
+    const addressForm = el('form', { class: 'offline' }, el('p', {}, when), email, save);
+    addressForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const address = email.value.trim();
+      if (!address) return;
+      visitor
+        .authed(() => api.replyAddress(address))
+        .then(() => addressForm.replaceChildren(el('p', { role: 'status' }, t.emailSaved)))
+        .catch(() => notice(t.sendFailed, 'error'));
+    });
+    extra.append(addressForm);
   }
 
-  /** Runs a call with a fresh token; after a 401, once more with a new session. */
-  async function authed<T>(call: () => Promise<T>): Promise<T> {
-    await session();
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      if (saved) persist({ ...saved, expires_at: new Date(0).toISOString() });
-      await newSession();
-      return call();
+  // --- after a person closed the conversation: how satisfied was the visitor? ---
+  function askRating() {
+    if (extra.querySelector('.rating')) return;
+    const comment = el('textarea', { rows: '2', maxlength: '2000', 'aria-label': t.rateComment });
+    const stars = el('div', { class: 'row', role: 'group', 'aria-label': t.rateQuestion });
+    const rating = el('form', { class: 'rating' }, el('p', {}, t.rateQuestion), stars, comment);
+    for (let value = 1; value <= 5; value++) {
+      const star = el('button', { type: 'button', 'aria-label': `${value} / 5` }, '★'.repeat(value));
+      star.addEventListener('click', () => {
+        const text = comment.value.trim();
+        visitor
+          .authed(() => api.rate(text ? { rating: value, comment: text } : { rating: value }))
+          .then(() => rating.replaceChildren(el('p', { role: 'status' }, t.rateThanks)))
+          .catch(() => notice(t.sendFailed, 'error'));
+      });
+      stars.append(star);
     }
+    extra.append(rating);
+    scrollToEnd();
   }
+
+  // --- session (session.ts) ---
+  function persist(next: StoredSession) {
+    visitor.persist(next);
+    saved = next;
+  }
+  const authed = <T>(call: () => Promise<T>): Promise<T> =>
+    visitor.authed(call).finally(() => {
+      saved = visitor.saved;
+    });
 
   // --- events stream (person messages, status), resumed with Last-Event-ID ---
   function onEvent(event: SseEvent, lastEventId: string | undefined) {
     if (saved && lastEventId && lastEventId !== saved.last_event_id)
       persist({ ...saved, last_event_id: lastEventId });
     if (event.event === 'status') {
-      setHandover(isHandover(eventJson(event)));
+      const data = eventJson<{ status?: string; closed_by?: string }>(event);
+      setHandover(isHandover(data));
+      if (data?.status === 'ended' && data.closed_by === 'person') {
+        hideTyping();
+        askRating();
+      }
+    } else if (event.event === 'typing') {
+      const data = eventJson<{ from?: string; name?: string | null }>(event);
+      if (data?.from === 'person') showTyping(data.name);
     } else if (event.event === 'message') {
       const message = eventJson<TranscriptMessage>(event);
       if (!message || message.from === 'visitor' || typeof message.text !== 'string') return;
@@ -317,7 +300,10 @@ export function mount(context: MountContext): PanelHandle {
       if (message.id) seen.add(message.id);
       return;
     }
-    if (message.from === 'person') setHandover(false);
+    if (message.from === 'person') {
+      setHandover(false);
+      hideTyping();
+    }
     disableBlocks();
     addMessage(message, true);
   }
@@ -370,7 +356,8 @@ export function mount(context: MountContext): PanelHandle {
     try {
       const { status: conversationStatus, messages } = await authed(() => api.transcript());
       log.replaceChildren();
-      setHandover(isHandover({ status: conversationStatus }));
+      // Once a person has answered, the notice that one will answer is gone.
+      setHandover(isHandover({ status: conversationStatus }) && !messages.some((m) => m.from === 'person'));
       if (messages.length === 0) greet();
       const last = messages[messages.length - 1];
       for (const message of messages) addMessage(message, message === last && message.from !== 'visitor');
@@ -417,15 +404,29 @@ export function mount(context: MountContext): PanelHandle {
     addMessage({ from: 'visitor', text: shown });
     draft.textContent = '';
     draft.hidden = false;
+    const withContext = () => {
+      const context = visitorContext();
+      return context ? { context } : {};
+    };
+    // One key per message, kept across its retries: the service stores and answers it once.
+    const key = newIdempotencyKey();
+    const handlers = {
+      delta(text: string) {
+        draft.textContent += text;
+        scrollToEnd();
+      },
+    };
+    const attempt = () => authed(() => api.send({ ...message, ...withContext() }, handlers, key));
     try {
-      const response: BotResponse = await authed(() =>
-        api.send(message, {
-          delta(text) {
-            draft.textContent += text;
-            scrollToEnd();
-          },
-        }),
-      );
+      let response: BotResponse;
+      try {
+        response = await attempt();
+      } catch (error) {
+        // A network failure (a phone changing networks): once more with the same key.
+        if (error instanceof ApiError) throw error;
+        draft.textContent = '';
+        response = await attempt();
+      }
       draft.hidden = true;
       draft.textContent = '';
       if (saved && response.conversation_id && response.conversation_id !== saved.conversation_id)
@@ -486,9 +487,10 @@ export function mount(context: MountContext): PanelHandle {
         generation += 1;
         eventsRunning = false;
         eventsAbort?.abort();
-        store.clear();
+        visitor.clear();
         saved = undefined;
-        api.token = undefined;
+        extra.replaceChildren();
+        hideTyping();
         seen.clear();
         setHandover(false);
         log.replaceChildren();

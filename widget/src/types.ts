@@ -1,3 +1,4 @@
+import type { components, operations } from './api-schema.js';
 import type { Theme } from './theme.js';
 
 /** What the snippet's script element says. */
@@ -16,28 +17,54 @@ export interface WidgetConfig {
   preview?: Session['bot'] | undefined;
 }
 
-export interface Block {
-  id: string;
-  type: 'buttons' | 'list';
-  name: string;
-  items: { id: string; title: string; description?: string | null }[];
-}
+type Schemas = components['schemas'];
 
-export interface TranscriptMessage {
-  id?: string;
-  from: 'visitor' | 'bot' | 'person';
-  text: string;
-  blocks?: Block[] | undefined;
+/** An interactive block of a bot reply (the OpenAPI document's ChatBlock). */
+export type Block = Schemas['ChatBlock'];
+
+/**
+ * A message of the transcript or the events stream (the OpenAPI document's
+ * WidgetTranscriptMessage); messages the widget draws itself (greeting, the visitor's own before
+ * the reply) have no id yet.
+ */
+export type TranscriptMessage = Omit<Schemas['WidgetTranscriptMessage'], 'id' | 'created_at' | 'blocks'> & {
+  id?: string | undefined;
   created_at?: string;
-}
+  blocks?: Block[] | undefined;
+};
 
-export interface Session {
-  token: string;
-  expires_at: string;
-  visitor_id: string;
-  conversation_id?: string | null;
-  bot: { name: string; language?: string | null; theme?: Theme | null; greeting?: string | null };
-}
+/** Whether people answer now (the bot's business hours). */
+export type Availability = NonNullable<Schemas['WidgetSession']['bot']['availability']>;
+
+/** A visitor session (the OpenAPI document's WidgetSession); a stored one may lack newer fields. */
+export type Session = Omit<Schemas['WidgetSession'], 'bot' | 'verified'> & {
+  verified?: boolean;
+  bot: {
+    name: string;
+    language?: string | null;
+    theme?: Theme | null;
+    greeting?: string | null;
+    availability?: Availability;
+  };
+};
+
+/** The response of a message (the OpenAPI document's ChatResponse, as far as the widget reads it). */
+export type BotResponse = Pick<Schemas['ChatResponse'], 'reply'> &
+  Partial<Pick<Schemas['ChatResponse'], 'conversation_id'>> & {
+    blocks?: Block[] | undefined;
+    message_id?: string;
+    id?: string;
+  };
+
+/** The visitor's satisfaction rating (the body of rateWidgetConversation). */
+export type RatingBody = NonNullable<
+  operations['rateWidgetConversation']['requestBody']
+>['content']['application/json'];
+
+/** What the widget tells of the visitor (the body field `context`). */
+export type VisitorContext = NonNullable<
+  NonNullable<operations['sendWidgetMessage']['requestBody']>['content']['application/json']['context']
+>;
 
 /** What the loader hands to the panel chunk. */
 export interface MountContext {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TEXTS, pickLanguage } from '../src/i18n.js';
 import { contrast, safeAvatar, safeColor, textOn, themeCss } from '../src/theme.js';
-import { isHandover } from '../src/panel.js';
+import { isHandover } from '../src/render.js';
 
 describe('pickLanguage', () => {
   it.each([

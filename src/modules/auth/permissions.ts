@@ -20,6 +20,8 @@ export const PERMISSIONS = [
   'inbox:work',
   // Rating the bot's replies good or bad in the conversation review.
   'conversation:review',
+  // Keeping the team's saved replies of the inbox.
+  'saved_reply:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -39,6 +41,7 @@ const EDIT: Permission[] = [
   'contact:edit',
   'inbox:work',
   'conversation:review',
+  'saved_reply:manage',
 ];
 // Agents answer customers: the inbox and the tenant's conversations, no bot or team settings.
 const AGENT: Permission[] = ['conversation:view', 'conversation:review', 'contact:view', 'inbox:work'];

@@ -9,6 +9,7 @@ import { settleCapacity } from '../events/capacity.js';
 import { findEvent, lockEventsForUpdate, recomputeEventCounts, setBookingStatus } from '../events/service.js';
 import { signalBooking } from '../events/signals.js';
 import { deleteConversationsOfPerson, moveConversationsOfPerson } from '../conversations/service.js';
+import { forgetSender } from '../mailboxes/service.js';
 import * as repo from './repository.js';
 import type { ContactRow } from './repository.js';
 import { serializeContact } from './service.js';
@@ -107,7 +108,7 @@ export async function mergeContacts(
     await moveConversationsOfPerson(
       tx,
       tenantId,
-      { contactId: sourceId, senderId: source.sender_id },
+      { contactId: sourceId, senderId: source.sender_id, email: source.email },
       targetId,
     );
     await repo.deleteContactRow(tx, tenantId, sourceId);
@@ -191,7 +192,10 @@ export async function erasePerson(db: Database, tenantId: string, contactId: str
     const conversations = await deleteConversationsOfPerson(tx, tenantId, {
       contactId,
       senderId: contact.sender_id,
+      email: contact.email,
     });
+    // Mails received from the person's address keep sender and text apart from the conversation.
+    if (contact.email) await forgetSender(tx, tenantId, contact.email);
     const bookings = await repo.deleteBookingsOfContact(tx, tenantId, contactId);
     await repo.deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) {

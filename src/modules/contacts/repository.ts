@@ -310,9 +310,10 @@ export function listLeadsOfContact(
 }
 
 /** Conversations of the person: linked by a lead or a merge, or of the contact's chat sender. */
-const PERSON_CONVERSATIONS = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL AND sender_id = $3))`;
+const PERSON_CONVERSATIONS = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL
+  AND (sender_id = $3 OR lower(btrim(sender_id)) = lower(btrim($4::text)))))`;
 
-type Person = Pick<ContactRow, 'id' | 'sender_id'>;
+type Person = Pick<ContactRow, 'id' | 'sender_id' | 'email'>;
 
 /** The person's conversations on every channel, newest first (at most `limit`). */
 export function listConversationsOfPerson(
@@ -325,9 +326,9 @@ export function listConversationsOfPerson(
     `SELECT c.id, c.bot_id, b.name AS bot_name, c.channel, c.sender_id, c.status, c.message_count,
             c.last_message_at, c.created_at
      FROM conversations c JOIN bots b ON b.id = c.bot_id
-     WHERE c.tenant_id = $1 AND (c.contact_id = $2 OR (c.sender_id IS NOT NULL AND c.sender_id = $3))
-     ORDER BY c.created_at DESC, c.id DESC LIMIT $4`,
-    [tenantId, person.id, person.sender_id, limit],
+     WHERE ${PERSON_CONVERSATIONS.replace(/\b(tenant_id|contact_id|sender_id)\b/g, 'c.$1')}
+     ORDER BY c.created_at DESC, c.id DESC LIMIT $5`,
+    [tenantId, person.id, person.sender_id, person.email, limit],
   );
 }
 
@@ -410,7 +411,7 @@ export function exportConversationsOfPerson(
     `SELECT id, bot_id, channel, sender_id, status, metadata, rating, rating_comment, rated_at,
             created_at, last_message_at
      FROM conversations WHERE ${PERSON_CONVERSATIONS} ORDER BY created_at, id`,
-    [tenantId, person.id, person.sender_id],
+    [tenantId, person.id, person.sender_id, person.email],
   );
 }
 

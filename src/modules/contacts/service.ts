@@ -271,3 +271,25 @@ export async function recordLeadContact(
   });
   return { contact, created };
 }
+
+/**
+ * The contact of a verified widget visitor, created on first use: by the identity's e-mail
+ * address when it has one (as the e-mail channel's sender address finds its person), else by
+ * the visitor id as chat sender. A found contact without a name takes the identity's.
+ */
+export async function contactOfVerifiedVisitor(
+  tx: Queryable,
+  tenantId: string,
+  visitor: { visitorId: string; name: string | null; email: string | null },
+): Promise<ContactRow> {
+  if (visitor.email) {
+    const { contact } = await findOrCreateContactByIdentity(tx, tenantId, {
+      name: visitor.name,
+      email: visitor.email.trim(),
+      phone: null,
+      channel: 'widget',
+    });
+    return contact;
+  }
+  return repo.findOrCreateContactBySender(tx, tenantId, { senderId: visitor.visitorId, channel: 'widget' });
+}

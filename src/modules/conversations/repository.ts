@@ -141,13 +141,26 @@ export function listMessages(
   );
 }
 
-/** A person's conversations: linked to the contact (lead, merge) or of the contact's chat sender. */
+/**
+ * A person's conversations: linked to the contact (lead, merge, verified widget visitor), of the
+ * contact's chat sender, or sent from the contact's e-mail address (e-mail channel, a chat
+ * sender id that is the address).
+ */
 export interface PersonRef {
   contactId: string;
   senderId: string | null;
+  email?: string | null;
 }
 
-const OF_PERSON = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL AND sender_id = $3))`;
+const OF_PERSON = `tenant_id = $1 AND (contact_id = $2 OR (sender_id IS NOT NULL
+  AND (sender_id = $3 OR lower(btrim(sender_id)) = lower(btrim($4::text)))))`;
+
+const personParams = (tenantId: string, person: PersonRef) => [
+  tenantId,
+  person.contactId,
+  person.senderId,
+  person.email ?? null,
+];
 
 export async function relinkConversationsOfPerson(
   db: Queryable,
@@ -155,10 +168,8 @@ export async function relinkConversationsOfPerson(
   person: PersonRef,
   toContactId: string,
 ): Promise<void> {
-  await db.query(`UPDATE conversations SET contact_id = $4, updated_at = now() WHERE ${OF_PERSON}`, [
-    tenantId,
-    person.contactId,
-    person.senderId,
+  await db.query(`UPDATE conversations SET contact_id = $5, updated_at = now() WHERE ${OF_PERSON}`, [
+    ...personParams(tenantId, person),
     toContactId,
   ]);
 }
@@ -172,9 +183,24 @@ export async function deleteConversationsOfPerson(
   const rows = await db.query<{ conversations: number; messages: number }>(
     `WITH gone AS (DELETE FROM conversations WHERE ${OF_PERSON} RETURNING message_count)
      SELECT count(*)::int AS conversations, coalesce(sum(message_count), 0)::int AS messages FROM gone`,
-    [tenantId, person.contactId, person.senderId],
+    personParams(tenantId, person),
   );
   return rows[0]!;
+}
+
+/** Links a sender's conversations on a channel with a bot to the contact (a verified visitor). */
+export async function linkSenderConversations(
+  db: Queryable,
+  tenantId: string,
+  sender: { botId: string; channel: string; senderId: string },
+  contactId: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE conversations SET contact_id = $5, updated_at = now()
+     WHERE tenant_id = $1 AND bot_id = $2 AND channel = $3 AND sender_id = $4
+       AND contact_id IS DISTINCT FROM $5`,
+    [tenantId, sender.botId, sender.channel, sender.senderId, contactId],
+  );
 }
 
 /** Links the conversation to the contact (a recorded lead). */

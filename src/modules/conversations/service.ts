@@ -37,6 +37,7 @@ export {
   deleteConversationsOfPerson,
   insertStaffMessage,
   linkConversationToContact,
+  linkSenderConversations,
   markInboxRead,
   writeHandoverState,
   lockConversationForLead,

@@ -25,6 +25,15 @@ function inboxChange(tenantId: string, conversationId: string, status: HandoverS
   return { topic: tenantTopic(tenantId), event: { type: 'inbox', conversation_id: conversationId, status } };
 }
 
+/** The conversation's status as its own streams (the widget) name it. */
+const CONVERSATION_STATUS: Record<HandoverState, string> = {
+  bot: 'active',
+  waiting: 'handed_over',
+  with_person: 'handed_over',
+  closed: 'ended',
+};
+
+/** An inbox change on the tenant's topic, and the conversation's status on its own topic. */
 export function publishInboxChange(
   ctx: Ctx,
   tenantId: string,
@@ -32,7 +41,35 @@ export function publishInboxChange(
   status: HandoverState,
 ): Promise<void> {
   return safely(ctx, () =>
-    fanoutOf(ctx.coordination).publishAll([inboxChange(tenantId, conversationId, status)]),
+    fanoutOf(ctx.coordination).publishAll([
+      inboxChange(tenantId, conversationId, status),
+      {
+        topic: conversationTopic(tenantId, conversationId),
+        event: {
+          type: 'status',
+          status: CONVERSATION_STATUS[status],
+          ...(status === 'closed' ? { closed_by: 'person' } : {}),
+        },
+      },
+    ]),
+  );
+}
+
+/**
+ * Someone is typing in a conversation: a person in the inbox (to the conversation's streams,
+ * with their display name) or the visitor (to the inbox, on the tenant's topic). Nothing is
+ * stored; a lost event only means no indicator.
+ */
+export function publishTyping(
+  ctx: Ctx,
+  tenantId: string,
+  conversationId: string,
+  typing: { from: 'person'; name: string | null } | { from: 'visitor' },
+): Promise<void> {
+  const topic =
+    typing.from === 'person' ? conversationTopic(tenantId, conversationId) : tenantTopic(tenantId);
+  return safely(ctx, () =>
+    fanoutOf(ctx.coordination).publish(topic, { type: 'typing', conversation_id: conversationId, ...typing }),
   );
 }
 

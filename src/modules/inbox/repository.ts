@@ -27,13 +27,17 @@ export interface InboxConversationRow {
   created_at: Date;
 }
 
+/** The reading user's own mark (the user's id is always the query's $2). */
+const READ_MARK = `coalesce((SELECT r.read_at FROM inbox_reads r WHERE r.conversation_id = c.id
+    AND r.user_id = $2::uuid), '-infinity'::timestamptz)`;
+
 const SELECT = `SELECT c.id, c.tenant_id, c.bot_id, b.name AS bot_name, c.channel, c.sender_id, c.status,
     c.assigned_user_id, nullif(trim(concat_ws(' ', u.first_name, u.last_name)), '') AS assigned_user_name,
     c.handover_reason, c.handover_at, c.handover_question, c.is_test, c.message_count,
     c.last_message_at, c.created_at,
     (SELECT m.content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1) AS last_message,
     EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user'
-            AND m.created_at > coalesce(c.inbox_read_at, '-infinity'::timestamptz)) AS unread
+            AND m.created_at > ${READ_MARK}) AS unread
   FROM conversations c
   JOIN bots b ON b.id = c.bot_id
   LEFT JOIN users u ON u.id = c.assigned_user_id`;
@@ -53,12 +57,9 @@ const ACTIVITY = 'coalesce(c.last_message_at, c.handover_at, c.created_at)';
 
 /** Waiting and assigned conversations, the newest activity first, with each row's cursor position. */
 export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters) {
-  const params: unknown[] = [tenantId];
+  const params: unknown[] = [tenantId, filters.userId];
   const where = [`c.tenant_id = $1`, `c.status = 'handed_over'`];
-  if (filters.view === 'mine') {
-    params.push(filters.userId);
-    where.push(`c.assigned_user_id = $${params.length}`);
-  }
+  if (filters.view === 'mine') where.push(`c.assigned_user_id = $2`);
   if (filters.view === 'unassigned') where.push('c.assigned_user_id IS NULL');
   if (filters.botId !== undefined) {
     params.push(filters.botId);
@@ -77,13 +78,37 @@ export function listInbox(db: Queryable, tenantId: string, filters: InboxFilters
   );
 }
 
+/** The conversation as the user sees it in the inbox (unread by their own mark). */
 export function findInboxConversation(
   db: Queryable,
   tenantId: string,
+  userId: string,
   id: string,
 ): Promise<InboxConversationRow | undefined> {
   if (!isUuid(id)) return Promise.resolve(undefined);
-  return queryOne<InboxConversationRow>(db, `${SELECT} WHERE c.tenant_id = $1 AND c.id = $2`, [tenantId, id]);
+  return queryOne<InboxConversationRow>(db, `${SELECT} WHERE c.tenant_id = $1 AND c.id = $3`, [
+    tenantId,
+    userId,
+    id,
+  ]);
+}
+
+/** The user has read the conversation up to now; false when it is not the tenant's. */
+export async function markReadBy(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  userId: string,
+): Promise<boolean> {
+  if (!isUuid(conversationId)) return false;
+  const rows = await db.query(
+    `INSERT INTO inbox_reads (tenant_id, conversation_id, user_id)
+     SELECT c.tenant_id, c.id, $3 FROM conversations c WHERE c.tenant_id = $1 AND c.id = $2
+     ON CONFLICT (conversation_id, user_id) DO UPDATE SET read_at = now()
+     RETURNING conversation_id`,
+    [tenantId, conversationId, userId],
+  );
+  return rows.length > 0;
 }
 
 /** The conversation's hand-over columns, locked for the rest of the transaction. */
@@ -111,7 +136,7 @@ export async function countUnread(db: Queryable, tenantId: string, userId: strin
      WHERE c.tenant_id = $1 AND c.status = 'handed_over'
        AND (c.assigned_user_id IS NULL OR c.assigned_user_id = $2)
        AND EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user'
-                   AND m.created_at > coalesce(c.inbox_read_at, '-infinity'::timestamptz))`,
+                   AND m.created_at > ${READ_MARK})`,
     [tenantId, userId],
   );
   return row?.count ?? 0;
@@ -182,4 +207,57 @@ export function findAssignee(db: Queryable, tenantId: string, userId: string) {
        AND role IN ('owner', 'admin', 'editor', 'agent')`,
     [tenantId, userId],
   );
+}
+
+/** Who the customer of a conversation is: what the channel told, and the linked contact. */
+export function findCustomerFacts(db: Queryable, tenantId: string, conversationId: string) {
+  return queryOne<{
+    metadata: Record<string, unknown> | null;
+    contact_id: string | null;
+    contact_name: string | null;
+    contact_email: string | null;
+  }>(
+    db,
+    `SELECT c.metadata, c.contact_id, k.name AS contact_name, k.email AS contact_email
+     FROM conversations c LEFT JOIN contacts k ON k.id = c.contact_id
+     WHERE c.tenant_id = $1 AND c.id = $2`,
+    [tenantId, conversationId],
+  );
+}
+
+export interface EarlierConversationRow {
+  id: string;
+  channel: string;
+  status: string;
+  message_count: number;
+  created_at: Date;
+  last_message_at: Date | null;
+}
+
+/** The customer's other conversations (same contact, or same sender on the channel), newest first. */
+export function listEarlierConversations(
+  db: Queryable,
+  tenantId: string,
+  conversation: { id: string; channel: string; sender_id: string | null; contact_id: string | null },
+  limit: number,
+) {
+  return db.query<EarlierConversationRow>(
+    `SELECT id, channel, status, message_count, created_at, last_message_at FROM conversations
+     WHERE tenant_id = $1 AND id <> $2 AND is_test = false
+       AND ((contact_id IS NOT NULL AND contact_id = $3::uuid)
+            OR (sender_id IS NOT NULL AND sender_id = $4 AND channel = $5))
+     ORDER BY created_at DESC, id DESC LIMIT $6`,
+    [tenantId, conversation.id, conversation.contact_id, conversation.sender_id, conversation.channel, limit],
+  );
+}
+
+/** A user's name as customers see it: the first name, else the full name; null when none. */
+export async function displayNameOf(db: Queryable, tenantId: string, userId: string): Promise<string | null> {
+  const row = await queryOne<{ name: string | null }>(
+    db,
+    `SELECT coalesce(nullif(trim(first_name), ''), nullif(trim(concat_ws(' ', first_name, last_name)), '')) AS name
+     FROM users WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, userId],
+  );
+  return row?.name ?? null;
 }

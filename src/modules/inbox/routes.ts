@@ -120,7 +120,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         response: { 200: InboxDetail, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => inbox.inboxDetail(ctx.db, currentUser(request).tenantId, request.params.id),
+    async (request) => inbox.inboxDetail(ctx.db, currentUser(request), request.params.id),
   );
 
   const stateChange = (path: string, summary: string, work: typeof inbox.claim, operationId: string) =>

@@ -63,8 +63,39 @@ export const InboxNote = Type.Object(
   { title: 'InboxNote' },
 );
 
+export const InboxVisitor = Type.Object(
+  {
+    verified: Type.Boolean({ description: 'Identified by the site (identity token)' }),
+    name: nullableString,
+    email: nullableString,
+    contact_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    page_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'The page the visitor is on (widget)',
+    }),
+    page_title: nullableString,
+    language: nullableString,
+    device: Type.Union([Type.String(), Type.Null()], {
+      description: 'Browser and system, e.g. Chrome on Android',
+    }),
+    earlier_conversations: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        channel: Type.String(),
+        status: Type.String(),
+        message_count: Type.Integer(),
+        created_at: Type.String({ format: 'date-time' }),
+        last_message_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      }),
+    ),
+  },
+  { title: 'InboxVisitor', description: 'Who the customer is, as far as the channel and the contacts tell' },
+);
+
 export const InboxDetail = Type.Intersect(
-  [InboxConversation, Type.Object({ messages: Type.Array(InboxMessage), notes: Type.Array(InboxNote) })],
+  [
+    InboxConversation,
+    Type.Object({ messages: Type.Array(InboxMessage), notes: Type.Array(InboxNote), visitor: InboxVisitor }),
+  ],
   { title: 'InboxDetail' },
 );
 
@@ -132,4 +163,4 @@ export const InboxReply = Type.Object(
 export const UnreadCount = Type.Object({ count: Type.Integer({ minimum: 0 }) }, { title: 'InboxUnread' });
 export const Ok = Type.Object({ ok: Type.Boolean() });
 
-nameSchemas({ InboxConversation, InboxMessage, InboxNote, InboxDetail, InboxReply });
+nameSchemas({ InboxConversation, InboxMessage, InboxNote, InboxDetail, InboxReply, InboxVisitor });

@@ -12,13 +12,15 @@ import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js'
 import type { AuthenticatedUser } from '../auth/sessions.js';
 import { mailerFor } from '../auth/mailer.js';
 import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';
-import { insertStaffMessage, markInboxRead, writeHandoverState } from '../conversations/service.js';
+import { insertStaffMessage, writeHandoverState } from '../conversations/service.js';
 import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { publishInboxChange, publishMessage } from './events.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
+import { queueReplyEmail } from '../widget/visitor-service.js';
+import { visitorOfConversation } from './visitor.js';
 
 /** Outbox kinds of a person's reply on channels with their own sender. */
 export const WIDGET_PUSH_KIND = 'widget.push';
@@ -76,8 +78,9 @@ export async function listInboxPage(
 const inboxList = (query: { view?: string; bot_id?: string }) =>
   `inbox:${query.view ?? 'all'}:${query.bot_id ?? ''}`;
 
-export async function inboxDetail(db: Queryable, tenantId: string, id: string) {
-  const row = await repo.findInboxConversation(db, tenantId, id);
+export async function inboxDetail(db: Queryable, user: AuthenticatedUser, id: string) {
+  const tenantId = user.tenantId;
+  const row = await repo.findInboxConversation(db, tenantId, user.id, id);
   if (!row) throw notFound('Conversation');
   const [messages, notes] = await Promise.all([
     repo.listTranscript(db, tenantId, id, TRANSCRIPT_LIMIT),
@@ -95,6 +98,7 @@ export async function inboxDetail(db: Queryable, tenantId: string, id: string) {
       created_at: m.created_at.toISOString(),
     })),
     notes: notes.map(serializeNote),
+    visitor: await visitorOfConversation(db, user.tenantId, row),
   };
 }
 
@@ -200,30 +204,30 @@ async function writeState(
   }
 }
 
-const stateBody = async (db: Queryable, tenantId: string, id: string) => {
-  const row = await repo.findInboxConversation(db, tenantId, id);
+const stateBody = async (db: Queryable, user: AuthenticatedUser, id: string) => {
+  const row = await repo.findInboxConversation(db, user.tenantId, user.id, id);
   if (!row) throw notFound('Conversation');
   return serializeInboxConversation(row);
 };
 
 export async function claim(ctx: Ctx, user: AuthenticatedUser, id: string) {
   await act(ctx, user, id, 'claim');
-  return stateBody(ctx.db, user.tenantId, id);
+  return stateBody(ctx.db, user, id);
 }
 
 export async function takeOver(ctx: Ctx, user: AuthenticatedUser, id: string) {
   await act(ctx, user, id, 'take_over');
-  return stateBody(ctx.db, user.tenantId, id);
+  return stateBody(ctx.db, user, id);
 }
 
 export async function giveBack(ctx: Ctx, user: AuthenticatedUser, id: string) {
   await act(ctx, user, id, 'give_back');
-  return stateBody(ctx.db, user.tenantId, id);
+  return stateBody(ctx.db, user, id);
 }
 
 export async function close(ctx: Ctx, user: AuthenticatedUser, id: string) {
   await act(ctx, user, id, 'close');
-  return stateBody(ctx.db, user.tenantId, id);
+  return stateBody(ctx.db, user, id);
 }
 
 /** Assigns to a colleague (or, with null, back to "waiting"); the assignee may get an e-mail. */
@@ -240,7 +244,7 @@ export async function assign(ctx: Ctx, user: AuthenticatedUser, id: string, user
   }
   const result = await act(ctx, user, id, 'assign', { target: userId });
   if (result.changed && assignee && assignee.id !== user.id) void mailAssignee(ctx, assignee.email, id);
-  return stateBody(ctx.db, user.tenantId, id);
+  return stateBody(ctx.db, user, id);
 }
 
 /** The optional e-mail to an assignee (SMTP_URL set); a failure is logged, never the request's. */
@@ -273,8 +277,9 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
         authorUserId: user.id,
       }))!;
       await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
+      await queueReplyEmail(tx, user.tenantId, row.id, message.id);
       // The one who answers has read what came before.
-      await markInboxRead(tx, user.tenantId, id);
+      await repo.markReadBy(tx, user.tenantId, id, user.id);
       return message;
     },
   });
@@ -328,7 +333,7 @@ export async function addNote(ctx: Ctx, user: AuthenticatedUser, id: string, bod
 }
 
 export async function markRead(db: Queryable, user: AuthenticatedUser, id: string) {
-  if (!(await markInboxRead(db, user.tenantId, id))) throw notFound('Conversation');
+  if (!(await repo.markReadBy(db, user.tenantId, id, user.id))) throw notFound('Conversation');
   return { ok: true };
 }
 

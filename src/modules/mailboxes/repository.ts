@@ -332,3 +332,21 @@ export function bouncedAddresses(
     [tenantId, filter.conversationId ?? null, filter.address ?? null],
   );
 }
+
+/**
+ * Deletes the mails received from an address (an erased person's), as sender or as Reply-To:
+ * sender, subject, text and the raw mail go. Returns how many.
+ */
+export async function deleteInboundOfSender(
+  db: Queryable,
+  tenantId: string,
+  address: string,
+): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM email_inbound WHERE tenant_id = $1
+         AND (lower(btrim(from_address)) = lower(btrim($2)) OR lower(btrim(reply_to)) = lower(btrim($2)))
+       RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    [tenantId, address],
+  );
+  return rows[0]!.n;
+}

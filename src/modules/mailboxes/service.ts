@@ -14,6 +14,7 @@ import { getConversationDetail } from '../conversations/service.js';
 import { canonicalSkipReason } from '../email/reasons.js';
 import { connectorErrorText } from '../email/connector-errors.js';
 import {
+  deleteInboundOfSender,
   deleteMailbox,
   findMailbox,
   insertMailbox,
@@ -358,4 +359,9 @@ export async function bouncedWarnings(db: Queryable, tenantId: string, address: 
   return {
     data: rows.map((b) => ({ address: b.address, detail: b.detail, at: b.at?.toISOString() ?? null })),
   };
+}
+
+/** Forgets what mails from the address held (an erased person): the received mails are deleted. */
+export function forgetSender(db: Queryable, tenantId: string, address: string): Promise<number> {
+  return deleteInboundOfSender(db, tenantId, address);
 }

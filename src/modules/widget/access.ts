@@ -26,7 +26,7 @@ import {
   type VisitorClaims,
 } from './tokens.js';
 
-const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id';
+const ALLOW_HEADERS = 'authorization, content-type, accept, last-event-id, idempotency-key';
 const EXPOSE_HEADERS =
   'ratelimit-limit, ratelimit-remaining, ratelimit-reset, ratelimit-policy, retry-after, x-request-id';
 

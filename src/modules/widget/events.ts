@@ -104,7 +104,16 @@ export async function streamEvents(
           const row = await repo.findMessage(ctx.db, claims.tenant_id, conversation.id, event.message_id);
           if (row) await sendMessages([row]);
         } else if (event.type === 'status' && typeof event.status === 'string') {
-          write(sseEvent('status', { status: event.status }));
+          write(
+            sseEvent('status', {
+              status: event.status,
+              ...(event.closed_by === 'person' ? { closed_by: 'person' } : {}),
+            }),
+          );
+        } else if (event.type === 'typing' && event.from === 'person') {
+          write(
+            sseEvent('typing', { from: 'person', name: typeof event.name === 'string' ? event.name : null }),
+          );
         } else if (event.type === 'resync') {
           await catchUp();
         }

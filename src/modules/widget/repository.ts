@@ -1,6 +1,7 @@
 import { queryOne, type Queryable } from '../../db/database.js';
 import type { Static } from '@sinclair/typebox';
 import type { ChatBlockSchema } from '../chat/schema.js';
+import type { BusinessHours } from './business-hours.js';
 
 type ChatBlock = Static<typeof ChatBlockSchema>;
 
@@ -25,6 +26,7 @@ export interface WidgetSettingsRow {
   language: 'de' | 'en';
   theme: WidgetTheme;
   daily_message_budget: number;
+  business_hours: BusinessHours | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -37,10 +39,11 @@ export interface WidgetSettingsFields {
   language: 'de' | 'en';
   theme: WidgetTheme;
   daily_message_budget: number;
+  business_hours: BusinessHours | null;
 }
 
 const COLUMNS = `bot_id, tenant_id, enabled, publishable_key, allowed_origins, verified_only, identity_secret,
-  share_link_enabled, language, theme, daily_message_budget, created_at, updated_at`;
+  share_link_enabled, language, theme, daily_message_budget, business_hours, created_at, updated_at`;
 
 export function findSettings(
   db: Queryable,
@@ -109,8 +112,9 @@ export async function updateSettings(
   const params: unknown[] = [tenantId, botId];
   for (const [column, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    params.push(column === 'theme' ? JSON.stringify(value) : value);
-    sets.push(`${column} = $${params.length}${column === 'theme' ? '::jsonb' : ''}`);
+    const json = column === 'theme' || column === 'business_hours';
+    params.push(json ? JSON.stringify(value) : value);
+    sets.push(`${column} = $${params.length}${json ? '::jsonb' : ''}`);
   }
   sets.push('updated_at = now()');
   return queryOne(
@@ -210,8 +214,16 @@ export interface TranscriptRow {
   content: string;
   /** The interactive blocks a bot reply showed; null when none. */
   blocks: ChatBlock[] | null;
+  /** The person who wrote a reply from the inbox (null for the bot's and the visitor's). */
+  author_user_id: string | null;
+  /** That person's display name: the first name, else the full name. */
+  author_name: string | null;
   created_at: Date;
 }
+
+const TRANSCRIPT_COLUMNS = `m.id, m.seq::int AS seq, m.role, m.content, m.blocks, m.author_user_id,
+  coalesce(nullif(trim(u.first_name), ''), nullif(trim(concat_ws(' ', u.first_name, u.last_name)), '')) AS author_name,
+  m.created_at`;
 
 /** Messages of a conversation in order; after a message id when given (resume). */
 export async function transcript(
@@ -221,10 +233,10 @@ export async function transcript(
   afterMessageId?: string,
 ): Promise<TranscriptRow[]> {
   return db.query<TranscriptRow>(
-    `SELECT id, seq::int AS seq, role, content, blocks, created_at FROM messages
-     WHERE tenant_id = $1 AND conversation_id = $2
-       AND ($3::uuid IS NULL OR seq > coalesce((SELECT seq FROM messages WHERE id = $3 AND conversation_id = $2), 0))
-     ORDER BY seq LIMIT 500`,
+    `SELECT ${TRANSCRIPT_COLUMNS} FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2
+       AND ($3::uuid IS NULL OR m.seq > coalesce((SELECT seq FROM messages WHERE id = $3 AND conversation_id = $2), 0))
+     ORDER BY m.seq LIMIT 500`,
     [tenantId, conversationId, afterMessageId ?? null],
   );
 }
@@ -237,8 +249,8 @@ export function findMessage(
 ): Promise<TranscriptRow | undefined> {
   return queryOne(
     db,
-    `SELECT id, seq::int AS seq, role, content, blocks, created_at FROM messages
-     WHERE tenant_id = $1 AND conversation_id = $2 AND id = $3`,
+    `SELECT ${TRANSCRIPT_COLUMNS} FROM messages m LEFT JOIN users u ON u.id = m.author_user_id
+     WHERE m.tenant_id = $1 AND m.conversation_id = $2 AND m.id = $3`,
     [tenantId, conversationId, messageId],
   );
 }
@@ -281,4 +293,85 @@ export async function lastMessageId(
     [tenantId, conversationId, role ?? null],
   );
   return row?.id;
+}
+
+export interface VisitorContextFields {
+  page_url: string | null;
+  page_title: string | null;
+  language: string | null;
+  user_agent: string | null;
+}
+
+/** Keeps what the widget last told of the visitor of a conversation (page, language, browser). */
+export async function saveVisitorContext(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  fields: VisitorContextFields,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO widget_visitor_context (conversation_id, tenant_id, page_url, page_title, language, user_agent)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (conversation_id) DO UPDATE SET page_url = coalesce(EXCLUDED.page_url, widget_visitor_context.page_url),
+       page_title = coalesce(EXCLUDED.page_title, widget_visitor_context.page_title),
+       language = coalesce(EXCLUDED.language, widget_visitor_context.language),
+       user_agent = coalesce(EXCLUDED.user_agent, widget_visitor_context.user_agent), updated_at = now()`,
+    [conversationId, tenantId, fields.page_url, fields.page_title, fields.language, fields.user_agent],
+  );
+}
+
+export function findVisitorContext(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+): Promise<(VisitorContextFields & { updated_at: Date }) | undefined> {
+  return queryOne(
+    db,
+    `SELECT page_url, page_title, language, user_agent, updated_at FROM widget_visitor_context
+     WHERE tenant_id = $1 AND conversation_id = $2`,
+    [tenantId, conversationId],
+  );
+}
+
+/** The address a visitor left for a person's reply by e-mail (replaced by a newer one). */
+export async function saveReplyAddress(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  email: string,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO widget_reply_addresses (conversation_id, tenant_id, email) VALUES ($1, $2, $3)
+     ON CONFLICT (conversation_id) DO UPDATE SET email = EXCLUDED.email, created_at = now()`,
+    [conversationId, tenantId, email],
+  );
+}
+
+export async function findReplyAddress(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+): Promise<string | undefined> {
+  const row = await queryOne<{ email: string }>(
+    db,
+    'SELECT email FROM widget_reply_addresses WHERE tenant_id = $1 AND conversation_id = $2',
+    [tenantId, conversationId],
+  );
+  return row?.email;
+}
+
+/** The visitor's latest widget conversation with the bot (also an ended one), newest first. */
+export function findLatestConversation(
+  db: Queryable,
+  tenantId: string,
+  botId: string,
+  visitorId: string,
+): Promise<(VisitorConversation & { rating: number | null; handover_at: Date | null }) | undefined> {
+  return queryOne(
+    db,
+    `SELECT id, status, created_at, rating, handover_at FROM conversations
+     WHERE tenant_id = $1 AND bot_id = $2 AND sender_id = $3 AND channel = 'widget'
+     ORDER BY created_at DESC LIMIT 1`,
+    [tenantId, botId, visitorId],
+  );
 }

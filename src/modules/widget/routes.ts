@@ -25,6 +25,7 @@ import {
   visitorOf,
 } from './access.js';
 import { streamEvents } from './events.js';
+import { availabilityOf, noteVisitor } from './visitor-service.js';
 import { widgetMessageStream } from './message-stream.js';
 import * as repo from './repository.js';
 import { findBot } from '../bots/service.js';
@@ -280,6 +281,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         settings.bot_id,
         visitorId,
       );
+      await noteVisitor(ctx, claims, request, request.body.context);
       reply.code(201);
       return {
         token: issueVisitorToken(keyring, claims),
@@ -292,6 +294,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           language: settings.language,
           theme: settings.theme,
           greeting: settings.theme.greeting ?? null,
+          availability: availabilityOf(settings),
         },
       };
     },
@@ -334,6 +337,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           language: settings.language,
           theme: settings.theme,
           greeting: settings.theme.greeting ?? null,
+          availability: availabilityOf(settings),
         },
       };
     },
@@ -399,7 +403,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       };
       // Stream events carry message ids to resume from on /v1/widget/events.
       const anchorId = open ? await repo.lastMessageId(ctx.db, claims.tenant_id, open.id) : undefined;
-      return answerChat(ctx, inbound, request, reply, (target) =>
+      const answered = await answerChat(ctx, inbound, request, reply, (target) =>
         widgetMessageStream({
           open: () => openStream(target),
           end: () => target.raw.end(),
@@ -409,6 +413,8 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           onError: (body) => noteChatStreamError(request, body.error),
         }),
       );
+      await noteVisitor(ctx, claims, request, request.body.context);
+      return answered;
     },
   );
 

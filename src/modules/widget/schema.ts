@@ -22,6 +22,30 @@ export const WidgetThemeSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ClockTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM' });
+
+export const BusinessHoursSchema = Type.Object(
+  {
+    time_zone: Type.String({ maxLength: 60, description: 'IANA time zone, e.g. Europe/Berlin' }),
+    hours: Type.Array(
+      Type.Object(
+        {
+          day: Type.Integer({ minimum: 1, maximum: 7, description: '1 = Monday … 7 = Sunday' }),
+          open: ClockTime,
+          close: ClockTime,
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 50 },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'When people answer in the widget; outside, the widget says when and asks for an e-mail address',
+  },
+);
+
 const Origin = Type.String({
   maxLength: 300,
   description: 'A website origin, scheme://host[:port], e.g. https://www.example.com',
@@ -42,6 +66,7 @@ export const WidgetSettingsSchema = Type.Object({
   language: Type.Union([Type.Literal('de'), Type.Literal('en')]),
   theme: WidgetThemeSchema,
   daily_message_budget: Type.Integer({ description: 'Widget messages per bot and UTC day' }),
+  business_hours: Type.Union([BusinessHoursSchema, Type.Null()]),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
@@ -54,6 +79,7 @@ export const WidgetSettingsBody = Type.Object(
     language: Type.Optional(Type.Union([Type.Literal('de'), Type.Literal('en')])),
     theme: Type.Optional(WidgetThemeSchema),
     daily_message_budget: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
+    business_hours: Type.Optional(Type.Union([BusinessHoursSchema, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -66,6 +92,17 @@ export const VisitorParams = Type.Object({
   id: Type.String({ description: 'Bot id (UUID)' }),
   visitorId: Type.String({ maxLength: 200, description: 'The visitor id (sender id of the conversations)' }),
 });
+
+export const VisitorContextSchema = Type.Object(
+  {
+    page_url: Type.Optional(Type.String({ maxLength: 2000, description: 'The page the visitor is on' })),
+    page_title: Type.Optional(Type.String({ maxLength: 300 })),
+    language: Type.Optional(
+      Type.String({ maxLength: 35, description: 'The browser’s language, e.g. de-DE' }),
+    ),
+  },
+  { additionalProperties: false, description: 'What the widget tells of the visitor, shown in the inbox' },
+);
 
 export const SessionBody = Type.Object(
   {
@@ -83,15 +120,24 @@ export const SessionBody = Type.Object(
         description: 'HS256 JWT {visitor_id, name, email, exp} from the site’s backend',
       }),
     ),
+    context: Type.Optional(VisitorContextSchema),
   },
   { additionalProperties: false },
 );
+
+export const AvailabilitySchema = Type.Object({
+  open: Type.Boolean({ description: 'Whether a person answers now (always, without business hours)' }),
+  next_open_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When people answer again, while closed',
+  }),
+});
 
 export const WidgetBotSchema = Type.Object({
   name: Type.String(),
   language: Type.String(),
   theme: WidgetThemeSchema,
   greeting: Type.Union([Type.String(), Type.Null()]),
+  availability: Type.Optional(AvailabilitySchema),
 });
 
 export const SessionSchema = Type.Object({
@@ -109,6 +155,7 @@ export const WidgetMessageBody = Type.Object(
       Type.String({ maxLength: 10000, description: 'The visitor’s message (1–10000 characters)' }),
     ),
     choice: Type.Optional(ChatChoiceSchema),
+    context: Type.Optional(VisitorContextSchema),
   },
   { additionalProperties: false },
 );
@@ -117,6 +164,12 @@ export const TranscriptMessageSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   from: Type.Union([Type.Literal('visitor'), Type.Literal('bot'), Type.Literal('person')]),
   text: Type.String(),
+  author: Type.Optional(
+    Type.Object({
+      name: Type.String({ description: 'Display name of the person who wrote it (their first name)' }),
+      avatar_url: Type.Optional(Type.String({ description: 'https address of their picture, when set' })),
+    }),
+  ),
   blocks: Type.Optional(Type.Array(ChatBlockSchema)),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -146,10 +199,38 @@ export const VisitorExportSchema = Type.Object({
   ),
 });
 
+export const TypingAccepted = Type.Object({ ok: Type.Boolean() });
+
+export const ReplyAddressBody = Type.Object(
+  {
+    email: Type.String({
+      minLength: 3,
+      maxLength: 320,
+      description: 'Where a person’s reply goes by e-mail',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const ReplyAddressSchema = Type.Object({ email: Type.String() });
+
+export const VisitorRatingBody = Type.Object(
+  {
+    rating: Type.Integer({ minimum: 1, maximum: 5 }),
+    comment: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+export const VisitorRatingSchema = Type.Object({
+  conversation_id: Type.String({ format: 'uuid' }),
+  rating: Type.Integer(),
+  comment: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const DeletedSchema = Type.Object({ deleted_conversations: Type.Integer() });
 
 nameSchemas({
   WidgetTheme: WidgetThemeSchema,
+  WidgetBusinessHours: BusinessHoursSchema,
   WidgetSettings: WidgetSettingsSchema,
   WidgetSession: SessionSchema,
   WidgetTranscriptMessage: TranscriptMessageSchema,

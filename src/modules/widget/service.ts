@@ -62,6 +62,7 @@ export function serializeSettings(row: repo.WidgetSettingsRow) {
     language: row.language,
     theme: row.theme,
     daily_message_budget: row.daily_message_budget,
+    business_hours: row.business_hours ?? null,
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -86,15 +87,21 @@ export async function rotateIdentitySecret(
   return secret;
 }
 
-export function fromOf(role: string): 'visitor' | 'bot' | 'person' {
-  return role === 'user' ? 'visitor' : role === 'assistant' ? 'bot' : 'person';
+/** Who wrote a message, as the visitor sees it: a reply written in the inbox is a person's. */
+export function fromOf(
+  row: Pick<repo.TranscriptRow, 'role' | 'author_user_id'>,
+): 'visitor' | 'bot' | 'person' {
+  if (row.role === 'user') return 'visitor';
+  return row.author_user_id !== null || row.role !== 'assistant' ? 'person' : 'bot';
 }
 
 export function serializeMessage(row: repo.TranscriptRow) {
+  const from = fromOf(row);
   return {
     id: row.id,
-    from: fromOf(row.role),
+    from,
     text: row.content,
+    ...(from === 'person' && row.author_name ? { author: { name: row.author_name } } : {}),
     ...(row.blocks && row.blocks.length > 0 ? { blocks: row.blocks } : {}),
     created_at: row.created_at.toISOString(),
   };

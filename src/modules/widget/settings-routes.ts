@@ -13,6 +13,7 @@ import {
   WidgetSettingsBody,
   WidgetSettingsSchema,
 } from './schema.js';
+import { checkBusinessHours } from './visitor-service.js';
 import {
   newPublishableKey,
   normalizeOrigins,
@@ -72,6 +73,7 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       const { tenantId } = currentUser(request);
       const body = request.body;
       const origins = body.allowed_origins === undefined ? undefined : normalizeOrigins(body.allowed_origins);
+      checkBusinessHours(body.business_hours);
       const updated = await ctx.db.transaction(async (tx) => {
         await settingsOf(tx, tenantId, request.params.id);
         return repo.updateSettings(tx, tenantId, request.params.id, { ...body, allowed_origins: origins });

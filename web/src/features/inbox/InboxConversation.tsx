@@ -6,7 +6,17 @@ import { notify } from '../../components/notify';
 import { ErrorAlert, errorMessage, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { useTeam } from '../users/queries';
-import { useInboxAction, useInboxAssign, useInboxConversation, useInboxSend } from './queries';
+import {
+  useInboxAction,
+  useInboxAssign,
+  useInboxConversation,
+  useInboxSend,
+  useSavedReplies,
+  useTypingSignal,
+  useVisitorTyping,
+} from './queries';
+import { expandSavedReplies } from './saved-replies';
+import { VisitorPanel } from './VisitorPanel';
 import { STATE_COLOUR } from './state-colour';
 
 /** The selected conversation: transcript, notes, and what staff may do with it. */
@@ -18,6 +28,9 @@ export function InboxConversation({ id }: { id: string }) {
   const [text, setText] = useState('');
   const [assignee, setAssignee] = useState<string | null>(null);
   const detail = useInboxConversation(id);
+  const saved = useSavedReplies(canWork);
+  const typingSignal = useTypingSignal(id);
+  const visitorTyping = useVisitorTyping(id);
   const team = useTeam(canManage);
   const fail = (error: unknown) => notify(errorMessage(error, t('inbox.failed')), 'red');
   const action = useInboxAction(id, { onSuccess: (kind) => notify(t(`inbox.done.${kind}`)), onError: fail });
@@ -94,6 +107,12 @@ export function InboxConversation({ id }: { id: string }) {
           </Card>
         ))}
       </Stack>
+      {visitorTyping && (
+        <Text size="sm" c="dimmed" fs="italic" mb="xs" data-testid="visitor-typing">
+          {t('inbox.visitorTyping')}
+        </Text>
+      )}
+      <VisitorPanel visitor={c.visitor} />
       {c.notes.length > 0 && (
         <Stack gap={4} mb="sm">
           <Text size="sm" fw={600}>
@@ -111,7 +130,12 @@ export function InboxConversation({ id }: { id: string }) {
           <Textarea
             label={t('inbox.replyLabel')}
             value={text}
-            onChange={(e) => setText(e.currentTarget.value)}
+            onChange={(e) => {
+              const next = expandSavedReplies(e.currentTarget.value, saved.data?.data ?? []);
+              setText(next);
+              if (next.trim()) typingSignal();
+            }}
+            description={t('inbox.savedRepliesHint')}
             autosize
             minRows={2}
             maxLength={4000}

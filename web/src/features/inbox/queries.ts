@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, call } from '../../api/client';
 
 export type InboxView = 'all' | 'mine' | 'unassigned';
@@ -126,4 +126,52 @@ export function useInboxAssign(id: string, handlers: Handlers<string | null>) {
       call(api.POST('/api/inbox/{id}/assign', { params: { path: { id } }, body: { user_id: userId } })),
     handlers,
   );
+}
+
+/** The team's saved replies (typed as /name in the reply box). */
+export function useSavedReplies(enabled: boolean) {
+  return useQuery({
+    queryKey: ['saved-replies'],
+    queryFn: () => call(api.GET('/api/saved-replies')),
+    enabled,
+    staleTime: 60_000,
+  });
+}
+
+/** Tells the customer's widget that I am typing (at most every 3 seconds). */
+export function useTypingSignal(id: string): () => void {
+  const last = useRef(0);
+  return useCallback(() => {
+    const now = Date.now();
+    if (now - last.current < 3000) return;
+    last.current = now;
+    void call(api.POST('/api/inbox/{id}/typing', { params: { path: { id } } })).catch(() => undefined);
+  }, [id]);
+}
+
+/** Whether the customer of the conversation is typing now (the inbox stream's `typing` events). */
+export function useVisitorTyping(id: string): boolean {
+  const [typing, setTyping] = useState(false);
+  useEffect(() => {
+    if (typeof EventSource === 'undefined') return;
+    const source = new EventSource('/api/inbox/stream', { withCredentials: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    source.addEventListener('typing', (event: MessageEvent<string>) => {
+      try {
+        const data = JSON.parse(event.data) as { conversation_id?: string; from?: string };
+        if (data.conversation_id !== id || data.from !== 'visitor') return;
+      } catch {
+        return;
+      }
+      setTyping(true);
+      clearTimeout(timer);
+      timer = setTimeout(() => setTyping(false), 6000);
+    });
+    source.addEventListener('message', () => setTyping(false));
+    return () => {
+      clearTimeout(timer);
+      source.close();
+    };
+  }, [id]);
+  return typing;
 }

@@ -1,5 +1,11 @@
+/**
+ * The transport: the widget's calls to the service, their errors and the reading of event
+ * streams. Request and response types come from the OpenAPI document (api-schema.d.ts).
+ */
 import { SseParser, eventJson, type SseEvent } from './sse.js';
-import type { Block, Session, TranscriptMessage } from './types.js';
+import type { BotResponse, RatingBody, Session, TranscriptMessage, VisitorContext } from './types.js';
+
+export type { BotResponse } from './types.js';
 
 /** A refusal of the service, with its status (and its German/English `message`). */
 export class ApiError extends Error {
@@ -12,12 +18,11 @@ export class ApiError extends Error {
   }
 }
 
-export interface BotResponse {
-  reply: string;
-  conversation_id?: string;
-  blocks?: Block[];
-  message_id?: string;
-  id?: string;
+/** A fresh random key for one message, kept across its retries (Idempotency-Key). */
+export function newIdempotencyKey(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return 'wm_' + Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export interface SendHandlers {
@@ -87,6 +92,7 @@ export class WidgetApi {
       publishable_key: string;
       visitor_id?: string | undefined;
       identity_token?: string | undefined;
+      context?: VisitorContext | undefined;
     },
     previousToken?: string,
   ): Promise<Session> {
@@ -120,17 +126,19 @@ export class WidgetApi {
   }
 
   /**
-   * Sends a message or a choice; streams the reply (`delta` events) when the service answers
-   * with an event stream, and takes a plain JSON answer as well.
+   * Sends a message or a choice with its Idempotency-Key (the same key on every retry of the
+   * message, so the service stores and answers it once); streams the reply (`delta` events) when
+   * the service answers with an event stream, and takes a plain JSON answer as well.
    */
   async send(
-    body: { text: string; choice?: { block_id: string; item_id: string } },
+    body: { text: string; choice?: { block_id: string; item_id: string }; context?: VisitorContext },
     handlers: SendHandlers,
+    idempotencyKey: string,
   ): Promise<BotResponse> {
     const response = await this.call('/v1/widget/messages', {
       method: 'POST',
       body: JSON.stringify(body),
-      headers: { accept: 'text/event-stream, application/json;q=0.9' },
+      headers: { accept: 'text/event-stream, application/json;q=0.9', 'idempotency-key': idempotencyKey },
     });
     const type = response.headers.get('content-type') ?? '';
     if (!type.includes('text/event-stream')) return (await response.json()) as BotResponse;
@@ -152,8 +160,23 @@ export class WidgetApi {
     return result;
   }
 
+  /** Tells the inbox that the visitor is typing. */
+  async typing(): Promise<void> {
+    await this.call('/v1/widget/typing', { method: 'POST', body: '{}' });
+  }
+
+  /** The visitor's address for a person's reply by e-mail. */
+  async replyAddress(email: string): Promise<void> {
+    await this.call('/v1/widget/reply-address', { method: 'POST', body: JSON.stringify({ email }) });
+  }
+
+  /** The visitor's satisfaction rating after a person closed the conversation. */
+  async rate(body: RatingBody): Promise<void> {
+    await this.call('/v1/widget/rating', { method: 'POST', body: JSON.stringify(body) });
+  }
+
   /**
-   * The conversation's events (`message`, `status`), resumed after `lastEventId`. Resolves when
+   * The conversation's events (`message`, `status`, `typing`), resumed after `lastEventId`. Resolves when
    * the stream ends; rejects on a refusal or a network error; aborts with the signal.
    */
   async events(
