@@ -13,6 +13,8 @@ import { widgetPushSender } from './modules/widget/events.js';
 import { createEmailSender } from './modules/mailboxes/connectors/sender.js';
 import { MailboxConnections } from './modules/mailboxes/connectors/sync.js';
 import { warnExpiringSecrets } from './modules/mailboxes/connectors/health.js';
+import { messagingSenders } from './modules/messaging/sender.js';
+import { sweepWaiting } from './modules/messaging/inbound.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -76,7 +78,7 @@ export class Scheduler {
 
 /** The registry of outbox senders by kind: every way a message leaves the service. */
 export function outboxSenders(ctx: AppContext): OutboxSender[] {
-  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx)];
+  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx), ...messagingSenders(ctx)];
 }
 
 /**
@@ -126,6 +128,12 @@ export function backgroundJobs(
         if (embeddings) await backfillPass(ctx.db, embeddings);
         return false;
       },
+    },
+    {
+      // WhatsApp/SMS messages whose instance stopped before their turn.
+      name: 'messaging-waiting',
+      intervalMs: 10_000,
+      run: async () => (await sweepWaiting(ctx)) === 100,
     },
     {
       name: 'mailbox-secret-expiry',

@@ -139,6 +139,10 @@ export const ERROR_CODES = [
   'phone_invalid',
   'merge_same_contact',
   'merge_booking_conflict',
+  // Messaging channels (WhatsApp, SMS).
+  'window_closed',
+  'opted_out',
+  'connection_gone',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -176,6 +180,7 @@ export const RESOURCES = {
   'Webhook delivery': 'webhook_delivery',
   'Outbox message': 'outbox_message',
   Mailbox: 'mailbox',
+  'Channel connection': 'channel_connection',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
 } as const;

@@ -41,6 +41,8 @@ export const OPENAPI_TAGS = [
     description: "A bot's mailboxes (e-mail channel): connections, secrets, health",
   },
   { name: 'e-mail', description: "Mail providers' inbound webhooks (HTTP basic auth per mailbox)" },
+  { name: 'dashboard: channel connections', description: "A bot's WhatsApp, SMS and voice connections" },
+  { name: 'messaging', description: "Meta's and Twilio's webhooks (signed per connection)" },
   { name: 'system', description: 'Liveness, readiness, metrics' },
   {
     name: 'widget',
