@@ -83,9 +83,10 @@ export async function acceptMessages(
   ctx: AppContext,
   conn: ConnectionRow,
   messages: ParsedInbound[],
-): Promise<InboundRow[]> {
-  if (messages.length === 0) return [];
+): Promise<{ waiting: InboundRow[]; queued: boolean }> {
+  if (messages.length === 0) return { waiting: [], queued: false };
   return ctx.db.transaction(async (tx) => {
+    let queued = false;
     const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
     const stored = await repo.insertInbound(
       tx,
@@ -123,8 +124,9 @@ export async function acceptMessages(
         key: `notice:${row.id}`,
       });
       if (s.kind === 'opt_out') await repo.setOptOut(tx, conn.id, row.from_number, true);
+      queued = true;
     }
-    return stored.filter((r) => r.status === 'received');
+    return { waiting: stored.filter((r) => r.status === 'received'), queued };
   });
 }
 
@@ -157,9 +159,16 @@ export function scheduleTurn(ctx: AppContext, conn: ConnectionRow, from: string,
 }
 
 /** After a webhook's commit: the turns of the customers who wrote. */
-export function afterAccept(ctx: AppContext, conn: ConnectionRow, stored: InboundRow[]): void {
+export function afterAccept(
+  ctx: AppContext,
+  conn: ConnectionRow,
+  accepted: { waiting: InboundRow[]; queued: boolean },
+): void {
   const quiet = quietWindowMs(conn.settings.quiet_window_ms);
-  for (const from of new Set(stored.map((r) => r.from_number))) scheduleTurn(ctx, conn, from, quiet);
+  for (const from of new Set(accepted.waiting.map((r) => r.from_number)))
+    scheduleTurn(ctx, conn, from, quiet);
+  // Notices and confirmations queued with the messages leave now.
+  if (accepted.queued) void sendDueNow(ctx);
 }
 
 /** The engine's refusals this adapter tells apart (kept in one place: the engine's codes may change). */

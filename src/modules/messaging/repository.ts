@@ -420,7 +420,7 @@ export async function insertOutbound(db: Queryable, o: NewOutbound): Promise<str
     db,
     `INSERT INTO channel_outbound (tenant_id, connection_id, conversation_id, message_id, to_number, purpose,
        automated, body, status, status_rank, error_text, error_code)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9 = 'refused' THEN 7 ELSE 0 END, $10, $11) RETURNING id`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::varchar, CASE WHEN $9::varchar = 'refused' THEN 7 ELSE 0 END, $10, $11) RETURNING id`,
     [
       o.tenantId,
       o.connectionId,

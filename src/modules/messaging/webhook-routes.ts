@@ -153,11 +153,11 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         if (parsed) messages = [parsed];
       }
       if (!conn.is_active) return reply.status(200).send({ ok: true });
-      const stored = await acceptMessages(ctx, conn, messages);
+      const accepted = await acceptMessages(ctx, conn, messages);
       // After the commit: the turns (after the quiet window), and Meta's read mark and typing indicator.
-      afterAccept(ctx, conn, stored);
+      afterAccept(ctx, conn, accepted);
       if (conn.kind === 'whatsapp_cloud' && conn.secrets.access_token) {
-        for (const row of stored) {
+        for (const row of accepted.waiting) {
           void markRead(
             ctx.config.messaging.graphBaseUrl,
             { phoneNumberId: conn.settings.phone_number_id!, token: secrets.open(conn.secrets.access_token) },
