@@ -399,6 +399,95 @@ describeApp(
       expect(row!.status).toBe('failed');
       expect(row!.error_text).toMatch(/^Das 24-Stunden-Fenster ist geschlossen/);
     });
+    it('hand-over: the customer keeps writing into the inbox, the bot is silent, a person answers; after 25 hours refused in words', async () => {
+      const { app, db, ctx } = get();
+      const from = String(customer);
+      await postMeta(
+        app,
+        connectionId,
+        metaPayload(PHONE_ID, { messages: [textMessage(from, 'Hallo')] }),
+        APP_SECRET,
+      );
+      await vi.waitUntil(() => repliesTo(from).length >= 1, { timeout: 15_000, interval: 50 });
+      const [{ conversation_id: conversationId } = { conversation_id: '' }] = await db.query<{
+        conversation_id: string;
+      }>(
+        'SELECT conversation_id FROM channel_inbound WHERE connection_id = $1 AND conversation_id IS NOT NULL',
+        [connectionId],
+      );
+      const taken = await app.inject({
+        method: 'POST',
+        url: `/api/inbox/${conversationId}/take-over`,
+        headers: tenant.owner.headers,
+      });
+      expect(taken.statusCode, taken.body).toBe(200);
+      for (const text of ['Sind Sie noch da?', 'Ich warte auf Antwort']) {
+        await postMeta(
+          app,
+          connectionId,
+          metaPayload(PHONE_ID, { messages: [textMessage(from, text)] }),
+          APP_SECRET,
+        );
+        await sleep(400);
+      }
+      await vi.waitUntil(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM channel_inbound WHERE connection_id = $1 AND status = 'handed_over'`,
+              [connectionId],
+            )
+          ).length === 2,
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(repliesTo(from)).toHaveLength(1);
+      const kept = await db.query<{ content: string }>(
+        `SELECT content FROM messages WHERE conversation_id = $1 AND role = 'user' ORDER BY created_at`,
+        [conversationId],
+      );
+      expect(kept.map((m) => m.content)).toEqual(['Hallo', 'Sind Sie noch da?', 'Ich warte auf Antwort']);
+      const rows = await db.query<{ status: string }>(
+        `SELECT status FROM channel_inbound WHERE connection_id = $1 ORDER BY provider_ts`,
+        [connectionId],
+      );
+      expect(rows.map((r) => r.status)).toEqual(['answered', 'handed_over', 'handed_over']);
+
+      const answer = await app.inject({
+        method: 'POST',
+        url: `/api/inbox/${conversationId}/reply`,
+        headers: tenant.owner.headers,
+        payload: { text: 'Hier ist Anna, wie kann ich helfen?' },
+      });
+      expect(answer.statusCode, answer.body).toBe(201);
+      const { sendDueNow } = await import('../../src/modules/messaging/sender.js');
+      await sendDueNow(ctx);
+      expect(repliesTo(from)).toHaveLength(2);
+      expect(repliesTo(from)[1]!.body).toMatchObject({
+        type: 'text',
+        text: { body: 'Hier ist Anna, wie kann ich helfen?' },
+      });
+
+      // 25 hours later the window is closed: refused before calling Meta, nothing stored.
+      await db.query(
+        `UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours' WHERE connection_id = $1`,
+        [connectionId],
+      );
+      const before = await db.query('SELECT id FROM messages WHERE conversation_id = $1', [conversationId]);
+      const late = await app.inject({
+        method: 'POST',
+        url: `/api/inbox/${conversationId}/reply`,
+        headers: tenant.owner.headers,
+        payload: { text: 'Sind Sie noch interessiert?' },
+      });
+      expect(late.statusCode).toBe(409);
+      expect(late.json()).toMatchObject({ code: 'window_closed' });
+      expect(late.json().message).toMatch(/^Das 24-Stunden-Fenster ist geschlossen/);
+      expect(
+        await db.query('SELECT id FROM messages WHERE conversation_id = $1', [conversationId]),
+      ).toHaveLength(before.length);
+      await sendDueNow(ctx);
+      expect(repliesTo(from)).toHaveLength(2);
+    });
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },
 );
