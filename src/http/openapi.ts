@@ -236,6 +236,18 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
           internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when configured' },
           widgetVisitor: { type: 'http', scheme: 'bearer', description: 'Widget visitor token (wvt1.…)' },
+          metaSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Hub-Signature-256',
+            description: "Meta's HMAC-SHA256 of the raw body with the connection's app secret",
+          },
+          twilioSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Twilio-Signature',
+            description: "Twilio's request signature with the connection's auth token over its public URL",
+          },
           inboundBasic: {
             type: 'http',
             scheme: 'basic',

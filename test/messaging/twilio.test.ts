@@ -92,12 +92,19 @@ describeApp('Twilio SMS and WhatsApp (official library against a local Messages 
         twilio.getExpectedTwilioSignature(AUTH_TOKEN, conn.webhook_url.replace(':8443', ':9443'), params),
       ],
       ['wrong token', params, twilio.getExpectedTwilioSignature('another-token', conn.webhook_url, params)],
-      ['no signature', params, ''],
+      ['empty signature', params, ''],
     ];
     for (const [name, body, signature] of cases) {
       const res = await post(conn.webhook_url, body, signature);
       expect(res.statusCode, name).toBe(403);
     }
+    const unsigned = await get().app.inject({
+      method: 'POST',
+      url: conn.webhook_url.slice(conn.webhook_url.indexOf('/v1/')),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(params).toString(),
+    });
+    expect(unsigned.statusCode).toBe(401);
     const [none] = await get().db.query<{ n: number }>(
       'SELECT count(*)::int AS n FROM channel_inbound WHERE connection_id = $1',
       [conn.id],

@@ -68,6 +68,7 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       schema: {
         tags,
         operationId: 'verifyChannelWebhook',
+        security: [],
         summary:
           "Meta's webhook verification: answers hub.challenge when hub.verify_token is the connection's",
         params: ChannelParams,
@@ -95,6 +96,7 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       schema: {
         tags,
         operationId: 'receiveChannelWebhook',
+        security: [{ metaSignature: [] }, { twilioSignature: [] }],
         summary:
           'Messages from Meta (signed X-Hub-Signature-256) or Twilio (signed X-Twilio-Signature); answered once they are stored',
         params: ChannelParams,
@@ -148,7 +150,7 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
               ...(isJson ? { raw: raw.toString('utf8') } : {}),
             },
           );
-        if (!valid) return refuse(reply, request, id, 403);
+        if (!valid) return refuse(reply, request, id, typeof signature === 'string' ? 403 : 401);
         const parsed = isJson ? null : parseTwilioMessage(fields);
         if (parsed) messages = [parsed];
       }
@@ -181,9 +183,16 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       schema: {
         tags,
         operationId: 'receiveChannelStatus',
+        security: [{ twilioSignature: [] }],
         summary: "Twilio's status callbacks (signed X-Twilio-Signature): delivery statuses of sent messages",
         params: ChannelParams,
-        response: { 200: WebhookReply, 403: WebhookReply, 404: WebhookReply, 429: WebhookReply },
+        response: {
+          200: WebhookReply,
+          401: WebhookReply,
+          403: WebhookReply,
+          404: WebhookReply,
+          429: WebhookReply,
+        },
       },
     },
     async (request, reply) => {
@@ -206,7 +215,7 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
           },
         )
       )
-        return refuse(reply, request, id, 403);
+        return refuse(reply, request, id, typeof signature === 'string' ? 403 : 401);
       const sid = fields.MessageSid || fields.SmsSid;
       const status = fields.MessageStatus || fields.SmsStatus;
       const query = request.query as Record<string, string | undefined>;
