@@ -467,6 +467,34 @@ describeApp(
         text: { body: 'Hier ist Anna, wie kann ich helfen?' },
       });
 
+      const state = await app.inject({
+        method: 'GET',
+        url: `/api/conversations/${conversationId}/channel`,
+        headers: tenant.owner.headers,
+      });
+      expect(state.statusCode, state.body).toBe(200);
+      expect(state.json()).toMatchObject({
+        kind: 'whatsapp_cloud',
+        customer_number: `+${from}`,
+        opted_out: false,
+        window: { open: true },
+      });
+      expect(state.json().window.remaining_seconds).toBeGreaterThan(23 * 3600);
+      expect(state.json().messages.map((m: { purpose: string }) => m.purpose)).toEqual(['reply', 'person']);
+      const other = await buildTenant(ctx);
+      for (const [headers, status] of [
+        [other.owner.headers, 404],
+        [{}, 401],
+        [(await tenant.user('editor')).headers, 200],
+      ] as const) {
+        const res = await app.inject({
+          method: 'GET',
+          url: `/api/conversations/${conversationId}/channel`,
+          headers,
+        });
+        expect(res.statusCode).toBe(status);
+      }
+
       // 25 hours later the window is closed: refused before calling Meta, nothing stored.
       await db.query(
         `UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours' WHERE connection_id = $1`,
@@ -487,6 +515,12 @@ describeApp(
       ).toHaveLength(before.length);
       await sendDueNow(ctx);
       expect(repliesTo(from)).toHaveLength(2);
+      const closed = await app.inject({
+        method: 'GET',
+        url: `/api/conversations/${conversationId}/channel`,
+        headers: tenant.owner.headers,
+      });
+      expect(closed.json().window).toMatchObject({ open: false, remaining_seconds: 0 });
     });
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },

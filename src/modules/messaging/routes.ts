@@ -5,6 +5,7 @@ import { currentUser, requireUser } from '../auth/guard.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import type { ConnectionRow } from './repository.js';
 import {
+  ChannelStateSchema,
   ConnectionList,
   ConnectionParams,
   ConnectionSchema,
@@ -14,6 +15,7 @@ import {
 import { channelSecretsFor } from './secret-store.js';
 import {
   connectionExtras,
+  conversationChannelState,
   createConnection,
   editConnection,
   getConnection,
@@ -143,5 +145,22 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = 
       await removeConnection(ctx.db, currentUser(request).tenantId, id, connectionId);
       return reply.status(204).send(null);
     },
+  );
+
+  app.get(
+    '/api/conversations/:id/channel',
+    {
+      onRequest: requireUser(ctx, 'conversation:view'),
+      schema: {
+        tags,
+        operationId: 'getConversationChannel',
+        summary:
+          "A WhatsApp/SMS conversation's delivery statuses, the 24-hour window's remaining time and the opt-out",
+        security,
+        params: IdParams,
+        response: { 200: ChannelStateSchema, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => conversationChannelState(ctx.db, currentUser(request).tenantId, request.params.id),
   );
 };

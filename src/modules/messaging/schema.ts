@@ -139,3 +139,41 @@ export const VerifyQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+
+export const ChannelStateSchema = Type.Object(
+  {
+    connection_id: Type.String({ format: 'uuid' }),
+    kind: Type.String(),
+    customer_number: Type.String({ description: 'E.164' }),
+    opted_out: Type.Boolean({
+      description: 'The number wrote STOP (or Twilio answered 21610): nothing is sent',
+    }),
+    window: Type.Union(
+      [
+        Type.Object({
+          open: Type.Boolean(),
+          closes_at: NullableDateTime,
+          remaining_seconds: Type.Integer({ minimum: 0 }),
+        }),
+        Type.Null(),
+      ],
+      { description: "WhatsApp's 24-hour customer-service window; null for SMS" },
+    ),
+    messages: Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid' }),
+        purpose: Type.String({ description: 'reply (the bot), person (the inbox), notice' }),
+        status: Type.String({
+          description:
+            'queued, sending, unknown, accepted, sent, delivered, read, failed, undelivered, refused',
+        }),
+        error_code: Type.Union([Type.String(), Type.Null()]),
+        error: Type.Union([Type.String(), Type.Null()], { description: 'In words' }),
+        parts: Type.Integer({ description: 'Messages it went out as (SMS parts)' }),
+        created_at: DateTime,
+        sent_at: NullableDateTime,
+      }),
+    ),
+  },
+  { $id: 'ChannelConversationState', title: 'ChannelConversationState' },
+);

@@ -9,7 +9,7 @@ import { isUuid } from '../../shared/ids.js';
 import { getBot } from '../bots/service.js';
 import * as repo from './repository.js';
 import type { ConnectionKind, ConnectionRow, ConnectionSettings } from './repository.js';
-import { QUIET_WINDOW_DEFAULT_MS } from './rules.js';
+import { QUIET_WINDOW_DEFAULT_MS, windowState } from './rules.js';
 import type { CreateConnectionBody, UpdateConnectionBody } from './schema.js';
 import type { ChannelSecrets } from './secret-store.js';
 
@@ -224,5 +224,49 @@ export function serializeConnection(row: ConnectionRow, config: Config, extras?:
     },
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * A WhatsApp/SMS conversation as the inbox shows it: the 24-hour window's remaining time, the
+ * opt-out, and every message sent with its delivery status (in words when it failed). 404 for a
+ * conversation that is not one of the tenant's messaging conversations.
+ */
+export async function conversationChannelState(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  now = new Date(),
+) {
+  const where = isUuid(conversationId)
+    ? await repo.conversationChannel(db, tenantId, conversationId)
+    : undefined;
+  const conn = where ? await repo.findConnectionById(db, where.connection_id) : undefined;
+  if (!where || !conn || conn.tenant_id !== tenantId) throw notFound('Conversation');
+  const windowed = conn.kind === 'whatsapp_cloud' || conn.kind === 'twilio_whatsapp';
+  const window = windowState(await repo.lastCustomerMessageAt(db, conn.id, where.from_number), now);
+  const rows = await repo.outboundOfConversation(db, tenantId, conversationId);
+  return {
+    connection_id: conn.id,
+    kind: conn.kind,
+    customer_number: where.from_number,
+    opted_out: await repo.isOptedOut(db, conn.id, where.from_number),
+    window: windowed
+      ? {
+          open: window.open,
+          closes_at: window.closesAt?.toISOString() ?? null,
+          remaining_seconds: Math.floor(window.remainingMs / 1000),
+        }
+      : null,
+    messages: rows.map((r) => ({
+      id: r.id,
+      purpose: r.purpose,
+      status: r.status,
+      error_code: r.error_code,
+      error: r.error_text,
+      parts: r.body.parts.length,
+      created_at: r.created_at.toISOString(),
+      sent_at: r.sent_at?.toISOString() ?? null,
+    })),
   };
 }
