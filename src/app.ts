@@ -55,6 +55,8 @@ import { sharePageRoutes } from './modules/widget/share-page.js';
 import { goLiveRoutes } from './modules/golive/routes.js';
 import { mailboxRoutes } from './modules/mailboxes/routes.js';
 import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
+import { connectionRoutes } from './modules/messaging/routes.js';
+import { channelWebhookRoutes } from './modules/messaging/webhook-routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -161,6 +163,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(unansweredRoutes, { ctx });
   await app.register(mailboxRoutes, { ctx });
   await app.register(postmarkInboundRoutes, { ctx });
+  await app.register(connectionRoutes, { ctx });
+  await app.register(channelWebhookRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

@@ -267,6 +267,15 @@ export function loadConfig(env: Env = process.env) {
       rateLimitMax: int(env, 'CHAT_RATE_LIMIT_MAX', 60, 1, 10_000_000),
     },
 
+    messaging: {
+      /** Meta's Graph API with its pinned version; Parley sends to {base}/{phone_number_id}/messages. */
+      graphBaseUrl: str(env, 'WHATSAPP_GRAPH_BASE_URL', 'https://graph.facebook.com/v23.0'),
+      /** The `twilio` library's api.baseUrl; Parley sends to {base}/2010-04-01/Accounts/{sid}/Messages.json. */
+      twilioApiBaseUrl: str(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com'),
+      /** Longest wait for a provider's answer to one send; after it the send counts as ambiguous. */
+      sendTimeoutMs: int(env, 'MESSAGING_SEND_TIMEOUT_MS', 15_000, 100, 120_000),
+    },
+
     widget: {
       /** Lifetime of a visitor token. */
       tokenTtlMinutes: int(env, 'WIDGET_TOKEN_TTL_MINUTES', 30, 15, 60),

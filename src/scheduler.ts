@@ -14,6 +14,8 @@ import { widgetEmailSender } from './modules/widget/visitor-service.js';
 import { createEmailSender } from './modules/mailboxes/connectors/sender.js';
 import { MailboxConnections } from './modules/mailboxes/connectors/sync.js';
 import { warnExpiringSecrets } from './modules/mailboxes/connectors/health.js';
+import { messagingSenders } from './modules/messaging/sender.js';
+import { sweepWaiting } from './modules/messaging/inbound.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {
@@ -77,7 +79,13 @@ export class Scheduler {
 
 /** The registry of outbox senders by kind: every way a message leaves the service. */
 export function outboxSenders(ctx: AppContext): OutboxSender[] {
-  return [createWebhookSender(ctx), widgetPushSender(ctx), createEmailSender(ctx), widgetEmailSender(ctx)];
+  return [
+    createWebhookSender(ctx),
+    widgetPushSender(ctx),
+    createEmailSender(ctx),
+    widgetEmailSender(ctx),
+    ...messagingSenders(ctx),
+  ];
 }
 
 /**
@@ -127,6 +135,12 @@ export function backgroundJobs(
         if (embeddings) await backfillPass(ctx.db, embeddings);
         return false;
       },
+    },
+    {
+      // WhatsApp/SMS messages whose instance stopped before their turn.
+      name: 'messaging-waiting',
+      intervalMs: 10_000,
+      run: async () => (await sweepWaiting(ctx)) === 100,
     },
     {
       name: 'mailbox-secret-expiry',

@@ -149,6 +149,10 @@ export const ERROR_CODES = [
   // The inbox's team: saved replies, the visitor's rating.
   'saved_reply_name_taken',
   'conversation_not_closed',
+  // Messaging channels (WhatsApp, SMS).
+  'window_closed',
+  'opted_out',
+  'connection_gone',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 
@@ -187,6 +191,7 @@ export const RESOURCES = {
   'Outbox message': 'outbox_message',
   Mailbox: 'mailbox',
   Mail: 'mail',
+  'Channel connection': 'channel_connection',
   Route: 'route',
   'Widget visitor': 'widget_visitor',
   'Saved reply': 'saved_reply',

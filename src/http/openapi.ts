@@ -41,6 +41,8 @@ export const OPENAPI_TAGS = [
     description: "A bot's mailboxes (e-mail channel): connections, secrets, health",
   },
   { name: 'e-mail', description: "Mail providers' inbound webhooks (HTTP basic auth per mailbox)" },
+  { name: 'dashboard: channel connections', description: "A bot's WhatsApp, SMS and voice connections" },
+  { name: 'messaging', description: "Meta's and Twilio's webhooks (signed per connection)" },
   { name: 'system', description: 'Liveness, readiness, metrics' },
   {
     name: 'widget',
@@ -234,6 +236,18 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
           internalKey: { type: 'apiKey', in: 'header', name: 'X-Internal-API-Key' },
           metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when configured' },
           widgetVisitor: { type: 'http', scheme: 'bearer', description: 'Widget visitor token (wvt1.…)' },
+          metaSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Hub-Signature-256',
+            description: "Meta's HMAC-SHA256 of the raw body with the connection's app secret",
+          },
+          twilioSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Twilio-Signature',
+            description: "Twilio's request signature with the connection's auth token over its public URL",
+          },
           inboundBasic: {
             type: 'http',
             scheme: 'basic',

@@ -35,6 +35,8 @@ const PUBLIC_ROUTES = new Set([
   'OPTIONS /v1/widget/messages',
   'OPTIONS /v1/widget/conversation',
   'OPTIONS /v1/widget/events',
+  // Meta's webhook verification: the verify token comes in the query.
+  'GET /v1/channels/{connectionId}/webhook',
 ]);
 
 /**

@@ -136,7 +136,7 @@ export async function findOrCreateContactBySender(
 ): Promise<ContactRow> {
   const email = looksLikeEmail(input.senderId) ? input.senderId.trim() : null;
   const phone =
-    !email && (input.channel === 'whatsapp' || input.channel === 'voice')
+    !email && (input.channel === 'whatsapp' || input.channel === 'voice' || input.channel === 'sms')
       ? normalizePhone(input.senderId)
       : null;
   const inserted = await queryOne<ContactRow>(

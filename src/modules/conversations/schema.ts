@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PageQuery } from '../../shared/pagination.js';
 import { nameSchemas } from '../../http/schemas.js';
 
-export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook'] as const;
+export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook', 'whatsapp', 'sms'] as const;
 export const CONVERSATION_STATUSES = ['active', 'ended', 'handed_over'] as const;
 export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 

@@ -15,6 +15,7 @@ import { decide, stateOf, type HandoverAction, type HandoverState } from '../con
 import { insertStaffMessage, writeHandoverState } from '../conversations/service.js';
 import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
+import { queueChannelReply } from '../messaging/outbound.js';
 import { publishInboxChange, publishMessage } from './events.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
@@ -310,6 +311,9 @@ async function queueDelivery(
     await enqueue(tx, tenantId, [
       { kind: EMAIL_REPLY_KIND, idempotencyKey: `${EMAIL_REPLY_KIND}:${message.id}`, payload },
     ]);
+  } else if (row.channel === 'whatsapp' || row.channel === 'sms') {
+    // Refused in words (24-hour window, opt-out) before anything is stored or sent.
+    await queueChannelReply(tx, tenantId, row.id, message);
   } else {
     // API conversations: the tenant's own system receives the reply as a webhook event.
     await enqueueEvent(tx, tenantId, 'conversation.message', {

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   // A person's reply in the inbox to an API-channel conversation.
   'conversation.message',
   'mailbox.secret_expiring',
+  // A messaging connection's credentials were refused (Meta 190, HTTP 401).
+  'channel.unhealthy',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

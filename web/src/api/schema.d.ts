@@ -1725,69 +1725,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/widget/typing": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The visitor is typing: the inbox shows it (send at most every few seconds)
-         * @description Reaches open inbox streams as a `typing` event {conversation_id, from: "visitor"}; nothing is stored. 404 while the visitor has no open conversation.
-         */
-        post: operations["widgetVisitorTyping"];
-        delete?: never;
-        /** CORS preflight: allowed for origins an enabled widget lists */
-        options: operations["widgetPreflightTyping"];
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/widget/reply-address": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The visitor’s e-mail address for a person’s reply (asked outside business hours)
-         * @description The address becomes the contact’s (found or created by it; a verified visitor keeps the identity’s) and every later reply of a person in the open conversation is also sent there by e-mail through the outbox.
-         */
-        post: operations["setWidgetReplyAddress"];
-        delete?: never;
-        /** CORS preflight: allowed for origins an enabled widget lists */
-        options: operations["widgetPreflightReplyAddress"];
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/widget/rating": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The visitor’s satisfaction rating (1–5, a comment) after a person closed the conversation
-         * @description Stored as the conversation’s satisfaction rating (a later one replaces it) and reported as the `satisfaction.rated` webhook event. 409 while the conversation is open or was not with a person.
-         */
-        post: operations["rateWidgetConversation"];
-        delete?: never;
-        /** CORS preflight: allowed for origins an enabled widget lists */
-        options: operations["widgetPreflightRating"];
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/c/{bot}": {
         parameters: {
             query?: never;
@@ -2026,59 +1963,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/inbox/{id}/typing": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** I am typing a reply: the customer’s widget shows it with my first name (send every few seconds) */
-        post: operations["typingInInbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/saved-replies": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The team’s saved replies, by name (typed as /name in the inbox’s reply box) */
-        get: operations["listSavedReplies"];
-        put?: never;
-        /** Add a saved reply (409 when the name is taken) */
-        post: operations["createSavedReply"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/saved-replies/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Delete a saved reply */
-        delete: operations["deleteSavedReply"];
-        options?: never;
-        head?: never;
-        /** Change a saved reply’s name or text */
-        patch: operations["updateSavedReply"];
-        trace?: never;
-    };
     "/api/bots/{id}/unanswered": {
         parameters: {
             query?: never;
@@ -2201,74 +2085,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/answer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Answer a mail that was not answered anyway: the turn runs once, marked forced (never for a refused sender address) */
-        post: operations["answerMailAnyway"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/inbox": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a mail that was not answered to the inbox: a conversation waiting for a person */
-        post: operations["sendMailToInbox"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/raw": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The mail as received (message/rfc822), for the owner and admins */
-        get: operations["downloadRawMail"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/mail-bounces": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Whether replies to an address bounced (the warning on a contact) */
-        get: operations["listMailBounces"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/email/inbound/postmark/{mailboxId}": {
         parameters: {
             query?: never;
@@ -2280,6 +2096,78 @@ export interface paths {
         put?: never;
         /** Postmark's inbound webhook for a mailbox of kind postmark (HTTP basic auth with the mailbox's inbound credentials) */
         post: operations["receivePostmarkInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's WhatsApp, SMS and voice connections with their health (secrets only by name) */
+        get: operations["listChannelConnections"];
+        put?: never;
+        /** Connect a WhatsApp (Meta Cloud API or Twilio), SMS or voice number; secrets are stored encrypted and never shown again */
+        post: operations["createChannelConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection with its health */
+        get: operations["getChannelConnection"];
+        put?: never;
+        post?: never;
+        /** Disconnect (its stored messages go with it; conversations stay) */
+        delete: operations["deleteChannelConnection"];
+        options?: never;
+        head?: never;
+        /** Change a connection; a secret given replaces the stored one at once (and clears a token problem), an absent one is kept */
+        patch: operations["updateChannelConnection"];
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Meta's webhook verification: answers hub.challenge when hub.verify_token is the connection's */
+        get: operations["verifyChannelWebhook"];
+        put?: never;
+        /** Messages from Meta (signed X-Hub-Signature-256) or Twilio (signed X-Twilio-Signature); answered once they are stored */
+        post: operations["receiveChannelWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's status callbacks (signed X-Twilio-Signature): delivery statuses of sent messages */
+        post: operations["receiveChannelStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2358,8 +2246,6 @@ export interface components {
                 client_id?: string;
                 /** @description Basic-auth user of the inbound webhook URL */
                 inbound_username?: string;
-                /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
-                reply_all?: boolean;
                 /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                 read_attachments?: boolean;
             };
@@ -2370,14 +2256,7 @@ export interface components {
             inbound_url: string | null;
             health: {
                 last_sync_at: string | null;
-                /** @description The last error in words with what to do (German) */
                 last_error: string | null;
-                /** @description Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, … */
-                last_error_code: string | null;
-                /** @description The same in English */
-                last_error_en: string | null;
-                /** @description The raw detail behind it */
-                last_error_detail: string | null;
                 last_error_at: string | null;
                 token_expires_at: string | null;
                 /** @description No successful sync for longer than the configured minutes */
@@ -2396,12 +2275,7 @@ export interface components {
             id: string;
             /** Format: uuid */
             mailbox_id: string;
-            /** @description The Message-ID header as received */
-            message_id: string;
-            /** @description The sender (From) */
             from_address: string | null;
-            /** @description Reply-To's first address when the mail had one: the reply goes there */
-            reply_to: string | null;
             subject: string | null;
             /** @description received, answered, skipped or failed */
             status: string;
@@ -2409,21 +2283,57 @@ export interface components {
             skip_reason: string | null;
             /** @description For status failed: what went wrong, in words */
             error: string | null;
-            /** @description A skipped mail the team answered anyway (forced) or sent to the inbox */
-            second_chance: "answered" | "inbox" | null;
-            /** @description The raw mail can be downloaded (owner and admin) */
-            has_raw: boolean;
-            /** @description What became of the reply to this mail */
-            delivery: {
-                /** @description queued, sent, deferred, bounced or failed */
-                status: string;
-                /** @description The server's words */
-                detail: string | null;
-                to: string | null;
-            } | null;
             conversation_id: string | null;
             /** Format: date-time */
             received_at: string;
+        };
+        /** ChannelConnection */
+        ChannelConnection: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bot_id: string;
+            kind: string;
+            name: string;
+            is_active: boolean;
+            phone_number_id: string | null;
+            business_account_id: string | null;
+            account_sid: string | null;
+            from_number: string | null;
+            phone_number: string | null;
+            handoff_number: string | null;
+            mode: string | null;
+            public_base_url: string | null;
+            quiet_window_ms: number;
+            /** @description Names of the secrets that are set (never their values) */
+            secrets_set: string[];
+            /** @description Enter this URL in the provider console (Meta: callback URL; Twilio: "A message comes in") */
+            webhook_url: string;
+            status_callback_url: string | null;
+            health: {
+                /** @description False while the provider refuses the credentials */
+                healthy: boolean;
+                unhealthy_since: string | null;
+                last_inbound_at: string | null;
+                last_outbound_at: string | null;
+                last_error: string | null;
+                last_error_code: string | null;
+                last_error_at: string | null;
+                /** @description Provider error codes per day, the last 7 days */
+                error_counts: {
+                    day: string;
+                    code: string;
+                    count: number;
+                }[];
+                /** @description Outbound messages of the last 24 hours by delivery status */
+                statuses: {
+                    [key: string]: number;
+                };
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** Error */
         ErrorBody: {
@@ -2433,7 +2343,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "conversation_not_closed";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "window_closed" | "opted_out" | "connection_gone";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -2446,7 +2356,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "mail" | "route" | "widget_visitor" | "saved_reply";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "channel_connection" | "route" | "widget_visitor";
             } & {
                 [key: string]: unknown;
             };
@@ -2674,7 +2584,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2736,7 +2646,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2830,7 +2740,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -3468,12 +3378,6 @@ export interface components {
                 language: string;
                 theme: components["schemas"]["WidgetTheme"];
                 greeting: string | null;
-                availability?: {
-                    /** @description Whether a person answers now (always, without business hours) */
-                    open: boolean;
-                    /** @description When people answer again, while closed */
-                    next_open_at: string | null;
-                };
             };
         };
         /** WidgetTranscriptMessage */
@@ -3482,12 +3386,6 @@ export interface components {
             id: string;
             from: "visitor" | "bot" | "person";
             text: string;
-            author?: {
-                /** @description Display name of the person who wrote it (their first name) */
-                name: string;
-                /** @description https address of their picture, when set */
-                avatar_url?: string;
-            };
             blocks?: components["schemas"]["ChatBlock"][];
             /** Format: date-time */
             created_at: string;
@@ -3497,22 +3395,6 @@ export interface components {
             conversation_id: string | null;
             status: "active" | "handed_over" | "ended" | null;
             messages: components["schemas"]["WidgetTranscriptMessage"][];
-        };
-        /**
-         * WidgetBusinessHours
-         * @description When people answer in the widget; outside, the widget says when and asks for an e-mail address
-         */
-        WidgetBusinessHours: {
-            /** @description IANA time zone, e.g. Europe/Berlin */
-            time_zone: string;
-            hours: {
-                /** @description 1 = Monday … 7 = Sunday */
-                day: number;
-                /** @description HH:MM */
-                open: string;
-                /** @description HH:MM */
-                close: string;
-            }[];
         };
         /** WidgetSettings */
         WidgetSettings: {
@@ -3532,7 +3414,6 @@ export interface components {
             theme: components["schemas"]["WidgetTheme"];
             /** @description Widget messages per bot and UTC day */
             daily_message_budget: number;
-            business_hours: components["schemas"]["WidgetBusinessHours"] | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -3610,38 +3491,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /**
-         * InboxVisitor
-         * @description Who the customer is, as far as the channel and the contacts tell
-         */
-        InboxVisitor: {
-            /** @description Identified by the site (identity token) */
-            verified: boolean;
-            name: string | null;
-            email: string | null;
-            contact_id: string | null;
-            /** @description The page the visitor is on (widget) */
-            page_url: string | null;
-            page_title: string | null;
-            language: string | null;
-            /** @description Browser and system, e.g. Chrome on Android */
-            device: string | null;
-            earlier_conversations: {
-                /** Format: uuid */
-                id: string;
-                channel: string;
-                status: string;
-                message_count: number;
-                /** Format: date-time */
-                created_at: string;
-                last_message_at: string | null;
-            }[];
-        };
         /** InboxDetail */
         InboxDetail: components["schemas"]["InboxConversation"] & {
             messages: components["schemas"]["InboxMessage"][];
             notes: components["schemas"]["InboxNote"][];
-            visitor: components["schemas"]["InboxVisitor"];
         };
         /** InboxReply */
         InboxReply: {
@@ -3656,18 +3509,6 @@ export interface components {
             author_user_id: string;
             /** Format: date-time */
             created_at: string;
-        };
-        /** SavedReply */
-        SavedReply: {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            content: string;
-            created_by: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /**
          * StripeEvent
@@ -5022,7 +4863,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -5565,7 +5406,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -9429,7 +9270,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
+                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring" | "channel.unhealthy")[];
                     description?: string | null;
                     /** @default true */
                     is_active?: boolean;
@@ -9604,7 +9445,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url?: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
+                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring" | "channel.unhealthy")[];
                     description?: string | null;
                     /** @description Switching on again also clears an automatic disable (410 Gone) */
                     is_active?: boolean;
@@ -11797,14 +11638,6 @@ export interface operations {
                     visitor_id?: string;
                     /** @description HS256 JWT {visitor_id, name, email, exp} from the site’s backend */
                     identity_token?: string;
-                    /** @description What the widget tells of the visitor, shown in the inbox */
-                    context?: {
-                        /** @description The page the visitor is on */
-                        page_url?: string;
-                        page_title?: string;
-                        /** @description The browser’s language, e.g. de-DE */
-                        language?: string;
-                    };
                 };
             };
         };
@@ -12006,14 +11839,6 @@ export interface operations {
                     /** @description The visitor’s message (1–10000 characters) */
                     text?: string;
                     choice?: components["schemas"]["ChatChoice"];
-                    /** @description What the widget tells of the visitor, shown in the inbox */
-                    context?: {
-                        /** @description The page the visitor is on */
-                        page_url?: string;
-                        page_title?: string;
-                        /** @description The browser’s language, e.g. de-DE */
-                        language?: string;
-                    };
                 };
             };
         };
@@ -12430,7 +12255,6 @@ export interface operations {
                         avatar_url?: string;
                     };
                     daily_message_budget?: number;
-                    business_hours?: components["schemas"]["WidgetBusinessHours"] | null;
                 };
             };
         };
@@ -12704,332 +12528,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    widgetVisitorTyping: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    widgetPreflightTyping: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    setWidgetReplyAddress: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Where a person’s reply goes by e-mail */
-                    email: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        email: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    widgetPreflightReplyAddress: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    rateWidgetConversation: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    rating: number;
-                    comment?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        conversation_id: string;
-                        rating: number;
-                        comment: string | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    widgetPreflightRating: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13810,286 +13308,6 @@ export interface operations {
             };
         };
     };
-    typingInInbox: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Resource id (UUID) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        ok: boolean;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listSavedReplies: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["SavedReply"][];
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    createSavedReply: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Short name, typed as /name in the inbox: lower-case letters, digits, - and _ */
-                    name: string;
-                    content: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SavedReply"];
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    deleteSavedReply: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Resource id (UUID) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    updateSavedReply: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Resource id (UUID) */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description Short name, typed as /name in the inbox: lower-case letters, digits, - and _ */
-                    name?: string;
-                    content?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SavedReply"];
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
     listUnansweredQuestions: {
         parameters: {
             query?: {
@@ -14323,8 +13541,6 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
-                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
-                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -14530,8 +13746,6 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
-                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
-                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -14619,14 +13833,8 @@ export interface operations {
                         ok: boolean;
                         /** @description What was checked (imap, smtp, token, mailbox) */
                         checked: string[];
-                        /** @description What failed and what to do, in words (German) */
+                        /** @description What failed, in words */
                         error: string | null;
-                        /** @description dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, … */
-                        error_code: string | null;
-                        /** @description The same in English */
-                        error_en: string | null;
-                        /** @description The raw detail (never what the server said in its greeting) */
-                        error_detail: string | null;
                     };
                 };
             };
@@ -14663,8 +13871,6 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "answered" | "skipped" | "failed" | "received";
-                /** @description Search in sender, Reply-To, subject and Message-ID */
-                q?: string;
                 /** @description Page size, 1 to 100 (default 20) */
                 limit?: number;
                 /** @description Opaque cursor: the next_cursor of the previous page */
@@ -14757,13 +13963,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReceivedMail"][];
+                        /** @description Cursor for the next page; null on the last page */
                         next_cursor: string | null;
-                        /** @description Addresses of this conversation whose replies bounced */
-                        bounced: {
-                            address: string;
-                            detail: string | null;
-                            at: string | null;
-                        }[];
                     };
                 };
             };
@@ -14796,257 +13997,6 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    answerMailAnyway: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Bot id (UUID) */
-                id: string;
-                /** @description Mailbox id (UUID) */
-                mailboxId: string;
-                /** @description Received mail id (UUID) */
-                mailId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description answered, or skipped/failed when the bot still could not answer */
-                        status: string;
-                        conversation_id: string | null;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    sendMailToInbox: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Bot id (UUID) */
-                id: string;
-                /** @description Mailbox id (UUID) */
-                mailboxId: string;
-                /** @description Received mail id (UUID) */
-                mailId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        conversation_id: string;
-                    };
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    downloadRawMail: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Bot id (UUID) */
-                id: string;
-                /** @description Mailbox id (UUID) */
-                mailboxId: string;
-                /** @description Received mail id (UUID) */
-                mailId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description RFC 5322 mail */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": string;
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-        };
-    };
-    listMailBounces: {
-        parameters: {
-            query: {
-                address: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            address: string;
-                            detail: string | null;
-                            at: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15071,20 +14021,7 @@ export interface operations {
                     From?: string;
                     FromFull?: {
                         Email?: string;
-                        Name?: string;
-                    } & {
-                        [key: string]: unknown;
                     };
-                    ReplyTo?: string;
-                    Cc?: string;
-                    CcFull?: ({
-                        Email?: string;
-                        Name?: string;
-                    } & {
-                        [key: string]: unknown;
-                    })[];
-                    /** @description The original mail, when the stream includes it */
-                    RawEmail?: string;
                     Subject?: string;
                     MessageID?: string;
                     TextBody?: string;
@@ -15139,15 +14076,6 @@ export interface operations {
                 };
             };
             /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15163,6 +14091,522 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listChannelConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChannelConnection"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description whatsapp_cloud (Meta), twilio_sms, twilio_whatsapp, twilio_voice */
+                    kind: "whatsapp_cloud" | "twilio_sms" | "twilio_whatsapp" | "twilio_voice";
+                    name: string;
+                    is_active?: boolean;
+                    /** @description whatsapp_cloud */
+                    phone_number_id?: string;
+                    /** @description whatsapp_cloud: the WhatsApp Business Account id (templates) */
+                    business_account_id?: string;
+                    /** @description whatsapp_cloud: permanent (system user) access token; write-only */
+                    access_token?: string;
+                    /** @description whatsapp_cloud: the Meta app secret that signs webhooks; write-only */
+                    app_secret?: string;
+                    /** @description whatsapp_cloud: the verify token entered in the Meta console; write-only */
+                    verify_token?: string;
+                    /** @description Twilio Account SID */
+                    account_sid?: string;
+                    /** @description Twilio auth token; write-only */
+                    auth_token?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    from_number?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    phone_number?: string;
+                    /** @description twilio_voice: where a person takes over */
+                    handoff_number?: string | null;
+                    /** @description twilio_voice; default relay */
+                    mode?: "relay" | "gather";
+                    public_base_url?: string | null;
+                    /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
+                    quiet_window_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    is_active?: boolean;
+                    /** @description whatsapp_cloud */
+                    phone_number_id?: string;
+                    /** @description whatsapp_cloud: the WhatsApp Business Account id (templates) */
+                    business_account_id?: string;
+                    /** @description whatsapp_cloud: permanent (system user) access token; write-only */
+                    access_token?: string;
+                    /** @description whatsapp_cloud: the Meta app secret that signs webhooks; write-only */
+                    app_secret?: string;
+                    /** @description whatsapp_cloud: the verify token entered in the Meta console; write-only */
+                    verify_token?: string;
+                    /** @description Twilio Account SID */
+                    account_sid?: string;
+                    /** @description Twilio auth token; write-only */
+                    auth_token?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    from_number?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    phone_number?: string;
+                    /** @description twilio_voice: where a person takes over */
+                    handoff_number?: string | null;
+                    /** @description twilio_voice; default relay */
+                    mode?: "relay" | "gather";
+                    public_base_url?: string | null;
+                    /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
+                    quiet_window_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifyChannelWebhook: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+        };
+    };
+    receiveChannelWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+        };
+    };
+    receiveChannelStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
                 };
             };
         };

@@ -1,0 +1,339 @@
+/**
+ * The messaging channels' inbound adapter: a provider's message (Meta's or Twilio's webhook)
+ * becomes the conversation engine's inbound message.
+ *
+ *   accept   one transaction stores each message once, unique per (connection, provider id);
+ *            the webhook is answered right after it commits (a retried webhook stores nothing)
+ *   wait     a customer's messages within the connection's quiet window (default 1.5 s, at most
+ *            6 s after the first) wait to be answered as one turn
+ *   turn     the waiting messages are claimed (row locks decide a race between instances),
+ *            joined in the provider's order, and handed to the engine with an idempotency key of
+ *            the turn; the reply's outbound row, its outbox message and the messages' new state
+ *            are written in the engine's transaction, so the reply leaves exactly once
+ *
+ * A stopped instance's waiting messages are answered by the sweep (`sweepWaiting`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../../shared/context.js';
+import type { Queryable } from '../../db/database.js';
+import { AppError, CHAT_EXTRA_TEXT, CHAT_TEXT } from '../../http/errors.js';
+import { detectLanguage } from '../../shared/language.js';
+import { converse } from '../chat/pipeline/engine.js';
+import type { ChannelDelivery, OutboundReply } from '../chat/pipeline/types.js';
+import { findOrCreateContactBySender } from '../contacts/service.js';
+import * as repo from './repository.js';
+import type { ConnectionRow, InboundRow } from './repository.js';
+import { channelOf, queueOutbound, renderBody } from './outbound.js';
+import { choiceFromText, type ReplyBlock } from './render.js';
+import {
+  OPT_IN_CONFIRMATION,
+  burstDelayMs,
+  isOptIn,
+  isOptOut,
+  optOutConfirmation,
+  quietWindowMs,
+} from './rules.js';
+import { sendDueNow } from './sender.js';
+import type { ParsedInbound } from './whatsapp.js';
+
+/** Told to a customer who sent a picture, a voice note or a file without text. */
+export function onlyTextNotice(language: string, voice: boolean): string {
+  if (language === 'en')
+    return voice
+      ? 'Sorry, I cannot listen to voice messages. Please write your question as text.'
+      : 'Sorry, I can only read text. Please write your question as a message.';
+  return voice
+    ? 'Entschuldigung, Sprachnachrichten kann ich nicht anhören. Bitte schreiben Sie Ihre Frage als Text.'
+    : 'Entschuldigung, ich kann nur Text lesen. Bitte schreiben Sie Ihre Frage als Nachricht.';
+}
+
+export const CHOICE_EXPIRED_TEXT =
+  'Diese Auswahl gehört zu einer älteren Nachricht und ist nicht mehr gültig. Bitte wählen Sie in der letzten Nachricht oder schreiben Sie Ihr Anliegen.';
+
+/** What the customer's message asks of the service before any turn: opt-out, opt-in, a notice. */
+type Special =
+  | { kind: 'opt_out'; reply: string }
+  | { kind: 'opt_in'; reply: string }
+  | { kind: 'notice'; reason: string; reply: string }
+  | { kind: 'silent'; reason: string }
+  | null;
+
+function special(conn: ConnectionRow, m: ParsedInbound): Special {
+  const twilio = conn.kind !== 'whatsapp_cloud';
+  if (m.kind === 'reaction') return { kind: 'silent', reason: 'reaction' };
+  if (twilio && m.kind === 'text' && isOptOut(m.text))
+    return { kind: 'opt_out', reply: optOutConfirmation(m.text) };
+  if (twilio && m.kind === 'text' && isOptIn(m.text)) return { kind: 'opt_in', reply: OPT_IN_CONFIRMATION };
+  if (m.kind === 'media' || m.kind === 'voice' || m.kind === 'unsupported')
+    return {
+      kind: 'notice',
+      reason: `${m.kind}_without_text`,
+      reply: onlyTextNotice('de', m.kind === 'voice'),
+    };
+  return null;
+}
+
+/**
+ * Stores a webhook's messages once, in one transaction with what they ask for at once (an
+ * opt-out and its confirmation, the notice that only text is read). Returns the messages that
+ * wait for a turn (only those this call stored).
+ */
+export async function acceptMessages(
+  ctx: AppContext,
+  conn: ConnectionRow,
+  messages: ParsedInbound[],
+): Promise<{ waiting: InboundRow[]; queued: boolean }> {
+  if (messages.length === 0) return { waiting: [], queued: false };
+  return ctx.db.transaction(async (tx) => {
+    let queued = false;
+    const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
+    const stored = await repo.insertInbound(
+      tx,
+      messages.map((m) => {
+        const s = specials.get(m.providerId);
+        return {
+          tenantId: conn.tenant_id,
+          connectionId: conn.id,
+          providerMessageId: m.providerId,
+          from: m.from,
+          kind: s?.kind === 'opt_out' || s?.kind === 'opt_in' ? s.kind : m.kind,
+          text: m.text,
+          choice: m.choice,
+          contextId: m.contextId,
+          providerTs: m.ts,
+          status: s ? 'skipped' : 'received',
+          skipReason: s ? (s.kind === 'opt_out' || s.kind === 'opt_in' ? s.kind : s.reason) : null,
+        };
+      }),
+    );
+    if (stored.length > 0) await repo.recordInboundAt(tx, conn.id);
+    for (const row of stored) {
+      const s = specials.get(row.provider_message_id);
+      if (!s || s.kind === 'silent') continue;
+      const conversationId = await repo.openConversation(tx, conn.tenant_id, conn.id, row.from_number);
+      if (s.kind === 'opt_in') await repo.setOptOut(tx, conn.id, row.from_number, false);
+      // The confirmation goes out before the block takes effect.
+      await queueOutbound(tx, conn, {
+        conversationId,
+        messageId: null,
+        to: row.from_number,
+        purpose: 'notice',
+        automated: true,
+        body: { ...renderBody(conn, s.reply, null, 'de'), opt_out_notice: s.kind === 'opt_out' },
+        key: `notice:${row.id}`,
+      });
+      if (s.kind === 'opt_out') await repo.setOptOut(tx, conn.id, row.from_number, true);
+      queued = true;
+    }
+    return { waiting: stored.filter((r) => r.status === 'received'), queued };
+  });
+}
+
+// ---- bursts: one timer per customer and connection on this instance ----
+
+const timers = new WeakMap<AppContext, Map<string, NodeJS.Timeout>>();
+const logs = new WeakMap<AppContext, Pick<FastifyBaseLogger, 'warn'>>();
+
+/** Where a turn that fails in the background is logged. */
+export function setTurnLog(ctx: AppContext, log: Pick<FastifyBaseLogger, 'warn'>): void {
+  logs.set(ctx, log);
+}
+
+/** Answers a customer's waiting messages once the quiet window has passed. */
+export function scheduleTurn(ctx: AppContext, conn: ConnectionRow, from: string, delayMs: number): void {
+  let map = timers.get(ctx);
+  if (!map) timers.set(ctx, (map = new Map()));
+  const key = `${conn.id}|${from}`;
+  clearTimeout(map.get(key));
+  const timer = setTimeout(() => {
+    map.delete(key);
+    void runTurn(ctx, conn.id, from).catch((error: unknown) =>
+      logs
+        .get(ctx)
+        ?.warn({ err: error, connection: conn.id }, 'messaging turn failed; the sweep tries again'),
+    );
+  }, delayMs);
+  timer.unref?.();
+  map.set(key, timer);
+}
+
+/** After a webhook's commit: the turns of the customers who wrote. */
+export function afterAccept(
+  ctx: AppContext,
+  conn: ConnectionRow,
+  accepted: { waiting: InboundRow[]; queued: boolean },
+): void {
+  const quiet = quietWindowMs(conn.settings.quiet_window_ms);
+  for (const from of new Set(accepted.waiting.map((r) => r.from_number)))
+    scheduleTurn(ctx, conn, from, quiet);
+  // Notices and confirmations queued with the messages leave now.
+  if (accepted.queued) void sendDueNow(ctx);
+}
+
+/** The engine's refusals this adapter tells apart (kept in one place: the engine's codes may change). */
+function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'retry' | 'failed' {
+  if (!(error instanceof AppError)) return 'retry';
+  if (error.error === CHAT_EXTRA_TEXT.handedOver) return 'handed_over';
+  if (error.error === CHAT_TEXT.botDisabled) return 'bot_disabled';
+  if (error.error === CHAT_TEXT.quotaExhausted) return 'quota_exhausted';
+  if (error.statusCode >= 500 || error.statusCode === 409) return 'retry';
+  return 'failed';
+}
+
+/** The block a numbered reply or a tap refers to: the latest outbound message's. */
+async function resolveChoice(
+  db: Queryable,
+  conn: ConnectionRow,
+  rows: InboundRow[],
+): Promise<{ choice?: { blockId: string; itemId: string }; expired?: boolean }> {
+  const last = rows[rows.length - 1]!;
+  const latest = await repo.latestBlockOutbound(db, conn.id, last.from_number);
+  if (last.choice) {
+    // A tap on an older message than the latest one: its block is no longer the current one.
+    const latestBlock = latest?.body.block as ReplyBlock | null | undefined;
+    if (last.context_id && latest && !latest.provider_message_ids.includes(last.context_id)) {
+      if (!latestBlock || latestBlock.id !== last.choice.block_id) return { expired: true };
+    }
+    return { choice: { blockId: last.choice.block_id, itemId: last.choice.item_id } };
+  }
+  if (rows.length === 1 && latest?.body.numbered && latest.body.block) {
+    const block = latest.body.block as ReplyBlock;
+    const item = choiceFromText(last.text, block);
+    if (item) return { choice: { blockId: block.id, itemId: item.id } };
+  }
+  return {};
+}
+
+/** The engine's output port for a messaging turn: outbound row, outbox message, settled inbound rows. */
+function channelDelivery(
+  conn: ConnectionRow,
+  from: string,
+  turnId: string,
+  language: string,
+): ChannelDelivery {
+  return {
+    async enqueue(tx: Queryable, reply: OutboundReply) {
+      const block = (reply.response.blocks[0] as ReplyBlock | undefined) ?? null;
+      await queueOutbound(tx, conn, {
+        conversationId: reply.conversationId,
+        messageId: null,
+        to: from,
+        purpose: 'reply',
+        automated: true,
+        body: renderBody(conn, reply.response.reply, block, language),
+        key: `turn:${turnId}`,
+      });
+      await repo.settleTurn(tx, turnId, 'answered', reply.conversationId);
+    },
+  };
+}
+
+/**
+ * Answers one customer's waiting messages as one turn, unless the quiet window is still
+ * running (then it waits again). Safe to call any number of times, on any instance.
+ */
+export async function runTurn(ctx: AppContext, connectionId: string, from: string): Promise<void> {
+  const conn = await repo.findConnectionById(ctx.db, connectionId);
+  if (!conn || !conn.is_active) return;
+  const waiting = await repo.pendingOf(ctx.db, conn.id, from);
+  if (waiting.length === 0) return;
+  const arrivals = waiting.map((r) => r.received_at.getTime());
+  const delay = burstDelayMs(
+    Math.min(...arrivals),
+    Math.max(...arrivals),
+    Date.now(),
+    quietWindowMs(conn.settings.quiet_window_ms),
+  );
+  if (delay > 0) {
+    scheduleTurn(ctx, conn, from, delay);
+    return;
+  }
+  const turnId = randomUUID();
+  const claimed = await ctx.db.transaction((tx) => repo.claimPending(tx, conn.id, from, turnId));
+  if (claimed.length === 0) return;
+  // The provider's order, not the order of arrival.
+  claimed.sort(
+    (a, b) =>
+      a.provider_ts.getTime() - b.provider_ts.getTime() || a.received_at.getTime() - b.received_at.getTime(),
+  );
+  const conversationId = await repo.openConversation(ctx.db, conn.tenant_id, conn.id, from);
+  const message = claimed
+    .map((r) => r.text.trim())
+    .filter(Boolean)
+    .join('\n')
+    .slice(0, 10_000);
+  const language = detectLanguage(message);
+  const resolved = await resolveChoice(ctx.db, conn, claimed);
+  if (resolved.expired) {
+    await ctx.db.transaction(async (tx) => {
+      await queueOutbound(tx, conn, {
+        conversationId,
+        messageId: null,
+        to: from,
+        purpose: 'notice',
+        automated: true,
+        body: renderBody(conn, CHOICE_EXPIRED_TEXT, null, language),
+        key: `notice:${turnId}`,
+      });
+      await repo.settleTurn(tx, turnId, 'skipped', conversationId, 'choice_expired');
+    });
+    await sendDueNow(ctx);
+    return;
+  }
+  if (await repo.isOptedOut(ctx.db, conn.id, from)) {
+    await repo.settleTurn(ctx.db, turnId, 'skipped', conversationId, 'opted_out');
+    return;
+  }
+  const channel = channelOf(conn);
+  // The person behind the number: one contact per E.164 number, whatever channel they use.
+  await findOrCreateContactBySender(ctx.db, conn.tenant_id, { senderId: from, channel });
+  try {
+    await converse(
+      ctx,
+      {
+        tenantId: conn.tenant_id,
+        botId: conn.bot_id,
+        input: {
+          message: message || '…',
+          senderId: from,
+          channel,
+          conversationId,
+          metadata: { messaging: { connection_id: conn.id, kind: conn.kind } },
+          ...(resolved.choice ? { choice: resolved.choice } : {}),
+        },
+        idempotencyKey: `messaging:${turnId}`,
+      },
+      { delivery: channelDelivery(conn, from, turnId, language) },
+    );
+  } catch (error) {
+    const refusal = refusalOf(error);
+    if (refusal === 'retry') {
+      // Back to waiting: the sweep answers them when the engine or the database is back.
+      await repo.settleTurn(ctx.db, turnId, 'received', null);
+      throw error;
+    }
+    const status = refusal === 'handed_over' ? 'handed_over' : refusal === 'failed' ? 'failed' : 'skipped';
+    await repo.settleTurn(
+      ctx.db,
+      turnId,
+      status,
+      conversationId,
+      refusal === 'failed' ? (error as AppError).error : refusal,
+    );
+    return;
+  }
+  await sendDueNow(ctx);
+}
+
+/**
+ * The sweep (a background job): turns claimed by an instance that stopped are given back, and
+ * customers whose messages still wait (their instance stopped before the quiet window ended)
+ * are answered.
+ */
+export async function sweepWaiting(ctx: AppContext): Promise<number> {
+  await repo.releaseStaleTurns(ctx.db, 300);
+  const waiting = await repo.waitingCustomers(ctx.db, 10_000);
+  for (const w of waiting) await runTurn(ctx, w.connection_id, w.from_number);
+  return waiting.length;
+}

@@ -1,0 +1,165 @@
+/**
+ * Local stateful stand-ins for the provider endpoints Parley calls, recording every request:
+ * Meta's Graph API `POST /{version}/{phone-number-id}/messages` (messages and read marks) and
+ * Twilio's `POST /2010-04-01/Accounts/{sid}/Messages.json`. Each checks what the real one checks
+ * first (the bearer token, basic auth, the required fields) and answers the documented error
+ * shapes: a test queues the next answers (`failNext`), or a delay longer than Parley's timeout.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Recorded {
+  provider: 'meta' | 'twilio';
+  path: string;
+  auth: string | undefined;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+type Planned = { status: number; code: number; message?: string } | { delayMs: number };
+
+export interface FakeProviders {
+  url: string;
+  graphBase: string;
+  requests: Recorded[];
+  /** Sent messages (read marks left out). */
+  messages(provider?: 'meta' | 'twilio'): Recorded[];
+  readMarks(): Recorded[];
+  failNext(provider: 'meta' | 'twilio', ...plans: Planned[]): void;
+  expectedToken: { meta: string; twilio: { sid: string; token: string } };
+  reset(): void;
+  close(): Promise<void>;
+}
+
+function read(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+const META_TYPES = new Set(['text', 'interactive', 'template', 'image', 'reaction']);
+
+/** Why a Cloud API message body would be refused (the fields the reference marks required). */
+function metaBodyProblem(body: Record<string, unknown>): string | null {
+  if (body.messaging_product !== 'whatsapp') return 'messaging_product must be whatsapp';
+  if (body.status === 'read') return typeof body.message_id === 'string' ? null : 'message_id required';
+  if (typeof body.to !== 'string' || !/^[0-9]{7,15}$/.test(body.to)) return 'to must be digits';
+  if (!META_TYPES.has(String(body.type))) return 'unknown type';
+  if (body.type === 'text') {
+    const text = (body.text as { body?: unknown } | undefined)?.body;
+    if (typeof text !== 'string' || text.length === 0 || [...text].length > 4096) return 'text.body 1–4096';
+  }
+  if (body.type === 'interactive') {
+    const i = body.interactive as { type: string; body?: { text?: string }; action: Record<string, unknown> };
+    if ([...(i.body?.text ?? '')].length > 1024) return 'interactive body too long';
+    if (i.type === 'button') {
+      const buttons = i.action.buttons as { reply: { id: string; title: string } }[];
+      if (buttons.length < 1 || buttons.length > 3) return 'buttons 1–3';
+      if (buttons.some((b) => [...b.reply.title].length > 20 || b.reply.id.length > 256))
+        return 'button too long';
+    } else if (i.type === 'list') {
+      const sections = i.action.sections as { rows: { title: string; description?: string }[] }[];
+      const rows = sections.flatMap((s) => s.rows);
+      if (rows.length > 10) return 'at most 10 rows';
+      if (rows.some((r) => [...r.title].length > 24 || [...(r.description ?? '')].length > 72))
+        return 'row too long';
+      if ([...String(i.action.button)].length > 20) return 'button label too long';
+    } else return 'interactive type';
+  }
+  return null;
+}
+
+export async function startFakeProviders(
+  expected = { meta: '', twilio: { sid: '', token: '' } },
+): Promise<FakeProviders> {
+  const requests: Recorded[] = [];
+  const plans: Record<'meta' | 'twilio', Planned[]> = { meta: [], twilio: [] };
+  let counter = 0;
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const raw = await read(req);
+      const path = req.url ?? '';
+      const twilio = path.startsWith('/2010-04-01/');
+      const provider = twilio ? 'twilio' : 'meta';
+      const body: Record<string, unknown> = twilio
+        ? Object.fromEntries(new URLSearchParams(raw))
+        : (JSON.parse(raw || '{}') as Record<string, unknown>);
+      requests.push({ provider, path, auth: req.headers.authorization, body, at: Date.now() });
+      const send = (status: number, payload: object) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+      const plan = body.status === 'read' ? undefined : plans[provider].shift();
+      if (plan && 'delayMs' in plan) await new Promise((r) => setTimeout(r, plan.delayMs));
+      if (!twilio) {
+        if (!/^\/v\d+\.\d+\/[0-9]+\/messages$/.test(path)) return send(404, { error: { code: 100 } });
+        if (req.headers.authorization !== `Bearer ${expected.meta}`)
+          return send(401, {
+            error: { message: 'Error validating access token', type: 'OAuthException', code: 190 },
+          });
+        if (plan && 'status' in plan)
+          return send(plan.status, {
+            error: { message: plan.message ?? `error ${plan.code}`, code: plan.code },
+          });
+        const problem = metaBodyProblem(body);
+        if (problem) return send(400, { error: { message: problem, code: 100 } });
+        if (body.status === 'read') return send(200, { success: true });
+        counter += 1;
+        return send(200, {
+          messaging_product: 'whatsapp',
+          contacts: [{ input: body.to, wa_id: body.to }],
+          messages: [{ id: `wamid.FAKE${counter}` }],
+        });
+      }
+      const basic = `Basic ${Buffer.from(`${expected.twilio.sid}:${expected.twilio.token}`).toString('base64')}`;
+      if (!path.endsWith('/Messages.json') || !path.includes(expected.twilio.sid))
+        return send(404, { code: 20404, message: 'not found', status: 404 });
+      if (req.headers.authorization !== basic)
+        return send(401, { code: 20003, message: 'Authenticate', status: 401 });
+      if (plan && 'status' in plan)
+        return send(plan.status, {
+          code: plan.code,
+          message: plan.message ?? `error ${plan.code}`,
+          status: plan.status,
+        });
+      if (!body.To || !body.From || typeof body.Body !== 'string' || [...body.Body].length > 1600)
+        return send(400, { code: 21602, message: 'Message body is required or too long', status: 400 });
+      counter += 1;
+      return send(201, {
+        sid: `SM${String(counter).padStart(32, '0')}`,
+        status: 'queued',
+        to: body.To,
+        from: body.From,
+        body: body.Body,
+        account_sid: expected.twilio.sid,
+      });
+    })().catch(() => {
+      res.writeHead(500);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    graphBase: `${url}/v23.0`,
+    requests,
+    expectedToken: expected,
+    messages: (provider) =>
+      requests.filter((r) => (provider ? r.provider === provider : true) && r.body.status !== 'read'),
+    readMarks: () => requests.filter((r) => r.body.status === 'read'),
+    failNext(provider, ...p) {
+      plans[provider].push(...p);
+    },
+    reset() {
+      requests.length = 0;
+      plans.meta.length = 0;
+      plans.twilio.length = 0;
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
