@@ -48,6 +48,8 @@ interface DevSet {
     answer: string | null;
     kind: string;
   }[];
+  /** The same questions with greetings, thanks and sign-offs: each must get its question's decision. */
+  variants?: { id: string; of: string; question: string }[];
 }
 
 /** The chat's threshold: a hit counts only at or above it. */
@@ -82,6 +84,9 @@ interface Figures {
   bands: { hits: number; correct: number }[];
   byKind: Map<string, { n: number; r1: number; reply: number }>;
   bm25: { recall1: number; recall3: number };
+  /** Greeting and sign-off variants, and those whose decision or reply differs from the bare question's. */
+  variants: number;
+  variantsDiffering: number;
 }
 
 function normalise(text: string): string {
@@ -147,7 +152,17 @@ async function evaluate(
     bands: Array.from({ length: 10 }, () => ({ hits: 0, correct: 0 })),
     byKind: new Map(),
     bm25: { recall1: 0, recall3: 0 },
+    variants: 0,
+    variantsDiffering: 0,
   };
+  const outcomes = new Map<string, { decision: boolean; used: boolean; replied: boolean }>();
+  const ask = (message: string) =>
+    answer(ctx, {
+      tenantId: tenant.id,
+      botId: bot.id,
+      input: { message, senderId: null, channel: 'api', conversationId: null, metadata: {} },
+      idempotencyKey: null,
+    });
   for (const q of set.questions) {
     const { hits, decision } = await hitTest(deps, tenant.id, bot, q.question, 3);
     const paragraphs = hits.map((h) => entryOf.get(h.entryId));
@@ -164,12 +179,9 @@ async function evaluate(
     figures.byKind.set(q.kind, kind);
     const { response } = searchOnly
       ? { response: { reply: '', knowledge_used: decision.answer } }
-      : await answer(ctx, {
-          tenantId: tenant.id,
-          botId: bot.id,
-          input: { message: q.question, senderId: null, channel: 'api', conversationId: null, metadata: {} },
-          idempotencyKey: null,
-        });
+      : await ask(q.question);
+    const replied = q.answer !== null && normalise(response.reply).includes(normalise(q.answer));
+    outcomes.set(q.id, { decision: decision.answer, used: response.knowledge_used, replied });
     if (q.paragraph === null) {
       figures.unanswerable += 1;
       if (decision.answer) figures.falseHits += 1;
@@ -187,7 +199,6 @@ async function evaluate(
     }
     if (passing.includes(q.paragraph)) figures.recall3 += 1;
     if (paragraphs.includes(q.paragraph)) figures.recall3Any += 1;
-    const replied = q.answer !== null && normalise(response.reply).includes(normalise(q.answer));
     if (replied) {
       figures.reply += 1;
       kind.reply += 1;
@@ -200,6 +211,27 @@ async function evaluate(
       console.log(
         `  reply ${q.id} [${q.kind}] ${q.question}\n    want "${q.answer}"\n    got  ${response.reply}`,
       );
+    }
+  }
+  // A greeting or sign-off never changes the decision, nor whether the reply holds the answer.
+  for (const variant of set.variants ?? []) {
+    const bare = outcomes.get(variant.of);
+    const q = set.questions.find((question) => question.id === variant.of);
+    if (!bare || !q) continue;
+    figures.variants += 1;
+    const { decision } = await hitTest(deps, tenant.id, bot, variant.question, 3);
+    const { response } = searchOnly
+      ? { response: { reply: '', knowledge_used: decision.answer } }
+      : await ask(variant.question);
+    const replied = q.answer !== null && normalise(response.reply).includes(normalise(q.answer));
+    const same =
+      decision.answer === bare.decision &&
+      response.knowledge_used === bare.used &&
+      (searchOnly || replied === bare.replied);
+    if (!same) {
+      figures.variantsDiffering += 1;
+      if (verbose)
+        console.log(`  variant ${variant.id} of ${variant.of} differs: ${JSON.stringify(variant.question)}`);
     }
   }
   figures.bm25 = await plainBm25(ctx, tenant.id, bot.id, set, entryOf);
@@ -265,6 +297,7 @@ interface Row {
   reply: number;
   bm25Recall1: number;
   bm25Recall3: number;
+  variantsDiffering: number;
 }
 
 function print(language: string, f: Figures): Row {
@@ -279,6 +312,7 @@ function print(language: string, f: Figures): Row {
     reply: share(f.reply, f.answerable),
     bm25Recall1: share(f.bm25.recall1, f.answerable),
     bm25Recall3: share(f.bm25.recall3, f.answerable),
+    variantsDiffering: f.variantsDiffering,
   };
   console.log(
     `\n${language}: ${f.questions} questions (${f.answerable} answerable, ${f.unanswerable} unanswerable)`,
@@ -293,6 +327,9 @@ function print(language: string, f: Figures): Row {
   );
   console.log(`  reply contains answer        ${row.reply.toFixed(3)}`);
   console.log(`  plain BM25 recall@1 / @3     ${row.bm25Recall1.toFixed(3)} / ${row.bm25Recall3.toFixed(3)}`);
+  console.log(
+    `  greeting/sign-off variants   ${f.variantsDiffering} of ${f.variants} differ from their question`,
+  );
   console.log('  calibration (top hit): band      hits  correct share');
   f.bands.forEach((band, i) => {
     if (band.hits === 0) return;
@@ -334,6 +371,7 @@ async function main() {
         row.falseReplies > min.maxAnswered &&
           `chat replies answering unanswerable ${row.falseReplies.toFixed(3)} > ${min.maxAnswered}`,
         row.reply < min.reply && `reply ${row.reply.toFixed(3)} < ${min.reply}`,
+        row.variantsDiffering > 0 && `${row.variantsDiffering} greeting/sign-off variants decided otherwise`,
       ].filter(Boolean);
       if (below.length > 0) {
         console.log(`  BELOW MINIMUM: ${below.join('; ')}`);

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { detectLanguage, isFrequentWord, type Language } from '../../shared/language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
+import { questionText } from '../knowledge/salutations.js';
 import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
 import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
@@ -258,8 +259,9 @@ export function extractAnswer(
  * without a hit, a polite hand-over.
  */
 export function offlineAnswer(grounding: ModelRequest['grounding']): string {
-  const language = detectLanguage(grounding.userMessage);
-  const question = grounding.userMessage;
+  // Greetings, thanks and sign-offs are no part of the question (knowledge/salutations.ts).
+  const question = questionText(grounding.userMessage) || grounding.userMessage;
+  const language = detectLanguage(question);
   const hits = [...grounding.knowledge].sort((a, b) => b.score - a.score) as GroundingHit[];
   const terms = questionKeyTerms(question, language);
   // Only a hit with a sentence that covers every key term (with the entry's title) can answer.
