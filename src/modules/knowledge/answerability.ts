@@ -188,3 +188,26 @@ function missingOf(hit: KnowledgeHit, terms: string[]): string[] {
 function no(reason: AnswerReason, keyTerms: string[], missingTerms: string[]): Answerability {
   return { answer: false, reason, hits: [], keyTerms, missingTerms };
 }
+
+/**
+ * Which hits a model is given. `strict`: the hits the answerability decision keeps (none when it
+ * says no) — the offline answerer quotes a sentence and cannot judge whether it answers, so the
+ * decision must. `threshold`: every hit at or above the minimum score — a real language model
+ * (OpenAI-compatible, Anthropic) reads the hits itself, is told to answer only from them and to
+ * say when they do not answer, so a lexical rule does not pre-empt its judgement.
+ */
+export type KnowledgeGate = 'strict' | 'threshold';
+
+/** The gate of a model provider (`offline`, `openai`, `anthropic`, …). */
+export function gateFor(provider: string): KnowledgeGate {
+  return provider === 'offline' ? 'strict' : 'threshold';
+}
+
+/** The hits that pass `gate`, from the decision and the searched hits (best first). */
+export function gatedHits(
+  gate: KnowledgeGate,
+  found: { hits: KnowledgeHit[]; searched: KnowledgeHit[] },
+  minScore: number,
+): KnowledgeHit[] {
+  return gate === 'strict' ? found.hits : found.searched.filter((hit) => hit.score >= minScore);
+}
