@@ -35,6 +35,8 @@ import {
   MAX_IMPORT_ENTRIES,
   type KnowledgeDeps,
 } from '../src/modules/knowledge/service.js';
+import { isHandOverReply, toPlainText } from '../src/modules/models/offline.js';
+import { splitSentences } from '../src/modules/models/sentences.js';
 import { findBot } from '../src/modules/bots/repository.js';
 import { createTenant } from '../src/modules/tenants/service.js';
 
@@ -84,6 +86,10 @@ interface Figures {
   bands: { hits: number; correct: number }[];
   byKind: Map<string, { n: number; r1: number; reply: number }>;
   bm25: { recall1: number; recall3: number };
+  /** Why answerable questions' replies lack the answer (see lossOf). */
+  lost: Record<Loss, number>;
+  /** Answerable questions whose top hit's best BM25 sentence holds the answer. */
+  bm25Sentence: number;
   /** Greeting and sign-off variants, and those whose decision or reply differs from the bare question's. */
   variants: number;
   variantsDiffering: number;
@@ -154,7 +160,10 @@ async function evaluate(
     bm25: { recall1: 0, recall3: 0 },
     variants: 0,
     variantsDiffering: 0,
+    lost: { not_found: 0, gate_dropped: 0, refused: 0, other_hit: 0, wrong_sentence: 0 },
+    bm25Sentence: 0,
   };
+  const sentenceIndex = sentenceBm25(set);
   const outcomes = new Map<string, { decision: boolean; used: boolean; replied: boolean }>();
   const ask = (message: string) =>
     answer(ctx, {
@@ -181,6 +190,14 @@ async function evaluate(
       ? { response: { reply: '', knowledge_used: decision.answer } }
       : await ask(q.question);
     const replied = q.answer !== null && normalise(response.reply).includes(normalise(q.answer));
+    if (q.paragraph !== null && q.answer !== null) {
+      if (top && normalise(sentenceIndex.best(top.content, q.question)).includes(normalise(q.answer)))
+        figures.bm25Sentence += 1;
+      if (!replied && !searchOnly) {
+        const content = set.paragraphs.find((p) => p.id === q.paragraph)!.content;
+        figures.lost[lossOf(q.paragraph, paragraphs, passing, response.reply, content)] += 1;
+      }
+    }
     outcomes.set(q.id, { decision: decision.answer, used: response.knowledge_used, replied });
     if (q.paragraph === null) {
       figures.unanswerable += 1;
@@ -236,6 +253,70 @@ async function evaluate(
   }
   figures.bm25 = await plainBm25(ctx, tenant.id, bot.id, set, entryOf);
   return figures;
+}
+
+/**
+ * Why a reply lacks the answer: the right paragraph was not among the top 3 (`not_found`), the
+ * decision did not keep it (`gate_dropped`), the offline answerer handed over although it had
+ * it (`refused`), it answered from another kept hit (`other_hit`), or from a sentence of the
+ * right one without the answer (`wrong_sentence`).
+ */
+type Loss = 'not_found' | 'gate_dropped' | 'refused' | 'other_hit' | 'wrong_sentence';
+
+function lossOf(
+  paragraph: string,
+  found: (string | undefined)[],
+  used: (string | undefined)[],
+  reply: string,
+  content: string,
+): Loss {
+  if (!found.includes(paragraph)) return 'not_found';
+  if (!used.includes(paragraph)) return 'gate_dropped';
+  if (isHandOverReply(reply)) return 'refused';
+  const own = ['de', 'en'].flatMap((language) => splitSentences(toPlainText(content), language as 'de'));
+  return own.some((sentence) => reply.includes(sentence)) ? 'wrong_sentence' : 'other_hit';
+}
+
+/**
+ * The baseline of the offline answerer: the sentence of a hit with the highest BM25 score for the
+ * question (k1 1.2, b 0.75, IDF over all sentences of the set, words compared by their first six
+ * letters).
+ */
+function sentenceBm25(set: DevSet): { best: (content: string, question: string) => string } {
+  const language = set.language === 'en' ? 'en' : 'de';
+  const tokens = (text: string) =>
+    (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
+      .filter((w) => w.length >= 2)
+      .map((w) => w.slice(0, 6));
+  const sentences = (content: string) => splitSentences(toPlainText(content), language);
+  const all = set.paragraphs.flatMap((p) => sentences(p.content).map(tokens));
+  const df = new Map<string, number>();
+  for (const sentence of all) for (const word of new Set(sentence)) df.set(word, (df.get(word) ?? 0) + 1);
+  const average = all.reduce((sum, s) => sum + s.length, 0) / Math.max(all.length, 1);
+  const idf = (word: string) => {
+    const n = df.get(word) ?? 0;
+    return Math.log(1 + (all.length - n + 0.5) / (n + 0.5));
+  };
+  return {
+    best(content, question) {
+      const words = [...new Set(tokens(question))];
+      let best = '';
+      let bestScore = -1;
+      for (const sentence of sentences(content)) {
+        const own = tokens(sentence);
+        let score = 0;
+        for (const word of words) {
+          const tf = own.filter((w) => w === word).length;
+          if (tf > 0) score += (idf(word) * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * own.length) / average));
+        }
+        if (score > bestScore) {
+          best = sentence;
+          bestScore = score;
+        }
+      }
+      return best;
+    },
+  };
 }
 
 /** Okapi BM25 over PostgreSQL full-text search in the set's language, OR of the query words. */
@@ -298,6 +379,7 @@ interface Row {
   bm25Recall1: number;
   bm25Recall3: number;
   variantsDiffering: number;
+  bm25Sentence: number;
 }
 
 function print(language: string, f: Figures): Row {
@@ -313,6 +395,7 @@ function print(language: string, f: Figures): Row {
     bm25Recall1: share(f.bm25.recall1, f.answerable),
     bm25Recall3: share(f.bm25.recall3, f.answerable),
     variantsDiffering: f.variantsDiffering,
+    bm25Sentence: share(f.bm25Sentence, f.answerable),
   };
   console.log(
     `\n${language}: ${f.questions} questions (${f.answerable} answerable, ${f.unanswerable} unanswerable)`,
@@ -327,6 +410,12 @@ function print(language: string, f: Figures): Row {
   );
   console.log(`  reply contains answer        ${row.reply.toFixed(3)}`);
   console.log(`  plain BM25 recall@1 / @3     ${row.bm25Recall1.toFixed(3)} / ${row.bm25Recall3.toFixed(3)}`);
+  console.log(`  best BM25 sentence of top hit ${row.bm25Sentence.toFixed(3)} contains the answer`);
+  console.log(
+    `  replies without the answer:  ${Object.entries(f.lost)
+      .map(([loss, n]) => `${loss} ${n}`)
+      .join(', ')}`,
+  );
   console.log(
     `  greeting/sign-off variants   ${f.variantsDiffering} of ${f.variants} differ from their question`,
   );

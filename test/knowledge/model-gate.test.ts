@@ -28,7 +28,7 @@ const ENTRIES = [
   },
 ];
 /** A hit scores above the threshold, but the strict decision does not let it answer. */
-const DROPPED_BY_STRICT_GATE = 'Ist das Probetraining auch am Wochenende möglich?';
+const DROPPED_BY_STRICT_GATE = 'Gibt es eine Sauna beim Probetraining?';
 const HAND_OVER_DE = 'Dazu liegen mir leider keine gesicherten Informationen vor.';
 const MIN_SCORE = 0.4;
 
