@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  answerCandidates,
   decideAnswerability,
   keyTerms,
   sharedTitleWords,
@@ -7,6 +8,12 @@ import {
   topicWords,
 } from '../../src/modules/knowledge/answerability.js';
 import { coversTerm } from '../../src/modules/models/offline.js';
+import {
+  answerProbability,
+  FEATURE_NAMES,
+  type AnswerabilityModel,
+} from '../../src/modules/knowledge/answerability-model.js';
+import { ANSWERABILITY_MODEL } from '../../src/modules/knowledge/answerability-weights.js';
 import {
   calibratedScore,
   confidence,
@@ -103,6 +110,7 @@ describe('answerability decision', () => {
       ],
       words: wordsOf(question),
       minScore: MIN,
+      mode: 'rules',
     });
     expect(decision.answer).toBe(true);
     expect(decision.hits.map((h) => h.title)).toEqual(['Eintrag 2']);
@@ -203,6 +211,7 @@ describe('a hit that shares only its title with the question', () => {
       hits: [hit(['foundry', 'cowork'], 0.7, null, 1, 'The Foundry Cowork – Events and phone booths')],
       words: weighted(question),
       minScore: 0.4,
+      mode: 'rules',
     });
     expect(decision).toMatchObject({ answer: false, reason: 'missing_key_terms', missingTerms: ['sauna'] });
   });
@@ -242,7 +251,8 @@ describe('a hit that shares only its title with the question', () => {
     const bus = hit(['schul', 'bus', 'gymnasium'], 0.8, null, 2, 'Gymnasium am Schlossberg – Schulweg');
     expect(titleOnly(bus, ['schul', 'bus', 'gymnasium'], words)).toEqual([]);
     expect(
-      decideAnswerability({ question, language: 'de', hits: [ferien], words, minScore: 0.4 }).answer,
+      decideAnswerability({ question, language: 'de', hits: [ferien], words, minScore: 0.4, mode: 'rules' })
+        .answer,
     ).toBe(false);
   });
 
@@ -255,6 +265,7 @@ describe('a hit that shares only its title with the question', () => {
         hits: [hit(['hotel', 'seeblick'], 0.6, cosine, 1, 'Hotel Seeblick – Anreise')],
         words: weighted(question),
         minScore: 0.4,
+        mode: 'rules',
       });
     expect(decide(null).answer).toBe(false);
     expect(decide(0.45).answer).toBe(false);
@@ -339,5 +350,89 @@ describe('confidence score', () => {
     const lacksCommon = confidence(words, [0, 4], 100, null).score;
     expect(lacksRare).toBeLessThan(0.4);
     expect(lacksCommon).toBeGreaterThan(0.5);
+  });
+});
+
+describe('the learned answerability model', () => {
+  const n = FEATURE_NAMES.length;
+  const MIN = 0.4;
+  function weighted(question: string): QueryWord[] {
+    const language = detectLanguage(question);
+    const words = searched(question);
+    const topics = questionTopicWeights(question, language, words);
+    return words.map((word, i) => ({ word, idf: 3, topic: topics[i]! }));
+  }
+  /** A model that answers from every hit (or none), whatever its features. */
+  const constant = (bias: number): AnswerabilityModel => ({
+    version: 'test',
+    features: FEATURE_NAMES,
+    mean: new Array<number>(n).fill(0),
+    scale: new Array<number>(n).fill(1),
+    weights: new Array<number>(n).fill(0),
+    bias,
+    threshold: 0.5,
+  });
+
+  it('is committed with a version, one weight per feature and a threshold between 0 and 1', () => {
+    expect(ANSWERABILITY_MODEL.version).toMatch(/^answerability-lr-\d+$/);
+    expect(ANSWERABILITY_MODEL.features).toEqual([...FEATURE_NAMES]);
+    for (const values of [ANSWERABILITY_MODEL.weights, ANSWERABILITY_MODEL.mean, ANSWERABILITY_MODEL.scale])
+      expect(values).toHaveLength(n);
+    expect(ANSWERABILITY_MODEL.threshold).toBeGreaterThan(0);
+    expect(ANSWERABILITY_MODEL.threshold).toBeLessThan(1);
+  });
+
+  it('decides by its probability, but never from a hit below the minimum score or lacking a key term', () => {
+    const question = 'Welcher Zinken passt für den KX-1180?';
+    const input = {
+      question,
+      language: 'de' as const,
+      hits: [
+        hit(['zinken'], 0.8, null, 1),
+        hit(['zinken', 'kx1180'], 0.7, null, 2),
+        hit(['kx1180'], 0.3, null, 3),
+      ],
+      words: wordsOf(question),
+      minScore: MIN,
+    };
+    const yes = decideAnswerability({ ...input, model: constant(5) });
+    expect(yes.answer).toBe(true);
+    expect(yes.hits.map((h) => h.title)).toEqual(['Eintrag 2']);
+    expect(decideAnswerability({ ...input, model: constant(-5) })).toMatchObject({ answer: false, hits: [] });
+    expect(answerCandidates(input).map((c) => c.hit.title)).toEqual(['Eintrag 2']);
+  });
+
+  it('reads the features the search computed', () => {
+    const question = 'Is there a sauna at The Foundry Cowork?';
+    const words = weighted(question);
+    const top = {
+      ...hit(['foundry', 'cowork'], 0.7, null, 1, 'The Foundry Cowork – Events and phone booths'),
+      content: 'A meetup takes place every Thursday. Phone booths can be booked for 30 minutes.',
+    };
+    const second = hit(['foundry', 'cowork', 'sauna'], 0.5, null, 2, 'The Foundry Cowork – Wellness');
+    const [first, other] = answerCandidates({
+      question,
+      language: 'en',
+      hits: [top, second],
+      words,
+      minScore: 0.4,
+    });
+    const feature = (c: typeof first, name: (typeof FEATURE_NAMES)[number]) =>
+      c!.features[FEATURE_NAMES.indexOf(name)];
+    expect(feature(first, 'title_only')).toBe(1);
+    expect(feature(other, 'title_only')).toBe(0);
+    expect(feature(first, 'margin')).toBeCloseTo(0.2);
+    expect(feature(other, 'margin')).toBeCloseTo(-0.2);
+    expect(feature(first, 'rank')).toBe(0);
+    expect(feature(other, 'rank')).toBe(1);
+    expect(feature(first, 'german')).toBe(0);
+    expect(feature(first, 'type_place')).toBe(0);
+    expect(first!.features).toHaveLength(FEATURE_NAMES.length);
+  });
+
+  it('turns the probability into the decision at the committed threshold', () => {
+    const model = constant(0);
+    expect(answerProbability(model, new Array<number>(n).fill(3))).toBeCloseTo(0.5);
+    expect(answerProbability({ ...model, bias: 2 }, new Array<number>(n).fill(0))).toBeCloseTo(0.881, 3);
   });
 });

@@ -27,10 +27,17 @@ interface Question {
   answer: string | null;
   kind: Kind;
 }
+interface Variant {
+  id: string;
+  /** The question it is a variant of: the same question with a greeting, thanks or sign-off. */
+  of: string;
+  question: string;
+}
 interface EvalSet {
   language: string;
   paragraphs: Paragraph[];
   questions: Question[];
+  variants: Variant[];
 }
 
 function load(language: string): EvalSet {
@@ -50,7 +57,7 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
   const set = load(language);
 
   it('has exactly the documented fields', () => {
-    expect(Object.keys(set).sort()).toEqual(['language', 'paragraphs', 'questions']);
+    expect(Object.keys(set).sort()).toEqual(['language', 'paragraphs', 'questions', 'variants']);
     expect(set.language).toBe(language);
     for (const paragraph of set.paragraphs) {
       expect(Object.keys(paragraph).sort()).toEqual(['content', 'id', 'title']);
@@ -61,6 +68,18 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
       expect(question.question.trim()).not.toBe('');
       expect(KINDS).toContain(question.kind);
     }
+  });
+
+  it('holds greeting and sign-off variants of its questions, each containing its question', () => {
+    const questions = new Map(set.questions.map((q) => [q.id, q.question]));
+    expect(set.variants.length).toBeGreaterThanOrEqual(20);
+    for (const variant of set.variants) {
+      expect(Object.keys(variant).sort()).toEqual(['id', 'of', 'question']);
+      expect(variant.id).toMatch(new RegExp(`^${language}-v\\d{3}$`));
+      expect(variant.question, variant.id).toContain(questions.get(variant.of));
+      expect(variant.question, variant.id).not.toBe(questions.get(variant.of));
+    }
+    expect(new Set(set.variants.map((v) => v.id)).size).toBe(set.variants.length);
   });
 
   it('numbers paragraphs and questions with unique ids of the language', () => {

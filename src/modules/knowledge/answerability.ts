@@ -4,6 +4,8 @@ import { questionNames } from '../models/sentences.js';
 import type { Language } from '../../shared/language.js';
 import { coversTerm } from '../models/offline.js';
 import { NAME_PREFIXES } from './text.js';
+import { answerProbability, hitFeatures, type AnswerabilityModel } from './answerability-model.js';
+import { ANSWERABILITY_MODEL } from './answerability-weights.js';
 
 /**
  * Whether the knowledge base answers a question: a decision of its own, separate from the
@@ -130,21 +132,41 @@ export interface TitleContext {
 /** The least topic weight of a word that, held outside the title, shows a hit answers more than its title. */
 const CONTENT_TOPIC_WEIGHT = 0.5;
 
-/**
- * The decision for a question, from the search's hits (best first, with their evidence) and
- * the query's words. `language` is the question's language (models/language.ts).
- */
-export function decideAnswerability(input: {
+/** The decision's input: the search's hits (best first, with their evidence) and the query's words. */
+export interface DecisionInput {
   question: string;
+  /** The question's language (models/language.ts). */
   language: Language;
   hits: KnowledgeHit[];
   words: QueryWord[];
   minScore: number;
-}): Answerability {
+  /**
+   * `model` (default): the learned model decides which hits answer; `rules`: the hand-set title
+   * rule of before, kept for comparison (scripts/eval-knowledge.ts --rules).
+   */
+  mode?: 'model' | 'rules';
+  /** The model to use; the committed one (answerability-weights.ts) by default. */
+  model?: AnswerabilityModel;
+}
+
+/** A hit the model weighs: at or above the minimum score and holding every key term. */
+export interface Candidate {
+  hit: KnowledgeHit;
+  features: number[];
+  /** The title rule's verdict: the question's topic words outside the title that the hit lacks. */
+  titleMissing: string[];
+}
+
+/** What the decision knows of a question before it weighs the hits. */
+interface Analysis {
+  terms: string[];
+  passing: KnowledgeHit[];
+  candidates: Candidate[];
+}
+
+function analyse(input: DecisionInput): Analysis {
   const terms = keyTerms(input.question, input.language, input.words);
   const passing = input.hits.filter((hit) => hit.score >= input.minScore);
-  if (input.hits.length === 0) return no('no_hits', terms, []);
-  if (passing.length === 0) return no('low_score', terms, []);
   const topics = topicWords(input.question, input.language, input.words);
   const context: TitleContext = {
     shared: sharedTitleWords(
@@ -155,21 +177,68 @@ export function decideAnswerability(input: {
     // the question asks about, and a hit's own subject does not answer it.
     ownSubject: input.words.every((w) => w.idf !== null || !topics.includes(w.word)),
   };
-  const lacking = (hit: KnowledgeHit) => {
-    const missing = missingOf(hit, terms);
-    if (missing.length > 0) return missing;
-    // Close in meaning: the vectors, not the shared words, show that it answers.
-    const cosine = hit.evidence?.cosine;
-    return cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
-      ? []
-      : titleOnly(hit, topics, input.words, context);
-  };
-  const covering = passing.filter((hit) => lacking(hit).length === 0);
-  if (covering.length === 0) return no('missing_key_terms', terms, lacking(passing[0]!));
-  const close = covering.filter((hit) => {
-    const cosine = hit.evidence?.cosine;
-    return cosine === null || cosine === undefined || cosine >= MIN_ANSWER_COSINE;
-  });
+  const candidates = passing
+    .filter((hit) => missingOf(hit, terms).length === 0)
+    .map((hit) => {
+      // Close in meaning: the vectors, not the shared words, show that it answers.
+      const cosine = hit.evidence?.cosine;
+      const titleMissing =
+        cosine !== null && cosine !== undefined && cosine >= CLOSE_MEANING_COSINE
+          ? []
+          : titleOnly(hit, topics, input.words, context);
+      const features = hitFeatures(
+        {
+          question: input.question,
+          language: input.language,
+          hits: input.hits,
+          words: input.words,
+          keyTerms: terms,
+          topics,
+          titleOnly: titleMissing.length > 0,
+        },
+        hit,
+      );
+      return { hit, features, titleMissing };
+    });
+  return { terms, passing, candidates };
+}
+
+/**
+ * The hits the model weighs for a question, with their features (for training and evaluation:
+ * scripts/train-answerability.ts).
+ */
+export function answerCandidates(input: DecisionInput): Candidate[] {
+  return analyse(input).candidates;
+}
+
+/**
+ * The decision for a question, from the search's hits (best first, with their evidence) and
+ * the query's words.
+ */
+export function decideAnswerability(input: DecisionInput): Answerability {
+  if (input.hits.length === 0)
+    return no('no_hits', keyTerms(input.question, input.language, input.words), []);
+  const { terms, passing, candidates } = analyse(input);
+  if (passing.length === 0) return no('low_score', terms, []);
+  if (candidates.length === 0) return no('missing_key_terms', terms, missingOf(passing[0]!, terms));
+  const model = input.model ?? ANSWERABILITY_MODEL;
+  const answering = candidates.filter((c) =>
+    input.mode === 'rules'
+      ? c.titleMissing.length === 0
+      : (c.hit.evidence?.cosine ?? 0) >= CLOSE_MEANING_COSINE ||
+        answerProbability(model, c.features) >= model.threshold,
+  );
+  if (answering.length === 0) {
+    // The topic words the best hit lacks outside its title, when the title rule finds any.
+    const lacking = candidates[0]!.titleMissing;
+    return lacking.length > 0 ? no('missing_key_terms', terms, lacking) : no('low_score', terms, []);
+  }
+  const close = answering
+    .map((c) => c.hit)
+    .filter((hit) => {
+      const cosine = hit.evidence?.cosine;
+      return cosine === null || cosine === undefined || cosine >= MIN_ANSWER_COSINE;
+    });
   if (close.length === 0) return no('low_similarity', terms, []);
   return { answer: true, reason: 'answer', hits: close, keyTerms: terms, missingTerms: [] };
 }
@@ -187,4 +256,27 @@ function missingOf(hit: KnowledgeHit, terms: string[]): string[] {
 
 function no(reason: AnswerReason, keyTerms: string[], missingTerms: string[]): Answerability {
   return { answer: false, reason, hits: [], keyTerms, missingTerms };
+}
+
+/**
+ * Which hits a model is given. `strict`: the hits the answerability decision keeps (none when it
+ * says no) — the offline answerer quotes a sentence and cannot judge whether it answers, so the
+ * decision must. `threshold`: every hit at or above the minimum score — a real language model
+ * (OpenAI-compatible, Anthropic) reads the hits itself, is told to answer only from them and to
+ * say when they do not answer, so a lexical rule does not pre-empt its judgement.
+ */
+export type KnowledgeGate = 'strict' | 'threshold';
+
+/** The gate of a model provider (`offline`, `openai`, `anthropic`, …). */
+export function gateFor(provider: string): KnowledgeGate {
+  return provider === 'offline' ? 'strict' : 'threshold';
+}
+
+/** The hits that pass `gate`, from the decision and the searched hits (best first). */
+export function gatedHits(
+  gate: KnowledgeGate,
+  found: { hits: KnowledgeHit[]; searched: KnowledgeHit[] },
+  minScore: number,
+): KnowledgeHit[] {
+  return gate === 'strict' ? found.hits : found.searched.filter((hit) => hit.score >= minScore);
 }

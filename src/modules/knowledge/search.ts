@@ -15,6 +15,7 @@ import {
   type Language,
 } from './text.js';
 import { COMPOUND_CREDIT, MIN_COMPOUND_PART, resolveWords, searchChunks } from './search-repository.js';
+import { questionText } from './salutations.js';
 import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {
@@ -280,13 +281,15 @@ export async function searchWithEvidence(
 ): Promise<SearchResult> {
   if (!isUuid(tenantId) || !isUuid(input.botId)) return { hits: [], words: [] };
   const limit = Math.min(Math.max(Math.trunc(input.limit ?? DEFAULT_SEARCH_LIMIT), 1), MAX_SEARCH_LIMIT);
-  const words = queryWords(input.query);
-  const language = detectQueryLanguage(input.query);
+  // Greetings, thanks and sign-offs say nothing about the topic (salutations.ts).
+  const query = questionText(input.query);
+  const words = queryWords(query);
+  const language = detectQueryLanguage(query || input.query);
   const terms =
     words.length > 0
       ? await resolveTerms(db, tenantId, input.botId, language, words, input.vocabularyVersion)
       : [];
-  const vector = input.embeddings ? await queryVector(input.embeddings, input.query) : null;
+  const vector = input.embeddings ? await queryVector(input.embeddings, query) : null;
   if (terms.length === 0 && !vector) return { hits: [], words: [] };
 
   const pairs = terms.flatMap((t, i) => [
@@ -305,7 +308,7 @@ export async function searchWithEvidence(
   const minScore = input.minScore ?? 0;
   const first = rows[0];
   const topics = questionTopicWeights(
-    input.query,
+    query,
     language,
     terms.map((t) => t.source ?? t.word),
   );

@@ -8,6 +8,7 @@ import { MAX_IMPORT_ENTRIES, type EntryInput } from './schema.js';
 import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
 import { detectLanguage as detectMessageLanguage } from '../../shared/language.js';
+import { questionText } from './salutations.js';
 import { decideAnswerability, type Answerability } from './answerability.js';
 import { DEFAULT_SEARCH_LIMIT, searchWithEvidence, type KnowledgeHit, type SearchInput } from './search.js';
 import { chunkText, detectLanguage, vocabularyOf } from './text.js';
@@ -269,9 +270,10 @@ export async function searchForAnswer(
 ): Promise<{ hits: KnowledgeHit[]; decision: Answerability; searched: KnowledgeHit[] }> {
   const { minScore, ...search } = input;
   const result = await searchWithEvidence(db, tenantId, search);
+  const question = questionText(input.query);
   const decision = decideAnswerability({
-    question: input.query,
-    language: detectMessageLanguage(input.query),
+    question,
+    language: detectMessageLanguage(question || input.query),
     hits: result.hits,
     words: result.words,
     minScore,
@@ -306,9 +308,10 @@ export async function hitTest(
   });
   await repo.setOnboardingStep(deps.db, tenantId, 'search_tested', true);
   // The chat decides on its top 3 and uses the hits the decision keeps.
+  const question = questionText(query);
   const decision = decideAnswerability({
-    question: query,
-    language: detectMessageLanguage(query),
+    question,
+    language: detectMessageLanguage(question || query),
     hits: result.hits.slice(0, DEFAULT_SEARCH_LIMIT),
     words: result.words,
     minScore,

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { detectLanguage, isFrequentWord, type Language } from '../../shared/language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
+import { questionText } from '../knowledge/salutations.js';
 import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
 import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
@@ -216,6 +217,30 @@ function candidates(content: string, question: string, language: Language, title
 }
 
 /**
+ * How well the hit's best sentence matches the question, as the offline answerer ranks them:
+ * `coverage` is the weighted share of the question's content words that sentence holds (title
+ * words weigh less, see TITLE_WORD_WEIGHT), `typeFit` whether it offers what the question type
+ * asks for (1 or 0), `answering` whether any sentence covers every key term with the title (the
+ * answerer's condition for answering from this hit). A feature of the answerability model.
+ */
+export function bestSentence(
+  content: string,
+  question: string,
+  language: Language,
+  title: string,
+  keyTerms: string[],
+): { coverage: number; typeFit: number; answering: boolean } {
+  const ranked = candidates(content, question, language, title).sort((a, b) => b.score - a.score);
+  const best = ranked[0];
+  const type = questionType(question);
+  const fit = best && best.score > 0 ? typeFit(best.sentence, type, question) : 0;
+  const answering = sentencesOf(content, language).some((sentence) =>
+    keyTerms.every((term) => coversTerm(`${title} ${sentence.text}`, term)),
+  );
+  return { coverage: best ? Math.max(0, best.score - 0.3 * fit) : 0, typeFit: fit, answering };
+}
+
+/**
  * The part of the hit that answers the question: the whole sentence that best matches the
  * question's words and kind (who → a name, when → a date or time, how many → a number, where →
  * a place), with a neighbour that matches nearly as well, in their original order, within a
@@ -258,8 +283,9 @@ export function extractAnswer(
  * without a hit, a polite hand-over.
  */
 export function offlineAnswer(grounding: ModelRequest['grounding']): string {
-  const language = detectLanguage(grounding.userMessage);
-  const question = grounding.userMessage;
+  // Greetings, thanks and sign-offs are no part of the question (knowledge/salutations.ts).
+  const question = questionText(grounding.userMessage) || grounding.userMessage;
+  const language = detectLanguage(question);
   const hits = [...grounding.knowledge].sort((a, b) => b.score - a.score) as GroundingHit[];
   const terms = questionKeyTerms(question, language);
   // Only a hit with a sentence that covers every key term (with the entry's title) can answer.

@@ -7,6 +7,7 @@ import type { AppContext } from '../../../shared/context.js';
 import { observeKnowledgeSearch } from '../../../observability/metrics.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { searchForAnswer } from '../../knowledge/service.js';
+import { gatedHits, gateFor } from '../../knowledge/answerability.js';
 import type { ModelRequest } from '../../models/provider.js';
 import { assembleSystemPrompt, protectForModel } from '../../prompt/assemble.js';
 import { collectPromptSections, type ChatTurn } from '../extensions.js';
@@ -48,10 +49,12 @@ export async function buildContext(
   const minScore = bot.knowledge_min_score ?? ctx.config.knowledge.minScore;
   // The history came with the admission statement.
   const history = admitted.rows.history;
+  // One gate per kind of model (knowledge/answerability.ts gateFor): the offline answerer gets the
+  // hits the answerability decision keeps, a real model every hit at or above the minimum score.
+  const gate = gateFor(ctx.model.describe?.({ model: bot.model }).provider ?? ctx.model.name);
   const [hits, extraSections] = await Promise.all([
     observe('knowledge', () =>
       observeKnowledgeSearch(
-        // Only the hits the answerability decision keeps; none when the knowledge base has no answer.
         searchForAnswer(ctx.db, inbound.tenantId, {
           botId: bot.id,
           query: message,
@@ -59,7 +62,7 @@ export async function buildContext(
           minScore,
           embeddings: ctx.embeddings,
           vocabularyVersion: bot.knowledge_vocabulary_version,
-        }).then((found) => found.hits),
+        }).then((found) => gatedHits(gate, found, minScore)),
       ),
     ),
     collectPromptSections(ctx.chatExtensions, turn, ctx.db),
