@@ -52,6 +52,7 @@ import { sharePageRoutes } from './modules/widget/share-page.js';
 import { goLiveRoutes } from './modules/golive/routes.js';
 import { mailboxRoutes } from './modules/mailboxes/routes.js';
 import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
+import { voiceRoutes } from './modules/voice/routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -155,6 +156,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(unansweredRoutes, { ctx });
   await app.register(mailboxRoutes, { ctx });
   await app.register(postmarkInboundRoutes, { ctx });
+  await app.register(voiceRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

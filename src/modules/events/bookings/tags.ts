@@ -42,6 +42,7 @@ export function stripBookingTags(reply: string): string {
 
 /** The booking channel of a chat channel (the chat's `webhook` is an API integration). */
 export function bookingChannelOf(channel: ChatChannel): BookingChannel {
+  if (channel === 'voice') return 'voice';
   return channel === 'email' ? 'email' : 'api';
 }
 

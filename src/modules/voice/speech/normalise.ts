@@ -235,7 +235,22 @@ function yearOf(written: string | undefined): number | null {
  * remaining numbers.
  */
 export function speakable(text: string, lang: VoiceLanguage): string {
-  let out = plainText(text);
+  return joinLines(convert(plainText(text), lang));
+}
+
+/**
+ * A piece of a streamed reply as it is read aloud: the same conversions, markup characters
+ * left over from a split pair removed, spaces kept at its edges so pieces join up.
+ */
+export function speakFragment(text: string, lang: VoiceLanguage): string {
+  return convert(plainText(text), lang)
+    .replace(/[*_#`]+/g, '')
+    .replace(/\s*\n+\s*/g, ' ')
+    .replace(/ {2,}/g, ' ');
+}
+
+function convert(text: string, lang: VoiceLanguage): string {
+  let out = text;
   out = out.replace(PRICE_BEFORE, (whole, symbol: string, amount: string) => {
     const value = amountOf(amount);
     return value ? spokenPrice(lang, value.units, value.cents, SYMBOLS[symbol.trim()] ?? 'EUR') : whole;
@@ -279,6 +294,5 @@ export function speakable(text: string, lang: VoiceLanguage): string {
     if (!/^\d+(\.\d+)?$/.test(value) || value.length > 15) return written;
     return cardinal(lang, value);
   });
-  out = out.replace(/\s&\s/g, ` ${AND[lang]} `).replace(/\s[–—]\s/g, ', ');
-  return joinLines(out);
+  return out.replace(/\s&\s/g, ` ${AND[lang]} `).replace(/\s[–—]\s/g, ', ');
 }
