@@ -77,7 +77,9 @@ async function run(databaseUrl: string): Promise<void> {
       const sid = `CA${randomUUID().replace(/-/g, '')}`;
       const from = `+4917000${String(i).padStart(5, '0')}`;
       await postSigned(app, connection, 'incoming', { CallSid: sid, From: from });
-      const sim = (await RelaySimulator.connect(port, connection)) as RelaySimulator;
+      const connected = await RelaySimulator.connect(port, connection);
+      if (!(connected instanceof RelaySimulator)) throw new Error(`relay refused: ${connected.rejected}`);
+      const sim = connected;
       sim.setup(sid, from);
       const question = `Wann ist der Kurs? (${sid})`;
       sim.send({ type: 'prompt', voicePrompt: question, lang: 'de-DE', last: true });
