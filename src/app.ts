@@ -57,6 +57,7 @@ import { mailboxRoutes } from './modules/mailboxes/routes.js';
 import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
 import { connectionRoutes } from './modules/messaging/routes.js';
 import { channelWebhookRoutes } from './modules/messaging/webhook-routes.js';
+import { voiceRoutes } from './modules/voice/routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
 export const REDACTED_PATHS = [
@@ -165,6 +166,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(postmarkInboundRoutes, { ctx });
   await app.register(connectionRoutes, { ctx });
   await app.register(channelWebhookRoutes, { ctx });
+  await app.register(voiceRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);
 

@@ -2,7 +2,7 @@ import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../http/e
 
 export const CHAT_CHANNELS = ['email', 'api', 'webhook'] as const;
 /** The channels a chat caller may name, and `widget`, which only the widget's adapter sets. */
-export type ChatChannel = (typeof CHAT_CHANNELS)[number] | 'widget' | 'whatsapp' | 'sms';
+export type ChatChannel = (typeof CHAT_CHANNELS)[number] | 'widget' | 'whatsapp' | 'sms' | 'voice';
 
 export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_SENDER_ID_CHARS = 255;

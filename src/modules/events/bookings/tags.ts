@@ -42,7 +42,8 @@ export function stripBookingTags(reply: string): string {
 
 /** The booking channel of a chat channel (the chat's `webhook` is an API integration). */
 export function bookingChannelOf(channel: ChatChannel): BookingChannel {
-  return channel === 'email' ? 'email' : channel === 'whatsapp' ? 'whatsapp' : 'api';
+  if (channel === 'voice' || channel === 'whatsapp') return channel;
+  return channel === 'email' ? 'email' : 'api';
 }
 
 export interface OfferedEvent {
