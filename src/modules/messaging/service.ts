@@ -163,14 +163,35 @@ export function publicBase(row: Pick<ConnectionRow, 'settings'>, config: Config)
   return (row.settings.public_base_url || config.publicBaseUrl).replace(/\/+$/, '');
 }
 
-/** Where the provider sends messages (Meta also verifies it with a GET and sends statuses there). */
-export function webhookUrl(row: Pick<ConnectionRow, 'id' | 'settings'>, config: Config): string {
-  return `${publicBase(row, config)}/v1/channels/${row.id}/webhook`;
+/** The voice routes of a `twilio_voice` connection sit below `/voice` (modules/voice/routes.ts). */
+const pathOf = (row: Pick<ConnectionRow, 'id' | 'kind'>, end: string) =>
+  `/v1/channels/${row.id}${row.kind === 'twilio_voice' ? `/voice/${end === 'webhook' ? 'incoming' : end}` : `/${end}`}`;
+
+/**
+ * Where the provider sends messages (Meta also verifies it with a GET and sends statuses there);
+ * for a voice number, the incoming-call URL.
+ */
+export function webhookUrl(row: Pick<ConnectionRow, 'id' | 'kind' | 'settings'>, config: Config): string {
+  return publicBase(row, config) + pathOf(row, 'webhook');
 }
 
-/** Where Twilio sends delivery statuses. */
-export function statusCallbackUrl(row: Pick<ConnectionRow, 'id' | 'settings'>, config: Config): string {
-  return `${publicBase(row, config)}/v1/channels/${row.id}/status`;
+/** Where Twilio sends delivery statuses (a voice number: call statuses). */
+export function statusCallbackUrl(
+  row: Pick<ConnectionRow, 'id' | 'kind' | 'settings'>,
+  config: Config,
+): string {
+  return publicBase(row, config) + pathOf(row, 'status');
+}
+
+/** An active `twilio_voice` connection by id (the id is in the URL Twilio calls) with its auth token opened. */
+export async function activeVoiceConnection(
+  db: Queryable,
+  secrets: ChannelSecrets,
+  id: string,
+): Promise<{ row: ConnectionRow; authToken: string } | null> {
+  const row = isUuid(id) ? await repo.findConnectionById(db, id) : undefined;
+  if (!row || row.kind !== 'twilio_voice' || !row.is_active || !row.secrets.auth_token) return null;
+  return { row, authToken: secrets.open(row.secrets.auth_token) };
 }
 
 export interface ConnectionExtras {

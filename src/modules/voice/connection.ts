@@ -1,10 +1,12 @@
 /**
  * The voice channel's view of a `twilio_voice` connection (the channel connections own the
  * stored record, its encrypted secrets and its dashboard), and the public URLs Twilio calls.
- * `loadVoiceConnection` is the one seam to the connections: until they are wired in, a context
- * answers with the source registered for it (tests), and with none otherwise.
+ * `loadVoiceConnection` is the one seam to the connections: a context answers from the channel
+ * connections (`messaging/service.ts`), or from a source registered for it (tests, benchmarks).
  */
 import type { AppContext } from '../../shared/context.js';
+import { activeVoiceConnection } from '../messaging/service.js';
+import { channelSecretsFor } from '../messaging/secret-store.js';
 import type { OpeningHours } from './hours.js';
 import type { VoiceLanguage } from './speech/numbers.js';
 
@@ -56,7 +58,26 @@ export async function loadVoiceConnection(
   connectionId: string,
 ): Promise<VoiceConnection | null> {
   const source = sources.get(ctx);
-  return source ? source(connectionId) : null;
+  if (source) return source(connectionId);
+  const found = await activeVoiceConnection(ctx.db, channelSecretsFor(ctx.config), connectionId);
+  if (!found) return null;
+  const { row, authToken } = found;
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    botId: row.bot_id,
+    accountSid: row.settings.account_sid ?? '',
+    authToken,
+    phoneNumber: row.settings.phone_number ?? '',
+    handoffNumber: row.settings.handoff_number ?? null,
+    mode: row.settings.mode ?? 'relay',
+    publicBaseUrl: row.settings.public_base_url ?? null,
+    language: VOICE_DEFAULTS.language,
+    greeting: null,
+    openingHours: null,
+    maxCallSeconds: VOICE_DEFAULTS.maxCallSeconds,
+    callsPerCallerPerHour: VOICE_DEFAULTS.callsPerCallerPerHour,
+  };
 }
 
 /** The public URLs of a connection: what Twilio is told and what signatures are checked against. */
