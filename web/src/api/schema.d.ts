@@ -2264,6 +2264,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             user: components["schemas"]["User"];
+            /** @description What the user's role may do, as GET /api/me answers: the dashboard signs in without asking again */
+            permissions: string[];
+            tenant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                plan_id: string;
+            };
         };
         /** ApiKey */
         ApiKey: {
@@ -3623,6 +3631,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
+                        /** @description What the user's role may do */
                         permissions: string[];
                         tenant: {
                             /** Format: uuid */
