@@ -2699,6 +2699,15 @@ export interface components {
                 /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
                 distribution: number[];
             };
+            /** @description The team's verdicts on bot replies (conversation review), apart from customers' ratings */
+            staff_reviews: {
+                /** @description Bot replies the team rated good in the period */
+                good: number;
+                /** @description Bot replies the team rated bad in the period */
+                bad: number;
+                /** @description good / (good + bad); null when there is nothing to divide by */
+                good_share: number | null;
+            };
             bookings: {
                 /** @description Bookings the bots made in the period (booking tags) */
                 made: number;
