@@ -13239,7 +13239,7 @@ export interface operations {
                             last_seen: string;
                             /** @description Up to 20 */
                             conversation_ids: string[];
-                            /** @description A person's later reply in one of the conversations, when one exists */
+                            /** @description A person's reply answering the question in one of the conversations (their first reply with substance, leading greetings left out), when one exists */
                             person_answer: string | null;
                         }[];
                     };
