@@ -53,6 +53,14 @@ async function outsideTheirCard(page: Page): Promise<string[]> {
           );
       }
     }
+    // A text wider than its own box (a long word, a button's label) is cut off or runs over what follows.
+    for (const element of document.querySelectorAll<HTMLElement>('main p, main .mantine-Button-label')) {
+      if (element.closest('.mantine-ScrollArea-root, .mantine-Table-scrollContainer')) continue;
+      if (element.scrollWidth > element.clientWidth + 1)
+        problems.push(
+          `"${element.innerText.slice(0, 40)}" is cut off (${element.scrollWidth} px in ${element.clientWidth} px)`,
+        );
+    }
     return problems;
   });
 }

@@ -124,7 +124,7 @@ export function ConversationPage() {
                         : t('chat.bot')}{' '}
                     · {formatDateTime(m.created_at, i18n.language)}
                   </Text>
-                  <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                  <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
                     {m.content}
                   </Text>
                   {author === 'bot' && (
