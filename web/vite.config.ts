@@ -28,7 +28,7 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     emptyOutDir: true,
-    // Which chunks each page needs: read by scripts/web-budget.mjs.
+    // Which chunks each entry imports (the budget, scripts/web-budget.mjs, measures in chromium).
     manifest: true,
     chunkSizeWarningLimit: 2000,
   },

@@ -34,6 +34,22 @@ describeApp('dashboard sign-in and API keys', (get) => {
       headers: { authorization: `Bearer ${body.token}` },
     });
     expect(viaBearer.json().tenant.id).toBe(tenant.id);
+    // The sign-in answers what GET /api/me answers: the dashboard needs no second request.
+    expect(body.permissions).toEqual(viaCookie.json().permissions);
+    expect(body.tenant).toEqual(viaCookie.json().tenant);
+  });
+
+  it("answers an agent's sign-in with the agent's own permissions", async () => {
+    const tenant = await buildTenant(get().ctx);
+    const agent = await tenant.user('agent');
+    const login = await inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: agent.email, password: agent.password },
+    });
+    expect(login.statusCode).toBe(200);
+    expect(login.json().permissions).toContain('conversation:view');
+    expect(login.json().permissions).not.toContain('usage:view');
   });
 
   it('refuses a wrong password and an unknown e-mail alike', async () => {

@@ -241,4 +241,61 @@ describeApp('overview numbers', (get) => {
     const theirs = (await fetch('', other.owner.headers)).json();
     expect(theirs).toMatchObject({ conversations: 0, replies: 0, bookings: { made: 0 }, top_unanswered: [] });
   });
+
+  it("counts the team's verdicts on replies apart from customers' ratings, per bot and period", async () => {
+    const { ctx, db } = get();
+    const tenant = await buildTenant(ctx);
+    const [a, b] = [await tenant.bot(), await tenant.bot()];
+    const reviewer = tenant.owner.id;
+    /** One bot reply in a conversation of `bot`, reviewed `verdict` at `when`. */
+    const reviewed = async (bot: string, verdict: 'good' | 'bad', when: Date, test = false) => {
+      const conversation = await seed(db, tenant.id, reviewer, {
+        bot,
+        created: at(0, 8),
+        test,
+        messages: [['assistant', 'Antwort', at(0, 8), false]],
+      });
+      await db.query(
+        `INSERT INTO message_reviews (message_id, tenant_id, conversation_id, verdict, reviewed_by, reviewed_at)
+         SELECT id, tenant_id, conversation_id, $2, $3, $4 FROM messages WHERE conversation_id = $1`,
+        [conversation, verdict, reviewer, when],
+      );
+    };
+    await reviewed(a.id, 'good', at(0, 9));
+    await reviewed(a.id, 'bad', at(1, 9));
+    await reviewed(a.id, 'bad', at(2, 9));
+    await reviewed(b.id, 'good', at(2, 10));
+    // Not counted: a review of a test conversation, one before the period.
+    await reviewed(a.id, 'bad', at(1, 10), true);
+    await reviewed(b.id, 'bad', at(-5, 10));
+    // A customer's rating stays in satisfaction only.
+    await seed(db, tenant.id, reviewer, { bot: a.id, created: at(1, 11), rating: 1, messages: [] });
+
+    const fetch = (query: string, headers = tenant.owner.headers) =>
+      get().app.inject({
+        method: 'GET',
+        url: `/api/overview/numbers?from=${day(0)}&to=${day(2)}${query}`,
+        headers,
+      });
+    const all = await fetch('');
+    expect(all.statusCode, all.body).toBe(200);
+    expect(all.json().staff_reviews).toEqual({ good: 2, bad: 2, good_share: 0.5 });
+    expect(all.json().satisfaction).toMatchObject({ count: 1, distribution: [1, 0, 0, 0, 0] });
+    expect((await fetch(`&bot_id=${a.id}`)).json().staff_reviews).toEqual({
+      good: 1,
+      bad: 2,
+      good_share: 1 / 3,
+    });
+    expect((await fetch(`&bot_id=${b.id}`)).json().staff_reviews).toEqual({ good: 1, bad: 0, good_share: 1 });
+    // Nothing reviewed: no share.
+    const other = await buildTenant(ctx);
+    expect((await fetch('', other.owner.headers)).json().staff_reviews).toEqual({
+      good: 0,
+      bad: 0,
+      good_share: null,
+    });
+    expect((await fetch(`&bot_id=${a.id}`, other.owner.headers)).statusCode).toBe(404);
+    expect((await fetch('', (await tenant.user('agent')).headers)).statusCode).toBe(403);
+    expect((await fetch('', {} as typeof tenant.owner.headers)).statusCode).toBe(401);
+  });
 });

@@ -121,4 +121,53 @@ describeApp('unanswered questions', (get) => {
     ).toBe(404);
     expect((await req(tenant, 'GET', `/api/bots/not-a-uuid/unanswered`)).statusCode).toBe(404);
   });
+
+  it("offers the person's reply that answered the question, not their greeting", async () => {
+    const { ctx } = get();
+    const tenant = await buildTenant(ctx);
+    const bot = await tenant.bot();
+    const person = await tenant.user('agent');
+    const conversation = await exchange(
+      ctx.db,
+      tenant,
+      bot.id,
+      'Wann habt ihr samstags offen?',
+      'handed_over',
+    );
+    for (const content of [
+      'Hallo, hier ist Anna aus dem Team. Ich übernehme gern!',
+      'Samstag von 10 bis 16 Uhr.',
+      'Gern geschehen.',
+    ]) {
+      await ctx.db.query(
+        `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, author_user_id)
+         VALUES ($1, $2, $3, 'assistant', $4, $5)`,
+        [tenant.id, conversation, bot.id, content, person.id],
+      );
+    }
+    // A greeting and the answer in one reply: the answer without the greeting.
+    const other = await exchange(ctx.db, tenant, bot.id, 'Gibt es Parkplätze?', 'handed_over');
+    await ctx.db.query(
+      `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, author_user_id)
+       VALUES ($1, $2, $3, 'assistant', $4, $5)`,
+      [tenant.id, other, bot.id, 'Hallo! Hier ist Ben. Ja, zwei Parkplätze im Hof.', person.id],
+    );
+    const res = await req(tenant, 'GET', `/api/bots/${bot.id}/unanswered`);
+    expect(res.statusCode, res.body).toBe(200);
+    const byQuestion = Object.fromEntries(
+      res
+        .json()
+        .data.map((g: { question: string; person_answer: string | null }) => [g.question, g.person_answer]),
+    );
+    expect(byQuestion).toEqual({
+      'Wann habt ihr samstags offen?': 'Samstag von 10 bis 16 Uhr.',
+      'Gibt es Parkplätze?': 'Ja, zwei Parkplätze im Hof.',
+    });
+    // Another tenant sees neither.
+    const stranger = await buildTenant(ctx);
+    expect(
+      (await req(stranger, 'GET', `/api/bots/${bot.id}/unanswered`, undefined, stranger.owner.headers))
+        .statusCode,
+    ).toBe(404);
+  });
 });

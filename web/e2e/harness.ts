@@ -59,6 +59,8 @@ export interface Harness {
   browser: Browser;
   owner: Login;
   viewer: Login;
+  /** An agent: the inbox, conversations and contacts. */
+  agent: Login;
   botId: string;
   /** The demo tenant's API key (the chat endpoint as a customer's system calls it). */
   apiKey: string;
@@ -93,6 +95,13 @@ export async function startHarness(): Promise<Harness> {
     role: 'viewer',
     firstName: 'Vera',
   });
+  const agent = { email: 'agent@parley.local', password: 'agent-password-1' };
+  await insertUser(ctx.db, seed.tenantId, {
+    email: agent.email,
+    passwordHash: await ctx.sessions.hashPassword(agent.password),
+    role: 'agent',
+    firstName: 'Anna',
+  });
   const app: FastifyInstance = await buildApp(ctx);
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
@@ -102,6 +111,7 @@ export async function startHarness(): Promise<Harness> {
     browser,
     owner: { email: seed.email, password: seed.password },
     viewer,
+    agent,
     botId: seed.botId,
     apiKey: seed.apiKey,
     async deliverWebhooks() {
@@ -137,16 +147,39 @@ export function field(label: string): RegExp {
   return new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\*)?$`);
 }
 
+/**
+ * Signs in through the form and waits for the first page behind it. A refusal shown by the form
+ * (wrong password, locked) fails at once with its text instead of a timeout.
+ */
 export async function signIn(
   page: Page,
   login: Login,
   labels = { email: 'E-Mail', password: 'Passwort', submit: 'Anmelden' },
 ) {
-  await page.goto('/login');
+  if (!new URL(page.url(), 'http://x').pathname.startsWith('/login')) await page.goto('/login');
+  const submit = page.getByRole('button', { name: labels.submit });
+  await submit.waitFor();
   await page.getByLabel(labels.email).fill(login.email);
   await page.getByLabel(field(labels.password)).fill(login.password);
-  await page.getByRole('button', { name: labels.submit }).click();
-  await page.waitForURL((url) => !url.pathname.startsWith('/login'));
+  await submit.click();
+  const outcome = await Promise.race([
+    page
+      .waitForURL((url) => !url.pathname.startsWith('/login'))
+      .then(
+        () => 'signed in',
+        (error: Error) => `still on the sign-in page: ${error.message}`,
+      ),
+    page
+      .getByRole('alert')
+      .waitFor()
+      .then(
+        async () => `refused: ${await page.getByRole('alert').innerText()}`,
+        () => new Promise<string>(() => undefined),
+      ),
+  ]);
+  if (outcome !== 'signed in') throw new Error(`sign-in as ${login.email} ${outcome}`);
+  // The signed-in frame is there (its navigation), not only the address.
+  await page.getByRole('navigation').first().waitFor();
 }
 
 /** axe-core: no serious or critical violations on the page as it is now. */

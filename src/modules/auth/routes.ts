@@ -7,7 +7,7 @@ import { Page, PageQuery } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { findTenant, findTenantPlan } from '../tenants/service.js';
 import { isUuid } from '../../shared/ids.js';
-import { ROLE_PERMISSIONS } from './permissions.js';
+import { ROLE_PERMISSIONS, type Role } from './permissions.js';
 import { listApiKeysPage } from './api-keys.js';
 import { findPublicUser, type ApiKeyMetadata, type PublicUser } from './repository.js';
 import {
@@ -46,10 +46,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         path: '/',
         expires: session.expiresAt,
       });
+      const { permissions, tenant } = await sessionFacts(ctx, session.user.tenant_id, session.user.role);
       return {
         token: session.token,
         expires_at: session.expiresAt.toISOString(),
         user: serializeUser(session.user),
+        permissions,
+        tenant,
       };
     },
   );
@@ -87,17 +90,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     },
     async (request) => {
       const user = currentUser(request);
-      const [row, tenant, plan] = await Promise.all([
+      const [row, facts] = await Promise.all([
         findPublicUser(ctx.db, user.tenantId, user.id),
-        findTenant(ctx.db, user.tenantId),
-        findTenantPlan(ctx.db, user.tenantId),
+        sessionFacts(ctx, user.tenantId, user.role),
       ]);
-      if (!row || !tenant || !plan) throw notFound('User');
-      return {
-        user: serializeUser(row),
-        permissions: [...ROLE_PERMISSIONS[user.role]],
-        tenant: { id: tenant.id, name: tenant.name, plan_id: plan.plan_id },
-      };
+      if (!row) throw notFound('User');
+      return { user: serializeUser(row), ...facts };
     },
   );
 
@@ -187,6 +185,16 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
 
 function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
+}
+
+/** A signed-in user's permissions and tenant, as the sign-in and GET /api/me answer them. */
+async function sessionFacts(ctx: AppContext, tenantId: string, role: Role) {
+  const [tenant, plan] = await Promise.all([findTenant(ctx.db, tenantId), findTenantPlan(ctx.db, tenantId)]);
+  if (!tenant || !plan) throw notFound('User');
+  return {
+    permissions: [...ROLE_PERMISSIONS[role]],
+    tenant: { id: tenant.id, name: tenant.name, plan_id: plan.plan_id },
+  };
 }
 
 function serializeUser(user: PublicUser) {

@@ -22,16 +22,28 @@ export const PublicUserSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+const SessionPermissions = Type.Array(Type.String(), { description: "What the user's role may do" });
+const SessionTenant = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  plan_id: Type.String(),
+});
+
 export const LoginResponse = Type.Object({
   token: Type.String({ description: 'Session token; also set as the HttpOnly cookie parley_session' }),
   expires_at: Type.String({ format: 'date-time' }),
   user: PublicUserSchema,
+  permissions: Type.Array(Type.String(), {
+    description:
+      "What the user's role may do, as GET /api/me answers: the dashboard signs in without asking again",
+  }),
+  tenant: SessionTenant,
 });
 
 export const MeResponse = Type.Object({
   user: PublicUserSchema,
-  permissions: Type.Array(Type.String()),
-  tenant: Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), plan_id: Type.String() }),
+  permissions: SessionPermissions,
+  tenant: SessionTenant,
 });
 
 export const ApiKeyMetadataSchema = Type.Object({

@@ -83,6 +83,22 @@ export function ratings(db: Queryable, tenantId: string, scope: NumbersScope) {
   );
 }
 
+/**
+ * The team's verdicts on bot replies (conversation review) given in the period: good and bad,
+ * customers' test conversations left out.
+ */
+export async function staffReviews(db: Queryable, tenantId: string, scope: NumbersScope) {
+  const rows = await db.query<{ good: number; bad: number }>(
+    `SELECT count(*) FILTER (WHERE r.verdict = 'good')::int AS good,
+       count(*) FILTER (WHERE r.verdict = 'bad')::int AS bad
+     FROM message_reviews r JOIN conversations c ON c.id = r.conversation_id
+     WHERE r.tenant_id = $1 AND r.reviewed_at >= $2 AND r.reviewed_at < $3 AND NOT c.is_test
+       ${onBot(scope, 'c.bot_id')}`,
+    args(tenantId, scope),
+  );
+  return rows[0] ?? { good: 0, bad: 0 };
+}
+
 /** Bookings the bots made in the period (the chat's booking tags). */
 export async function botBookings(db: Queryable, tenantId: string, scope: NumbersScope) {
   const rows = await db.query<{ made: number; waitlist: number }>(

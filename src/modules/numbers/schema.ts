@@ -49,6 +49,17 @@ export const NumbersResponse = Type.Object(
         description: 'How many ratings of 1, 2, 3, 4 and 5 stars',
       }),
     }),
+    staff_reviews: Type.Object(
+      {
+        good: Type.Integer({ minimum: 0, description: 'Bot replies the team rated good in the period' }),
+        bad: Type.Integer({ minimum: 0, description: 'Bot replies the team rated bad in the period' }),
+        good_share: share('good / (good + bad)'),
+      },
+      {
+        description:
+          "The team's verdicts on bot replies (conversation review), apart from customers' ratings",
+      },
+    ),
     bookings: Type.Object({
       made: Type.Integer({ minimum: 0, description: 'Bookings the bots made in the period (booking tags)' }),
       waitlist: Type.Integer({ minimum: 0, description: 'Of those, places on a waiting list' }),

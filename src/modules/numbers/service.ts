@@ -35,7 +35,7 @@ const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : null)
 /**
  * The numbers a tenant asks for, per bot (or all) and period: conversations, the share answered
  * from knowledge, the share handed over, the median time to a person's first reply,
- * satisfaction, the most frequent unanswered questions and the bots' bookings.
+ * satisfaction, the team's verdicts on replies, the most frequent unanswered questions and the bots' bookings.
  */
 export async function overviewNumbers(
   db: Database,
@@ -47,11 +47,12 @@ export async function overviewNumbers(
   const botId = query.bot_id ?? null;
   if (botId) await getBot(db, tenantId, botId);
   const scope: repo.NumbersScope = { from: period.from, before: period.before, botId };
-  const [conversations, replies, human, ratings, bookings, unanswered] = await Promise.all([
+  const [conversations, replies, human, ratings, reviews, bookings, unanswered] = await Promise.all([
     repo.conversationsPerDay(db, tenantId, scope),
     repo.repliesPerDay(db, tenantId, scope),
     repo.firstHumanReply(db, tenantId, scope),
     repo.ratings(db, tenantId, scope),
+    repo.staffReviews(db, tenantId, scope),
     repo.botBookings(db, tenantId, scope),
     topUnanswered(db, tenantId, { ...scope, limit: TOP_UNANSWERED }),
   ]);
@@ -92,6 +93,11 @@ export async function overviewNumbers(
       answered: human.answered,
     },
     satisfaction: { average: rated > 0 ? starSum / rated : null, count: rated, distribution },
+    staff_reviews: {
+      good: reviews.good,
+      bad: reviews.bad,
+      good_share: ratio(reviews.good, reviews.good + reviews.bad),
+    },
     bookings,
     top_unanswered: unanswered,
     days,

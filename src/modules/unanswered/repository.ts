@@ -13,7 +13,8 @@ export interface OccurrenceRow {
   question: string;
   at: Date;
   handed_over: boolean;
-  person_answer: string | null;
+  /** A person's replies after the question (at most 5, oldest first); null without any. */
+  person_replies: string[] | null;
 }
 
 /** Whether messages carry the author of a person's reply (the inbox adds the column). */
@@ -28,7 +29,7 @@ export async function messagesHaveAuthorColumn(db: Queryable): Promise<boolean> 
 /**
  * The bot's customer questions of the last `days` days that its reply answered without
  * knowledge, or that were handed over without a reply of the bot, newest first; with a
- * person's later reply when messages carry an author (`withAuthor`).
+ * person's later replies when messages carry an author (`withAuthor`).
  */
 export function listOccurrences(
   db: Queryable,
@@ -38,14 +39,15 @@ export function listOccurrences(
   withAuthor: boolean,
 ): Promise<OccurrenceRow[]> {
   const botReply = withAuthor ? 'AND a.author_user_id IS NULL' : '';
-  const personAnswer = withAuthor
-    ? `(SELECT p.content FROM messages p WHERE p.conversation_id = u.conversation_id AND p.seq > u.seq
-         AND p.role = 'assistant' AND p.author_user_id IS NOT NULL ORDER BY p.seq LIMIT 1)`
-    : 'NULL::text';
+  const personReplies = withAuthor
+    ? `(SELECT json_agg(p.content ORDER BY p.seq) FROM (
+         SELECT p.content, p.seq FROM messages p WHERE p.conversation_id = u.conversation_id AND p.seq > u.seq
+           AND p.role = 'assistant' AND p.author_user_id IS NOT NULL ORDER BY p.seq LIMIT 5) p)`
+    : 'NULL::json';
   return db.query<OccurrenceRow>(
     `SELECT u.id, u.conversation_id, u.content AS question, u.created_at AS at,
             (a.id IS NULL OR (c.escalated_at IS NOT NULL AND c.escalated_at >= u.created_at)) AS handed_over,
-            ${personAnswer} AS person_answer
+            ${personReplies} AS person_replies
      FROM messages u
      JOIN conversations c ON c.id = u.conversation_id
      LEFT JOIN LATERAL (
@@ -102,7 +104,7 @@ export function listTopOccurrences(
   return db.query<OccurrenceRow & { bot_id: string }>(
     `SELECT q.id, a.conversation_id, a.bot_id, q.content AS question, q.created_at AS at,
             (c.escalated_at IS NOT NULL AND c.escalated_at >= q.created_at) AS handed_over,
-            NULL::text AS person_answer
+            NULL::json AS person_replies
      FROM messages a
      JOIN conversations c ON c.id = a.conversation_id AND NOT c.is_test
      CROSS JOIN LATERAL (

@@ -14,7 +14,8 @@ const UnansweredGroupSchema = Type.Object(
     last_seen: Type.String({ format: 'date-time' }),
     conversation_ids: Type.Array(Type.String({ format: 'uuid' }), { description: 'Up to 20' }),
     person_answer: Type.Union([Type.String(), Type.Null()], {
-      description: "A person's later reply in one of the conversations, when one exists",
+      description:
+        "A person's reply answering the question in one of the conversations (their first reply with substance, leading greetings left out), when one exists",
     }),
   },
   { title: 'UnansweredGroup' },

@@ -1,3 +1,4 @@
+import { personAnswerOf } from './person-answer.js';
 import type { Database } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
 import { getBot } from '../bots/service.js';
@@ -39,7 +40,7 @@ export async function listUnanswered(db: Database, tenantId: string, botId: stri
     question: r.question,
     at: r.at,
     handedOver: r.handed_over,
-    personAnswer: r.person_answer,
+    personAnswer: personAnswerOf(r.person_replies ?? []),
   }));
   const groups = groupQuestions(occurrences, new Map(resolved.map((r) => [r.group_key, r.resolved_at])));
   return {

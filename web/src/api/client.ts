@@ -1,6 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import { refusalOf, refusalText } from './error-text';
 import type { paths } from './schema';
+import { isSignedOut, sessionGeneration } from '../app/session-state';
 
 /**
  * An API answer that was not a success. `message` is the sentence to show, in the user's
@@ -30,22 +31,37 @@ export class ApiError extends Error {
   }
 }
 
-/** Called when a request answers 401 outside sign-in: the session has ended. */
+/**
+ * Called when a request answers 401 outside sign-in: the session has ended. Not for a request
+ * sent before the latest sign-in (its session is gone, the new one is fine), and once only.
+ */
 let onUnauthorized: (() => void) | null = null;
 export function setUnauthorizedHandler(handler: (() => void) | null): void {
   onUnauthorized = handler;
 }
 
+const sentIn = new Map<string, number>();
 const csrf: Middleware = {
-  onRequest({ request }) {
+  onRequest({ request, id }) {
+    sentIn.set(id, sessionGeneration());
     // Cookie-authenticated writes must carry a header a cross-site form cannot send.
     request.headers.set('X-Requested-With', 'parley');
     return request;
   },
-  onResponse({ response, request }) {
-    if (response.status === 401 && !new URL(request.url).pathname.startsWith('/api/auth/'))
+  onResponse({ response, request, id }) {
+    const generation = sentIn.get(id);
+    sentIn.delete(id);
+    if (
+      response.status === 401 &&
+      generation === sessionGeneration() &&
+      !isSignedOut() &&
+      !new URL(request.url).pathname.startsWith('/api/auth/')
+    )
       onUnauthorized?.();
     return response;
+  },
+  onError({ id }) {
+    sentIn.delete(id);
   },
 };
 

@@ -2384,6 +2384,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             user: components["schemas"]["User"];
+            /** @description What the user's role may do, as GET /api/me answers: the dashboard signs in without asking again */
+            permissions: string[];
+            tenant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                plan_id: string;
+            };
         };
         /** ApiKey */
         ApiKey: {
@@ -2810,6 +2818,15 @@ export interface components {
                 count: number;
                 /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
                 distribution: number[];
+            };
+            /** @description The team's verdicts on bot replies (conversation review), apart from customers' ratings */
+            staff_reviews: {
+                /** @description Bot replies the team rated good in the period */
+                good: number;
+                /** @description Bot replies the team rated bad in the period */
+                bad: number;
+                /** @description good / (good + bad); null when there is nothing to divide by */
+                good_share: number | null;
             };
             bookings: {
                 /** @description Bookings the bots made in the period (booking tags) */
@@ -3743,6 +3760,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
+                        /** @description What the user's role may do */
                         permissions: string[];
                         tenant: {
                             /** Format: uuid */
@@ -13341,7 +13359,7 @@ export interface operations {
                             last_seen: string;
                             /** @description Up to 20 */
                             conversation_ids: string[];
-                            /** @description A person's later reply in one of the conversations, when one exists */
+                            /** @description A person's reply answering the question in one of the conversations (their first reply with substance, leading greetings left out), when one exists */
                             person_answer: string | null;
                         }[];
                     };

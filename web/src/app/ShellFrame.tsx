@@ -12,6 +12,7 @@ import { useInboxUnread } from '../features/inbox/queries';
 import { LanguageSwitch } from './LanguageSwitch';
 import { useMeQuery } from '../features/auth/queries';
 import { MeProvider } from './session';
+import { markSignedOut } from './session-state';
 import { NAV, loginPath } from './nav';
 
 export function ShellFrame() {
@@ -30,12 +31,13 @@ export function ShellFrame() {
   const unread = useInboxUnread(inboxOn).data?.count ?? 0;
 
   useEffect(() => {
+    // The session ended: once to the sign-in page (the next sign-in starts with an empty cache).
     setUnauthorizedHandler(() => {
-      queryClient.clear();
+      markSignedOut();
       void navigate(loginPath(window.location), { replace: true });
     });
     return () => setUnauthorizedHandler(null);
-  }, [navigate, queryClient]);
+  }, [navigate]);
   useEffect(close, [location.pathname, close]);
 
   if (me.isPending) return <Loading />;
@@ -46,8 +48,9 @@ export function ShellFrame() {
 
   const signOut = async () => {
     await api.POST('/api/auth/logout');
+    markSignedOut();
+    await navigate('/login', { replace: true });
     queryClient.clear();
-    void navigate('/login', { replace: true });
   };
   const isActive = (to: string) =>
     to === '/' ? location.pathname === '/' : location.pathname.startsWith(to);

@@ -2,7 +2,9 @@ import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
+import type { Me } from '../../api/types';
 import { PublicFrame } from '../../app/PublicFrame';
+import { markSignedIn } from '../../app/session-state';
 
 /** Only paths inside the app are followed after sign-in. */
 export function safeNext(next: string | null): string {
@@ -23,13 +25,18 @@ export class LoginRefusal extends Error {
  * Sign-in asks the API with fetch itself: the generated client and its error wording load with
  * the pages behind sign-in. Same origin; the header the API demands of cookie writes.
  */
-async function signIn(values: { email: string; password: string }): Promise<void> {
+async function signIn(values: { email: string; password: string }): Promise<Me> {
   const response = await fetch('/api/auth/login', {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-requested-with': 'parley' },
     body: JSON.stringify(values),
   });
-  if (response.ok) return;
+  if (response.ok) {
+    // The answer holds the user, their permissions and tenant, as GET /api/me would.
+    const { user, permissions, tenant } = (await response.json()) as Me;
+    if (!user || !Array.isArray(permissions) || !tenant) throw new LoginRefusal(502, null);
+    return { user, permissions, tenant };
+  }
   const retry = Number(response.headers.get('retry-after'));
   throw new LoginRefusal(response.status, Number.isFinite(retry) && retry > 0 ? retry : null);
 }
@@ -81,11 +88,10 @@ export function LoginPage() {
     setPending(true);
     setError(null);
     try {
-      await signIn(values);
-      // The signed-in pages' query cache forgets the answer "not signed in".
-      const { queryClient } = await import('../../app/query');
-      queryClient.clear();
-      void navigate(safeNext(params.get('next')), { replace: true });
+      // The sign-in's own answer is the session: the signed-in pages ask nothing again, and an
+      // older request's 401 (sent before this sign-in) changes nothing.
+      markSignedIn(await signIn(values));
+      await navigate(safeNext(params.get('next')), { replace: true });
     } catch (caught) {
       setError(caught);
     } finally {

@@ -1,4 +1,5 @@
 import type { Bot, BotPatch, Ok } from '../../api/types';
+import { modelLabel } from '../../labels';
 
 export function formValues(bot: Bot) {
   return {
@@ -55,13 +56,13 @@ export function modelOptions(
         model:
           catalog.deployment.provider === 'offline'
             ? t('bot.modelOffline')
-            : `${catalog.deployment.provider} · ${catalog.deployment.model}`,
+            : modelLabel(`${catalog.deployment.provider}:${catalog.deployment.model}`, t),
       }),
     },
     ...catalog.providers.flatMap((p) =>
       p.models.map((model) => ({
         value: p.provider === 'offline' ? 'offline' : `${p.provider}:${model}`,
-        label: p.provider === 'offline' ? t('bot.modelOffline') : `${p.provider} · ${model}`,
+        label: p.provider === 'offline' ? t('bot.modelOffline') : modelLabel(`${p.provider}:${model}`, t),
       })),
     ),
   ];

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../format';
 import { ConversationStateBadge } from './ConversationStateBadge';
 import { ContactList } from './ContactList';
 import { useContactConversations, useContactLeads } from './queries';
+import { channelLabel } from '../../labels';
 
 /** One conversation of the person: when it started (a link to it), the bot, its state and length. */
 function ConversationCells({
@@ -23,7 +24,7 @@ function ConversationCells({
         </Link>
       </Table.Td>
       <Table.Td>{conversation.bot_name}</Table.Td>
-      {channel !== undefined && <Table.Td>{t(`channels.${channel}`, { defaultValue: channel })}</Table.Td>}
+      {channel !== undefined && <Table.Td>{channelLabel(channel, t)}</Table.Td>}
       <Table.Td>
         <ConversationStateBadge status={conversation.status} />
       </Table.Td>

@@ -10,6 +10,7 @@ import { ContactBookings } from './ContactBookings';
 import { ContactConversations } from './ContactConversations';
 import { ContactLeads } from './ContactConversations';
 import { useContact } from './queries';
+import { channelLabel, senderLabel } from '../../labels';
 
 /** One person: their details, bookings, conversations and leads; edit, merge, export, erase. */
 export function ContactPage() {
@@ -23,8 +24,8 @@ export function ContactPage() {
   const rows: [string, string | null][] = [
     [t('contacts.email'), c.email],
     [t('contacts.phone'), c.phone],
-    [t('contacts.sender'), c.sender_id],
-    [t('contacts.channel'), c.channel ? t(`channels.${c.channel}`, { defaultValue: c.channel }) : null],
+    [t('contacts.sender'), senderLabel(c.sender_id, t)],
+    [t('contacts.channel'), c.channel ? channelLabel(c.channel, t) : null],
     [t('common.created'), formatDateTime(c.created_at, i18n.language)],
   ];
   return (

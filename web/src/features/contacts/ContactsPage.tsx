@@ -10,6 +10,7 @@ import { EmptyState } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { NewContactButton } from './NewContactButton';
 import { useContacts } from './queries';
+import { senderLabel } from '../../labels';
 
 export function ContactsPage() {
   const { t, i18n } = useTranslation();
@@ -40,7 +41,7 @@ export function ContactsPage() {
         {contacts.data?.data.map((c) => (
           <Table.Tr key={c.id}>
             <Table.Td>
-              <Link to={`/contacts/${c.id}`}>{c.name ?? c.email ?? c.sender_id ?? c.id}</Link>
+              <Link to={`/contacts/${c.id}`}>{c.name ?? c.email ?? senderLabel(c.sender_id, t) ?? c.id}</Link>
             </Table.Td>
             <Table.Td>{c.email ?? '—'}</Table.Td>
             <Table.Td>{c.phone ?? '—'}</Table.Td>

@@ -24,6 +24,7 @@ import { STATUS_COLOUR } from './ConversationsPage';
 import { useConversationReview, useReopenConversation, type ReviewMessage } from './queries';
 import { ReplyFacts } from './ReplyFacts';
 import { ReplyVerdict } from './ReplyReview';
+import { channelLabel, customerLabel, senderLabel } from '../../labels';
 
 /** Who wrote a message: the customer, the bot, or a person of the team. */
 function authorOf(m: ReviewMessage): 'user' | 'bot' | 'person' {
@@ -51,7 +52,7 @@ export function ConversationPage() {
       </Breadcrumbs>
       <PageTitle title={t('conversations.transcript')}>
         <Badge color={STATUS_COLOUR[c.status]} variant="light">
-          {t(`conversations.statuses.${c.status}`)}
+          {t(`conversations.statuses.${c.status}`, { defaultValue: c.status })}
         </Badge>
       </PageTitle>
       <Stack>
@@ -75,10 +76,10 @@ export function ConversationPage() {
         <Card withBorder>
           <Group gap="lg" mb="sm" wrap="wrap">
             <Text size="sm">
-              {t('conversations.sender')}: {c.sender_id ?? '—'}
+              {t('conversations.sender')}: {senderLabel(c.sender_id, t) ?? '—'}
             </Text>
             <Text size="sm">
-              {t('conversations.channel')}: {t(`channels.${c.channel}`)}
+              {t('conversations.channel')}: {channelLabel(c.channel, t)}
             </Text>
             <Group gap={6} data-testid="customer-rating">
               <Text size="sm">{t('review.customerRating')}:</Text>
@@ -118,13 +119,13 @@ export function ConversationPage() {
                 >
                   <Text size="xs" c="dimmed">
                     {author === 'user'
-                      ? t('chat.caller')
+                      ? customerLabel(c.channel, t)
                       : author === 'person'
                         ? t('review.person', { name: m.author_name ?? '—' })
                         : t('chat.bot')}{' '}
                     · {formatDateTime(m.created_at, i18n.language)}
                   </Text>
-                  <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+                  <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
                     {m.content}
                   </Text>
                   {author === 'bot' && (

@@ -11,6 +11,7 @@ import { DataTable } from '../../components/DataTable';
 import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { useConversationList, type ConversationFilters } from './queries';
 import { useBots } from '../bots/queries';
+import { channelLabel, senderLabel } from '../../labels';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -61,7 +62,7 @@ export function ConversationsPage() {
       {
         name: 'channel',
         label: t('conversations.channel'),
-        data: options(['api', 'email', 'webhook'], (c) => t(`channels.${c}`)),
+        data: options(['widget', 'api', 'email', 'webhook'], (c) => channelLabel(c, t)),
         w: 150,
       },
       {
@@ -142,10 +143,10 @@ export function ConversationsPage() {
             <Table.Td>{botName.get(c.bot_id) ?? '—'}</Table.Td>
             <Table.Td>
               <Text size="sm" truncate maw={180}>
-                {c.sender_id ?? '—'}
+                {senderLabel(c.sender_id, t) ?? '—'}
               </Text>
             </Table.Td>
-            <Table.Td>{t(`channels.${c.channel}`)}</Table.Td>
+            <Table.Td>{channelLabel(c.channel, t)}</Table.Td>
             <Table.Td>
               <Badge color={STATUS_COLOUR[c.status]} variant="light">
                 {t(`conversations.statuses.${c.status}`)}

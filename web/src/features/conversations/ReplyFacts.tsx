@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { formatNumber, formatScore } from '../../format';
 import { type ReviewMessage } from './queries';
 import { summary } from './ReplyReview';
+import { modelLabel } from '../../labels';
 
 /** What a bot reply carried: knowledge sources with scores, actions, blocks, hand-over, tokens, model. */
 export function ReplyFacts({ message }: { message: ReviewMessage }) {
@@ -24,7 +25,7 @@ export function ReplyFacts({ message }: { message: ReviewMessage }) {
         )}
         {message.model && (
           <Text size="xs" c="dimmed">
-            {t('review.model', { model: message.model })}
+            {t('review.model', { model: modelLabel(message.model, t) })}
           </Text>
         )}
         <Text size="xs" c="dimmed">

@@ -101,7 +101,7 @@ export function InboxConversation({ id }: { id: string }) {
                   : t('inbox.fromBot')}{' '}
               · {formatDateTime(m.created_at, i18n.language)}
             </Text>
-            <Text size="sm" style={{ whiteSpace: 'pre-wrap' }}>
+            <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
               {m.content}
             </Text>
           </Card>

@@ -39,6 +39,10 @@ export function InboxPage() {
         {permission === 'default' && (
           <Button
             variant="light"
+            h="auto"
+            py={6}
+            // On a phone the label wraps instead of being cut off.
+            styles={{ label: { whiteSpace: 'normal' } }}
             onClick={() => void Notification.requestPermission().then((p) => setPermission(p))}
           >
             {t('inbox.notifyButton')}
@@ -94,7 +98,11 @@ export function InboxPage() {
                         •
                       </Badge>
                     )}
-                    <Text size="sm" fw={c.unread ? 700 : 400}>
+                    <Text
+                      size="sm"
+                      fw={c.unread ? 700 : 400}
+                      style={{ overflowWrap: 'anywhere', minWidth: 0 }}
+                    >
                       {c.sender_id ?? t('inbox.anonymous')}
                     </Text>
                   </Group>
@@ -102,7 +110,7 @@ export function InboxPage() {
                     {c.bot_name} · {t(`channels.${c.channel}`, { defaultValue: c.channel })}
                   </Text>
                   {c.handover_question && (
-                    <Text size="xs" lineClamp={2} fs="italic">
+                    <Text size="xs" lineClamp={2} fs="italic" style={{ overflowWrap: 'anywhere' }}>
                       „{c.handover_question}“
                     </Text>
                   )}

@@ -84,7 +84,7 @@ export function Numbers() {
           <Text size="xs" c="dimmed">
             {formatDate(n.from, lang)} – {formatDate(n.to, lang)}
           </Text>
-          <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }}>
+          <SimpleGrid cols={{ base: 2, sm: 3, lg: 4 }}>
             <Figure
               testId="figure-conversations"
               label={t('numbers.conversations')}
@@ -125,6 +125,19 @@ export function Numbers() {
               hint={t('numbers.ratingsCount', {
                 count: n.satisfaction.count,
                 value: formatNumber(n.satisfaction.count, lang),
+              })}
+            />
+            <Figure
+              testId="figure-staff-reviews"
+              label={t('numbers.staffReviews')}
+              value={
+                n.staff_reviews.good_share === null
+                  ? '—'
+                  : t('numbers.staffGood', { value: percentText(n.staff_reviews.good_share, lang) })
+              }
+              hint={t('numbers.staffCounts', {
+                good: formatNumber(n.staff_reviews.good, lang),
+                bad: formatNumber(n.staff_reviews.bad, lang),
               })}
             />
             <Figure
