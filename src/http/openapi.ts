@@ -43,6 +43,10 @@ export const OPENAPI_TAGS = [
   { name: 'e-mail', description: "Mail providers' inbound webhooks (HTTP basic auth per mailbox)" },
   { name: 'dashboard: channel connections', description: "A bot's WhatsApp, SMS and voice connections" },
   { name: 'messaging', description: "Meta's and Twilio's webhooks (signed per connection)" },
+  {
+    name: 'voice',
+    description: "Twilio's voice webhooks and the ConversationRelay socket (signed per connection)",
+  },
   { name: 'system', description: 'Liveness, readiness, metrics' },
   {
     name: 'widget',

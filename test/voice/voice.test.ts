@@ -66,7 +66,7 @@ describeApp('voice calls', (get) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams(form).toString(),
     });
-    expect(unsigned.statusCode).toBe(403);
+    expect(unsigned.statusCode).toBe(401);
     const unknown = await postSigned(get().app, { ...connection, id: 'unknown' }, 'incoming', form);
     expect(unknown.statusCode).toBe(404);
     // A replayed request is the same call: one record, the same answer.

@@ -2286,6 +2286,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot's WhatsApp, SMS and voice connections with their health (secrets only by name) */
+        get: operations["listChannelConnections"];
+        put?: never;
+        /** Connect a WhatsApp (Meta Cloud API or Twilio), SMS or voice number; secrets are stored encrypted and never shown again */
+        post: operations["createChannelConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/connections/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection with its health */
+        get: operations["getChannelConnection"];
+        put?: never;
+        post?: never;
+        /** Disconnect (its stored messages go with it; conversations stay) */
+        delete: operations["deleteChannelConnection"];
+        options?: never;
+        head?: never;
+        /** Change a connection; a secret given replaces the stored one at once (and clears a token problem), an absent one is kept */
+        patch: operations["updateChannelConnection"];
+        trace?: never;
+    };
+    "/api/conversations/{id}/channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A WhatsApp/SMS conversation's delivery statuses, the 24-hour window's remaining time and the opt-out */
+        get: operations["getConversationChannel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Meta's webhook verification: answers hub.challenge when hub.verify_token is the connection's */
+        get: operations["verifyChannelWebhook"];
+        put?: never;
+        /** Messages from Meta (signed X-Hub-Signature-256) or Twilio (signed X-Twilio-Signature); answered once they are stored */
+        post: operations["receiveChannelWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's status callbacks (signed X-Twilio-Signature): delivery statuses of sent messages */
+        post: operations["receiveChannelStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/incoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's incoming-call webhook of a voice number: ConversationRelay or the first Gather */
+        post: operations["answerVoiceCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/turn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Gather turn: what the caller said or pressed, answered with speech and the next Gather */
+        post: operations["answerVoiceTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Gather turn's answer when the model needed longer than the filler */
+        post: operations["pollVoiceTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The ConversationRelay's end: dial the hand-over number or say goodbye */
+        post: operations["handOffVoiceCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's call status callback: the call's final status and duration */
+        post: operations["receiveVoiceStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2425,6 +2599,54 @@ export interface components {
             /** Format: date-time */
             received_at: string;
         };
+        /** ChannelConnection */
+        ChannelConnection: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bot_id: string;
+            kind: string;
+            name: string;
+            is_active: boolean;
+            phone_number_id: string | null;
+            business_account_id: string | null;
+            account_sid: string | null;
+            from_number: string | null;
+            phone_number: string | null;
+            handoff_number: string | null;
+            mode: string | null;
+            public_base_url: string | null;
+            quiet_window_ms: number;
+            /** @description Names of the secrets that are set (never their values) */
+            secrets_set: string[];
+            /** @description Enter this URL in the provider console (Meta: callback URL; Twilio: "A message comes in") */
+            webhook_url: string;
+            status_callback_url: string | null;
+            health: {
+                /** @description False while the provider refuses the credentials */
+                healthy: boolean;
+                unhealthy_since: string | null;
+                last_inbound_at: string | null;
+                last_outbound_at: string | null;
+                last_error: string | null;
+                last_error_code: string | null;
+                last_error_at: string | null;
+                /** @description Provider error codes per day, the last 7 days */
+                error_counts: {
+                    day: string;
+                    code: string;
+                    count: number;
+                }[];
+                /** @description Outbound messages of the last 24 hours by delivery status */
+                statuses: {
+                    [key: string]: number;
+                };
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** Error */
         ErrorBody: {
             /** @description Stable error class, e.g. validation_error, not_found, conflict */
@@ -2433,7 +2655,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "conversation_not_closed";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -2446,7 +2668,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "mail" | "route" | "widget_visitor" | "saved_reply";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "mail" | "channel_connection" | "route" | "widget_visitor" | "saved_reply";
             } & {
                 [key: string]: unknown;
             };
@@ -2474,6 +2696,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             user: components["schemas"]["User"];
+            /** @description What the user's role may do, as GET /api/me answers: the dashboard signs in without asking again */
+            permissions: string[];
+            tenant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                plan_id: string;
+            };
         };
         /** ApiKey */
         ApiKey: {
@@ -2674,7 +2904,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2736,7 +2966,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2830,7 +3060,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2900,6 +3130,15 @@ export interface components {
                 count: number;
                 /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
                 distribution: number[];
+            };
+            /** @description The team's verdicts on bot replies (conversation review), apart from customers' ratings */
+            staff_reviews: {
+                /** @description Bot replies the team rated good in the period */
+                good: number;
+                /** @description Bot replies the team rated bad in the period */
+                bad: number;
+                /** @description good / (good + bad); null when there is nothing to divide by */
+                good_share: number | null;
             };
             bookings: {
                 /** @description Bookings the bots made in the period (booking tags) */
@@ -3669,6 +3908,38 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /** ChannelConversationState */
+        ChannelConversationState: {
+            /** Format: uuid */
+            connection_id: string;
+            kind: string;
+            /** @description E.164 */
+            customer_number: string;
+            /** @description The number wrote STOP (or Twilio answered 21610): nothing is sent */
+            opted_out: boolean;
+            /** @description WhatsApp's 24-hour customer-service window; null for SMS */
+            window: {
+                open: boolean;
+                closes_at: string | null;
+                remaining_seconds: number;
+            } | null;
+            messages: {
+                /** Format: uuid */
+                id: string;
+                /** @description reply (the bot), person (the inbox), notice */
+                purpose: string;
+                /** @description queued, sending, unknown, accepted, sent, delivered, read, failed, undelivered, refused */
+                status: string;
+                error_code: string | null;
+                /** @description In words */
+                error: string | null;
+                /** @description Messages it went out as (SMS parts) */
+                parts: number;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
+            }[];
+        };
         /**
          * StripeEvent
          * @description A Stripe event (https://docs.stripe.com/api/events/object); only these fields are read
@@ -3902,6 +4173,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
+                        /** @description What the user's role may do */
                         permissions: string[];
                         tenant: {
                             /** Format: uuid */
@@ -5022,7 +5294,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -5565,7 +5837,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -9429,7 +9701,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
+                    event_types: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring" | "channel.unhealthy")[];
                     description?: string | null;
                     /** @default true */
                     is_active?: boolean;
@@ -9604,7 +9876,7 @@ export interface operations {
                     /** @description https:// or http:// URL; must not resolve to an internal address */
                     url?: string;
                     /** @description Event types delivered to this endpoint (at least one) */
-                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring")[];
+                    event_types?: ("conversation.ended" | "lead.generated" | "escalation.triggered" | "satisfaction.rated" | "event.status_changed" | "booking.created" | "booking.cancelled" | "booking.promoted" | "payment.succeeded" | "conversation.message" | "mailbox.secret_expiring" | "channel.unhealthy")[];
                     description?: string | null;
                     /** @description Switching on again also clears an automatic disable (410 Gone) */
                     is_active?: boolean;
@@ -14123,7 +14395,7 @@ export interface operations {
                             last_seen: string;
                             /** @description Up to 20 */
                             conversation_ids: string[];
-                            /** @description A person's later reply in one of the conversations, when one exists */
+                            /** @description A person's reply answering the question in one of the conversations (their first reply with substance, leading greetings left out), when one exists */
                             person_answer: string | null;
                         }[];
                     };
@@ -15158,6 +15430,862 @@ export interface operations {
             };
             /** @description Default Response */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listChannelConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChannelConnection"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description whatsapp_cloud (Meta), twilio_sms, twilio_whatsapp, twilio_voice */
+                    kind: "whatsapp_cloud" | "twilio_sms" | "twilio_whatsapp" | "twilio_voice";
+                    name: string;
+                    is_active?: boolean;
+                    /** @description whatsapp_cloud */
+                    phone_number_id?: string;
+                    /** @description whatsapp_cloud: the WhatsApp Business Account id (templates) */
+                    business_account_id?: string;
+                    /** @description whatsapp_cloud: permanent (system user) access token; write-only */
+                    access_token?: string;
+                    /** @description whatsapp_cloud: the Meta app secret that signs webhooks; write-only */
+                    app_secret?: string;
+                    /** @description whatsapp_cloud: the verify token entered in the Meta console; write-only */
+                    verify_token?: string;
+                    /** @description Twilio Account SID */
+                    account_sid?: string;
+                    /** @description Twilio auth token; write-only */
+                    auth_token?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    from_number?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    phone_number?: string;
+                    /** @description twilio_voice: where a person takes over */
+                    handoff_number?: string | null;
+                    /** @description twilio_voice; default relay */
+                    mode?: "relay" | "gather";
+                    public_base_url?: string | null;
+                    /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
+                    quiet_window_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateChannelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    is_active?: boolean;
+                    /** @description whatsapp_cloud */
+                    phone_number_id?: string;
+                    /** @description whatsapp_cloud: the WhatsApp Business Account id (templates) */
+                    business_account_id?: string;
+                    /** @description whatsapp_cloud: permanent (system user) access token; write-only */
+                    access_token?: string;
+                    /** @description whatsapp_cloud: the Meta app secret that signs webhooks; write-only */
+                    app_secret?: string;
+                    /** @description whatsapp_cloud: the verify token entered in the Meta console; write-only */
+                    verify_token?: string;
+                    /** @description Twilio Account SID */
+                    account_sid?: string;
+                    /** @description Twilio auth token; write-only */
+                    auth_token?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    from_number?: string;
+                    /** @description E.164, e.g. +4930123456 */
+                    phone_number?: string;
+                    /** @description twilio_voice: where a person takes over */
+                    handoff_number?: string | null;
+                    /** @description twilio_voice; default relay */
+                    mode?: "relay" | "gather";
+                    public_base_url?: string | null;
+                    /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
+                    quiet_window_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConnection"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getConversationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConversationState"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    verifyChannelWebhook: {
+        parameters: {
+            query?: {
+                "hub.mode"?: string;
+                "hub.verify_token"?: string;
+                "hub.challenge"?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+        };
+    };
+    receiveChannelWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+        };
+    };
+    receiveChannelStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Connection id (UUID) */
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string | {
+                        ok: boolean;
+                    };
+                };
+            };
+        };
+    };
+    answerVoiceCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerVoiceTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pollVoiceTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    handOffVoiceCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveVoiceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

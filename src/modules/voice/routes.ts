@@ -3,12 +3,16 @@
  * /v1/channels/:connectionId/voice/…: incoming (the number's voice URL), relay (WebSocket),
  * turn and poll (the Gather loop), handoff (`<Connect action>`), status (call status
  * callback). Every request is signed by Twilio with the connection's auth token
- * (`X-Twilio-Signature`, checked against the public URL): 403 otherwise; an unknown connection
- * is 404. Every answer is TwiML.
+ * (`X-Twilio-Signature`, checked against the public URL): 401 without, 403 when wrong, 429 after
+ * repeated failures (`shared/webhook-auth.ts`); an unknown connection is 404. Every answer is TwiML.
  */
 import websocket from '@fastify/websocket';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import twilio from 'twilio';
+import { AppError, ErrorCode, notFound, unauthorized } from '../../http/errors.js';
+import { errorResponses } from '../../http/schemas.js';
+import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle } from '../../shared/webhook-auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { loadVoiceConnection, voiceUrls, type VoiceConnection } from './connection.js';
 import { RelaySession } from './relay.js';
@@ -61,31 +65,57 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
     done(null, parseForm(String(body)));
   });
 
-  /** The connection of the path, and Twilio's signature over the public URL and the form. */
-  const verify = async (request: FastifyRequest, reply: FastifyReply) => {
+  const throttle = new WebhookAuthThrottle(ctx.coordination, 'twilio');
+  /**
+   * The connection of the path, and Twilio's signature over the public URL and the form: an
+   * address that failed too often is answered 429 first, a missing signature 401, a wrong one 403.
+   */
+  const verify = async (request: FastifyRequest) => {
     const { connectionId } = request.params as Params;
+    await throttle.check(connectionId, request.ip);
     const connection = await loadVoiceConnection(ctx, connectionId);
-    if (!connection) return reply.code(404).send({ error: 'Nicht gefunden' });
+    if (!connection) throw notFound('Channel connection');
     const signature = request.headers['x-twilio-signature'];
     const base = (connection.publicBaseUrl ?? publicBase).replace(/\/+$/, '');
     let url = `${base}${request.url}`;
     if (request.headers.upgrade?.toLowerCase() === 'websocket') url = url.replace(/^http/, 'ws');
     const params = request.method === 'POST' ? ((request.body ?? {}) as Form) : {};
-    if (
-      typeof signature !== 'string' ||
-      !twilio.validateRequest(connection.authToken, signature, url, params)
-    ) {
-      return reply.code(403).send({ error: 'Zugriff verweigert' });
+    if (typeof signature !== 'string') {
+      await throttle.failed(connectionId, request.ip);
+      throw unauthorized('X-Twilio-Signature missing');
     }
+    if (!twilio.validateRequest(connection.authToken, signature, url, params)) {
+      await throttle.failed(connectionId, request.ip);
+      throw new AppError(403, ErrorCode.forbidden, 'X-Twilio-Signature does not match');
+    }
+    await throttle.succeeded(connectionId, request.ip);
     request.voiceConnection = connection;
   };
 
-  const route = { schema: { hide: true }, preHandler: verify };
+  /** Each route's OpenAPI entry: signed by Twilio, answered with TwiML (the relay: a WebSocket). */
+  const route = (operationId: string, summary: string, success = 'TwiML') => ({
+    bodyLimit: WEBHOOK_BODY_LIMITS.twilio,
+    schema: {
+      tags: ['voice'],
+      operationId,
+      summary,
+      security: [{ twilioSignature: [] }],
+      params: Type.Object({ connectionId: Type.String() }),
+      response: {
+        200: { description: success, content: { 'text/xml': { schema: Type.String() } } },
+        ...errorResponses(401, 403, 404, 429),
+      },
+    },
+    preHandler: verify,
+  });
   const connectionOf = (request: FastifyRequest) => request.voiceConnection!;
 
   app.post<{ Params: Params; Body: Form }>(
     '/v1/channels/:connectionId/voice/incoming',
-    route,
+    route(
+      'answerVoiceCall',
+      "Twilio's incoming-call webhook of a voice number: ConversationRelay or the first Gather",
+    ),
     async (request, reply) => {
       const connection = connectionOf(request);
       const urls = voiceUrls(connection, publicBase);
@@ -117,7 +147,16 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
 
   app.get<{ Params: Params }>(
     '/v1/channels/:connectionId/voice/relay',
-    { ...route, preHandler: undefined, preValidation: verify, websocket: true },
+    {
+      ...route(
+        'relayVoiceCall',
+        "ConversationRelay's WebSocket: Twilio streams the caller's words, the bot answers token by token",
+        'WebSocket after the upgrade',
+      ),
+      preHandler: undefined,
+      preValidation: verify,
+      websocket: true,
+    },
     (socket, request) => {
       const session = new RelaySession(
         ctx,
@@ -167,7 +206,10 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
 
   app.post<{ Params: Params; Body: Form; Querystring: { n?: string; silence?: string } }>(
     '/v1/channels/:connectionId/voice/turn',
-    route,
+    route(
+      'answerVoiceTurn',
+      'A Gather turn: what the caller said or pressed, answered with speech and the next Gather',
+    ),
     async (request, reply) => {
       const connection = connectionOf(request);
       const urls = voiceUrls(connection, publicBase);
@@ -211,7 +253,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
 
   app.post<{ Params: Params; Body: Form; Querystring: { n?: string; attempt?: string } }>(
     '/v1/channels/:connectionId/voice/poll',
-    route,
+    route('pollVoiceTurn', "A Gather turn's answer when the model needed longer than the filler"),
     async (request, reply) => {
       const connection = connectionOf(request);
       const urls = voiceUrls(connection, publicBase);
@@ -234,7 +276,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
 
   app.post<{ Params: Params; Body: Form }>(
     '/v1/channels/:connectionId/voice/handoff',
-    route,
+    route('handOffVoiceCall', "The ConversationRelay's end: dial the hand-over number or say goodbye"),
     async (request, reply) => {
       const connection = connectionOf(request);
       const call = await service.findCall(ctx.db, connection.id, request.body.CallSid ?? '');
@@ -264,7 +306,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
 
   app.post<{ Params: Params; Body: Form }>(
     '/v1/channels/:connectionId/voice/status',
-    route,
+    route('receiveVoiceStatus', "Twilio's call status callback: the call's final status and duration"),
     async (request, reply) => {
       const duration = Number(request.body.CallDuration);
       await service.callStatus(ctx, connectionOf(request), {
