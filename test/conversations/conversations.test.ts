@@ -122,7 +122,7 @@ describeApp('conversations', (get) => {
 
     it.each([
       ['bot_id=nope', 'bot_id'],
-      ['channel=sms', 'channel'],
+      ['channel=fax', 'channel'],
       ['status=open', 'status'],
       ['from=2026-02-30', 'from'],
       ['to=tomorrow', 'to'],

@@ -2464,7 +2464,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2526,7 +2526,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2620,7 +2620,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -4743,7 +4743,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -4979,8 +4979,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5160,8 +5160,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5286,7 +5286,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -7868,7 +7868,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -7992,7 +7992,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -8264,7 +8264,7 @@ export interface operations {
                     name?: string | null;
                     email?: string | null;
                     phone?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                 };
             };
         };

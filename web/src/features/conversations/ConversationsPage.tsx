@@ -11,6 +11,7 @@ import { DataTable } from '../../components/DataTable';
 import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter';
 import { useConversationList, type ConversationFilters } from './queries';
 import { useBots } from '../bots/queries';
+import { CHANNEL_KINDS } from '../../channels';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -61,7 +62,7 @@ export function ConversationsPage() {
       {
         name: 'channel',
         label: t('conversations.channel'),
-        data: options(['api', 'email', 'webhook'], (c) => t(`channels.${c}`)),
+        data: options(CHANNEL_KINDS, (c) => t(`channels.${c}`)),
         w: 150,
       },
       {
