@@ -2904,7 +2904,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2966,7 +2966,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -3060,7 +3060,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -5294,7 +5294,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -5530,8 +5530,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5711,8 +5711,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5837,7 +5837,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -8419,7 +8419,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -8543,7 +8543,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -8815,7 +8815,7 @@ export interface operations {
                     name?: string | null;
                     email?: string | null;
                     phone?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                 };
             };
         };

@@ -1,4 +1,4 @@
 -- Conversations that came in by WhatsApp or SMS.
 ALTER TABLE conversations DROP CONSTRAINT IF EXISTS conversations_channel_check;
 ALTER TABLE conversations ADD CONSTRAINT conversations_channel_check
-  CHECK (channel IN ('email', 'api', 'webhook', 'widget', 'whatsapp', 'sms'));
+  CHECK (channel IN ('api', 'webhook', 'widget', 'email', 'test', 'whatsapp', 'sms', 'voice'));

@@ -3,7 +3,7 @@
 
 ALTER TABLE conversations DROP CONSTRAINT IF EXISTS conversations_channel_check;
 ALTER TABLE conversations ADD CONSTRAINT conversations_channel_check
-  CHECK (channel IN ('email', 'api', 'webhook', 'widget', 'whatsapp', 'sms', 'voice'));
+  CHECK (channel IN ('api', 'webhook', 'widget', 'email', 'test', 'whatsapp', 'sms', 'voice'));
 
 CREATE TABLE voice_calls (
   call_sid varchar(64) PRIMARY KEY,

@@ -2,10 +2,12 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
+import { kindsWhere } from '../channels/registry.js';
 
 export const BOT_KINDS = ['standard', 'smart', 'specialized'] as const;
 export const BOT_STATUSES = ['draft', 'active', 'disabled'] as const;
-export const BOT_CHANNELS = ['whatsapp', 'email', 'voice', 'api', 'webhook'] as const;
+/** The channels a bot may be named for (the channel registry's `botChannel`). */
+export const BOT_CHANNELS = kindsWhere('botChannel');
 
 export interface BotRow {
   id: string;

@@ -1,8 +1,10 @@
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../http/errors.js';
+import { kindsWhere, type ChannelKind } from '../channels/registry.js';
 
-export const CHAT_CHANNELS = ['email', 'api', 'webhook'] as const;
-/** The channels a chat caller may name, and `widget`, which only the widget's adapter sets. */
-export type ChatChannel = (typeof CHAT_CHANNELS)[number] | 'widget' | 'whatsapp' | 'sms' | 'voice';
+/** The channels a chat caller may name (the registry's `chatRequest`: email, api, webhook). */
+export const CHAT_CHANNELS: readonly ChannelKind[] = kindsWhere('chatRequest');
+/** The channel of a message: one a chat caller names, or the one an adapter (widget, …) sets. */
+export type ChatChannel = ChannelKind;
 
 export const MAX_MESSAGE_CHARS = 10_000;
 export const MAX_SENDER_ID_CHARS = 255;
@@ -32,7 +34,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 export function normalizeChannel(value: unknown): ChatChannel {
   return typeof value === 'string' && (CHAT_CHANNELS as readonly string[]).includes(value)
-    ? (value as ChatChannel)
+    ? (value as ChannelKind)
     : 'api';
 }
 

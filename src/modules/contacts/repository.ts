@@ -2,9 +2,11 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
+import { channelOf, kindsWhere } from '../channels/registry.js';
 import { looksLikeEmail, normalizePhone } from './identity.js';
 
-export const CONTACT_CHANNELS = ['whatsapp', 'voice', 'email', 'api', 'webhook', 'manual'] as const;
+/** The channels a contact may have come in on (the registry's `contactChannel`), and `manual`. */
+export const CONTACT_CHANNELS = [...kindsWhere('contactChannel'), 'manual' as const];
 export type ContactChannel = (typeof CONTACT_CHANNELS)[number];
 
 export interface ContactRow {
@@ -136,7 +138,7 @@ export async function findOrCreateContactBySender(
 ): Promise<ContactRow> {
   const email = looksLikeEmail(input.senderId) ? input.senderId.trim() : null;
   const phone =
-    !email && (input.channel === 'whatsapp' || input.channel === 'voice' || input.channel === 'sms')
+    !email && input.channel !== null && channelOf(input.channel).address === 'phone'
       ? normalizePhone(input.senderId)
       : null;
   const inserted = await queryOne<ContactRow>(

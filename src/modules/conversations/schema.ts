@@ -1,8 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { CHANNEL_KINDS } from '../channels/registry.js';
 import { PageQuery } from '../../shared/pagination.js';
 import { nameSchemas } from '../../http/schemas.js';
 
-export const CONVERSATION_CHANNELS = ['email', 'api', 'webhook', 'whatsapp', 'sms'] as const;
+/** Every channel kind of the registry (the database's check constraint allows the same). */
+export const CONVERSATION_CHANNELS = CHANNEL_KINDS;
 export const CONVERSATION_STATUSES = ['active', 'ended', 'handed_over'] as const;
 export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 

@@ -2,6 +2,7 @@
  * The go-live checklist of a bot, decided from facts alone (no I/O): what must be done before
  * the bot meets customers, each item with the dashboard place where it is done.
  */
+import { liveEntries, type GoLiveEntry } from '../channels/registry.js';
 
 export const GOLIVE_ITEMS = ['prompt', 'knowledge', 'preflight', 'channel', 'test_conversation'] as const;
 export type GoLiveItem = (typeof GOLIVE_ITEMS)[number];
@@ -30,7 +31,7 @@ export interface ChecklistItem {
   /** Where in the dashboard the item is done, relative to the bot's page. */
   tab: 'prompt' | 'knowledge' | 'flow' | 'channels' | 'chat';
   /** For the channel: which channels count. */
-  channels?: ('widget' | 'share_link' | 'email')[];
+  channels?: GoLiveEntry[];
 }
 
 export interface GoLiveChecklist {
@@ -43,10 +44,8 @@ export interface GoLiveChecklist {
 }
 
 export function goLiveChecklist(facts: GoLiveFacts): GoLiveChecklist {
-  const channels: ('widget' | 'share_link' | 'email')[] = [];
-  if (facts.widgetLive) channels.push('widget');
-  if (facts.shareLink) channels.push('share_link');
-  if (facts.mailboxes > 0) channels.push('email');
+  // Each channel's descriptor names the checklist entries it makes count, and their facts.
+  const channels = liveEntries(facts);
   const items: ChecklistItem[] = [
     { key: 'prompt', done: facts.prompt.trim() !== '', tab: 'prompt' },
     { key: 'knowledge', done: facts.knowledgeEntries > 0, tab: 'knowledge' },

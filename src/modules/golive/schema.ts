@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { nameSchemas } from '../../http/schemas.js';
 import { GOLIVE_ITEMS } from './rules.js';
+import { GO_LIVE_ENTRIES } from '../channels/registry.js';
 
 const ItemKey = Type.Union(
   GOLIVE_ITEMS.map((key) => Type.Literal(key)),
@@ -17,7 +18,7 @@ export const GoLiveChecklistSchema = Type.Object({
         { description: "The bot page's tab where the item is done" },
       ),
       channels: Type.Optional(
-        Type.Array(Type.Union([Type.Literal('widget'), Type.Literal('share_link'), Type.Literal('email')]), {
+        Type.Array(Type.Union(GO_LIVE_ENTRIES.map((entry) => Type.Literal(entry))), {
           description: 'The connected channels (widget on with an origin, share link on, an active mailbox)',
         }),
       ),

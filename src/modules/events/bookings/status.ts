@@ -10,8 +10,7 @@ export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 export const PAYMENT_STATUSES = ['not_required', 'pending', 'paid', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export const BOOKING_CHANNELS = ['whatsapp', 'voice', 'email', 'manual', 'api'] as const;
-export type BookingChannel = (typeof BOOKING_CHANNELS)[number];
+export { BOOKING_CHANNELS, type BookingChannel } from '../../channels/registry.js';
 
 /** Statuses that occupy a place of the capacity: counted in capacity_booked. */
 export const PLACE_HOLDING: readonly BookingStatus[] = ['confirmed', 'attended', 'no_show'];

@@ -4,6 +4,7 @@
  */
 import type { BookingChannel } from './status.js';
 import type { ChatChannel } from '../../chat/request.js';
+import { channelOf } from '../../channels/registry.js';
 import { inlineText } from '../../prompt/delimiters.js';
 
 export type BookingTagKind = 'BOOK' | 'WAITLIST';
@@ -40,10 +41,9 @@ export function stripBookingTags(reply: string): string {
     .trim();
 }
 
-/** The booking channel of a chat channel (the chat's `webhook` is an API integration). */
+/** The booking channel of a chat channel: its descriptor's (the chat's `webhook` is an API integration). */
 export function bookingChannelOf(channel: ChatChannel): BookingChannel {
-  if (channel === 'voice' || channel === 'whatsapp') return channel;
-  return channel === 'email' ? 'email' : 'api';
+  return channelOf(channel).bookingChannel;
 }
 
 export interface OfferedEvent {

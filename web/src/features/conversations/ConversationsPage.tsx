@@ -12,6 +12,7 @@ import { DateRangeFilter, type DayRange } from '../../components/DateRangeFilter
 import { useConversationList, type ConversationFilters } from './queries';
 import { useBots } from '../bots/queries';
 import { channelLabel, senderLabel } from '../../labels';
+import { CHANNEL_KINDS } from '../../channels';
 
 export const STATUS_COLOUR: Record<Conversation['status'], string> = {
   active: 'green',
@@ -62,7 +63,7 @@ export function ConversationsPage() {
       {
         name: 'channel',
         label: t('conversations.channel'),
-        data: options(['widget', 'api', 'email', 'webhook'], (c) => channelLabel(c, t)),
+        data: options(CHANNEL_KINDS, (c) => channelLabel(c, t)),
         w: 150,
       },
       {
