@@ -9,6 +9,7 @@ import {
   splitPage,
 } from '../../shared/pagination.js';
 import { parseCreatedRange } from './date-range.js';
+import { countCustomerMessage, handOverForMail, insertWaitingConversation } from './repository.js';
 import {
   deleteReview,
   findConversation,
@@ -231,4 +232,30 @@ export function serializeReviewMessage(row: ReviewMessageRow): ReviewMessageResp
           }
         : null,
   };
+}
+
+/**
+ * A mail the team sends to the inbox: its open conversation is handed over to the people
+ * (waiting, nobody assigned), or a new e-mail conversation waits for them; the id.
+ */
+export async function waitInInbox(
+  tx: Queryable,
+  input: {
+    tenantId: string;
+    botId: string;
+    conversationId: string | null;
+    senderId: string;
+    question: string;
+    metadata: object;
+  },
+): Promise<string> {
+  const joined = input.conversationId
+    ? await handOverForMail(tx, input.tenantId, input.conversationId, input.question)
+    : undefined;
+  return joined ?? insertWaitingConversation(tx, input);
+}
+
+/** Counts a customer's message added to a conversation outside the chat's exchange. */
+export function countAddedCustomerMessage(tx: Queryable, tenantId: string, conversationId: string) {
+  return countCustomerMessage(tx, tenantId, conversationId);
 }

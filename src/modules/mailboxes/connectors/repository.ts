@@ -444,38 +444,6 @@ export async function markSentToInbox(tx: Queryable, id: string, conversationId:
   return rows.length > 0;
 }
 
-/** Hands an open conversation over to the people (waiting, nobody assigned); its id, or nothing when it ended. */
-export async function handOverForMail(
-  tx: Queryable,
-  tenantId: string,
-  conversationId: string,
-  question: string,
-): Promise<string | undefined> {
-  const row = await queryOne<{ id: string }>(
-    tx,
-    `UPDATE conversations SET status = 'handed_over', assigned_user_id = NULL, handover_reason = 'staff',
-       handover_at = now(), handover_question = $3, inbox_read_at = NULL, updated_at = now()
-     WHERE tenant_id = $1 AND id = $2 AND status <> 'ended' RETURNING id`,
-    [tenantId, conversationId, question.slice(0, 2000)],
-  );
-  return row?.id;
-}
-
-/** A new e-mail conversation waiting in the inbox for a person. */
-export async function insertWaitingConversation(
-  tx: Queryable,
-  input: { tenantId: string; botId: string; senderId: string; question: string; metadata: object },
-): Promise<string> {
-  const row = await queryOne<{ id: string }>(
-    tx,
-    `INSERT INTO conversations (tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
-       status, handover_reason, handover_at, handover_question)
-     VALUES ($1, $2, 'email', $3, $4, 0, now(), 'handed_over', 'staff', now(), $5) RETURNING id`,
-    [input.tenantId, input.botId, input.senderId, input.metadata, input.question.slice(0, 2000)],
-  );
-  return row!.id;
-}
-
 /** The customer's mail as a message of the conversation (for the people in the inbox). */
 export async function insertCustomerMessage(
   tx: Queryable,
@@ -484,11 +452,6 @@ export async function insertCustomerMessage(
   await tx.query(
     `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, 'email')`,
     [input.tenantId, input.conversationId, input.botId, input.content],
-  );
-  await tx.query(
-    `UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
-     WHERE tenant_id = $1 AND id = $2`,
-    [input.tenantId, input.conversationId],
   );
 }
 

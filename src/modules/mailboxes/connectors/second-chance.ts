@@ -11,6 +11,7 @@ import type { MailboxRow } from '../../mailboxes/repository.js';
 import { converseMail, recipientsOf, type InboundMail, type InboundOutcome } from './inbound.js';
 import { parseRawMail } from './parse.js';
 import * as repo from './repository.js';
+import { countAddedCustomerMessage, waitInInbox } from '../../conversations/service.js';
 
 function notSkipped(): AppError {
   return conflict('Only a mail that was not answered gets a second chance, once', {
@@ -118,24 +119,21 @@ export async function sendToInbox(
   );
   const content = mail.subject ? `${mail.subject}\n\n${text}` : text;
   return ctx.db.transaction(async (tx) => {
-    const joined = row.conversation_id
-      ? await repo.handOverForMail(tx, mailbox.tenant_id, row.conversation_id, content)
-      : undefined;
-    const conversationId =
-      joined ??
-      (await repo.insertWaitingConversation(tx, {
-        tenantId: mailbox.tenant_id,
-        botId: mailbox.bot_id,
-        senderId: customer,
-        question: content,
-        metadata: { email: { mailbox_id: mailbox.id, subject: mail.subject ?? '' } },
-      }));
+    const conversationId = await waitInInbox(tx, {
+      tenantId: mailbox.tenant_id,
+      botId: mailbox.bot_id,
+      conversationId: row.conversation_id,
+      senderId: customer,
+      question: content,
+      metadata: { email: { mailbox_id: mailbox.id, subject: mail.subject ?? '' } },
+    });
     await repo.insertCustomerMessage(tx, {
       tenantId: mailbox.tenant_id,
       botId: mailbox.bot_id,
       conversationId,
       content,
     });
+    await countAddedCustomerMessage(tx, mailbox.tenant_id, conversationId);
     if (!(await repo.markSentToInbox(tx, row.id, conversationId))) throw notSkipped();
     return { conversation_id: conversationId };
   });
