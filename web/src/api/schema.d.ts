@@ -2139,6 +2139,23 @@ export interface paths {
         patch: operations["updateChannelConnection"];
         trace?: never;
     };
+    "/api/conversations/{id}/channel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A WhatsApp/SMS conversation's delivery statuses, the 24-hour window's remaining time and the opt-out */
+        get: operations["getConversationChannel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/channels/{connectionId}/webhook": {
         parameters: {
             query?: never;
@@ -3509,6 +3526,38 @@ export interface components {
             author_user_id: string;
             /** Format: date-time */
             created_at: string;
+        };
+        /** ChannelConversationState */
+        ChannelConversationState: {
+            /** Format: uuid */
+            connection_id: string;
+            kind: string;
+            /** @description E.164 */
+            customer_number: string;
+            /** @description The number wrote STOP (or Twilio answered 21610): nothing is sent */
+            opted_out: boolean;
+            /** @description WhatsApp's 24-hour customer-service window; null for SMS */
+            window: {
+                open: boolean;
+                closes_at: string | null;
+                remaining_seconds: number;
+            } | null;
+            messages: {
+                /** Format: uuid */
+                id: string;
+                /** @description reply (the bot), person (the inbox), notice */
+                purpose: string;
+                /** @description queued, sending, unknown, accepted, sent, delivered, read, failed, undelivered, refused */
+                status: string;
+                error_code: string | null;
+                /** @description In words */
+                error: string | null;
+                /** @description Messages it went out as (SMS parts) */
+                parts: number;
+                /** Format: date-time */
+                created_at: string;
+                sent_at: string | null;
+            }[];
         };
         /**
          * StripeEvent
@@ -14404,6 +14453,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getConversationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChannelConversationState"];
                 };
             };
             /** @description Default Response */
