@@ -35,6 +35,9 @@ const PUBLIC_ROUTES = new Set([
   'OPTIONS /v1/widget/messages',
   'OPTIONS /v1/widget/conversation',
   'OPTIONS /v1/widget/events',
+  'OPTIONS /v1/widget/typing',
+  'OPTIONS /v1/widget/reply-address',
+  'OPTIONS /v1/widget/rating',
 ]);
 
 /**
