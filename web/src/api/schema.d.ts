@@ -1725,6 +1725,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/widget/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The visitor is typing: the inbox shows it (send at most every few seconds)
+         * @description Reaches open inbox streams as a `typing` event {conversation_id, from: "visitor"}; nothing is stored. 404 while the visitor has no open conversation.
+         */
+        post: operations["widgetVisitorTyping"];
+        delete?: never;
+        /** CORS preflight: allowed for origins an enabled widget lists */
+        options: operations["widgetPreflightTyping"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/reply-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The visitor’s e-mail address for a person’s reply (asked outside business hours)
+         * @description The address becomes the contact’s (found or created by it; a verified visitor keeps the identity’s) and every later reply of a person in the open conversation is also sent there by e-mail through the outbox.
+         */
+        post: operations["setWidgetReplyAddress"];
+        delete?: never;
+        /** CORS preflight: allowed for origins an enabled widget lists */
+        options: operations["widgetPreflightReplyAddress"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/widget/rating": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The visitor’s satisfaction rating (1–5, a comment) after a person closed the conversation
+         * @description Stored as the conversation’s satisfaction rating (a later one replaces it) and reported as the `satisfaction.rated` webhook event. 409 while the conversation is open or was not with a person.
+         */
+        post: operations["rateWidgetConversation"];
+        delete?: never;
+        /** CORS preflight: allowed for origins an enabled widget lists */
+        options: operations["widgetPreflightRating"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/c/{bot}": {
         parameters: {
             query?: never;
@@ -1963,6 +2026,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/inbox/{id}/typing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** I am typing a reply: the customer’s widget shows it with my first name (send every few seconds) */
+        post: operations["typingInInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/saved-replies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team’s saved replies, by name (typed as /name in the inbox’s reply box) */
+        get: operations["listSavedReplies"];
+        put?: never;
+        /** Add a saved reply (409 when the name is taken) */
+        post: operations["createSavedReply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/saved-replies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a saved reply */
+        delete: operations["deleteSavedReply"];
+        options?: never;
+        head?: never;
+        /** Change a saved reply’s name or text */
+        patch: operations["updateSavedReply"];
+        trace?: never;
+    };
     "/api/bots/{id}/unanswered": {
         parameters: {
             query?: never;
@@ -2085,6 +2201,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answer a mail that was not answered anyway: the turn runs once, marked forced (never for a refused sender address) */
+        post: operations["answerMailAnyway"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a mail that was not answered to the inbox: a conversation waiting for a person */
+        post: operations["sendMailToInbox"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bots/{id}/mailboxes/{mailboxId}/mails/{mailId}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The mail as received (message/rfc822), for the owner and admins */
+        get: operations["downloadRawMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mail-bounces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether replies to an address bounced (the warning on a contact) */
+        get: operations["listMailBounces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/email/inbound/postmark/{mailboxId}": {
         parameters: {
             query?: never;
@@ -2191,6 +2375,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/channels/{connectionId}/voice/incoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's incoming-call webhook of a voice number: ConversationRelay or the first Gather */
+        post: operations["answerVoiceCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/turn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Gather turn: what the caller said or pressed, answered with speech and the next Gather */
+        post: operations["answerVoiceTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/poll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Gather turn's answer when the model needed longer than the filler */
+        post: operations["pollVoiceTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The ConversationRelay's end: dial the hand-over number or say goodbye */
+        post: operations["handOffVoiceCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/channels/{connectionId}/voice/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Twilio's call status callback: the call's final status and duration */
+        post: operations["receiveVoiceStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2263,6 +2532,8 @@ export interface components {
                 client_id?: string;
                 /** @description Basic-auth user of the inbound webhook URL */
                 inbound_username?: string;
+                /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                reply_all?: boolean;
                 /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                 read_attachments?: boolean;
             };
@@ -2273,7 +2544,14 @@ export interface components {
             inbound_url: string | null;
             health: {
                 last_sync_at: string | null;
+                /** @description The last error in words with what to do (German) */
                 last_error: string | null;
+                /** @description Its code: dns, refused, timeout, tls, auth, quota, graph_forbidden, … */
+                last_error_code: string | null;
+                /** @description The same in English */
+                last_error_en: string | null;
+                /** @description The raw detail behind it */
+                last_error_detail: string | null;
                 last_error_at: string | null;
                 token_expires_at: string | null;
                 /** @description No successful sync for longer than the configured minutes */
@@ -2292,7 +2570,12 @@ export interface components {
             id: string;
             /** Format: uuid */
             mailbox_id: string;
+            /** @description The Message-ID header as received */
+            message_id: string;
+            /** @description The sender (From) */
             from_address: string | null;
+            /** @description Reply-To's first address when the mail had one: the reply goes there */
+            reply_to: string | null;
             subject: string | null;
             /** @description received, answered, skipped or failed */
             status: string;
@@ -2300,6 +2583,18 @@ export interface components {
             skip_reason: string | null;
             /** @description For status failed: what went wrong, in words */
             error: string | null;
+            /** @description A skipped mail the team answered anyway (forced) or sent to the inbox */
+            second_chance: "answered" | "inbox" | null;
+            /** @description The raw mail can be downloaded (owner and admin) */
+            has_raw: boolean;
+            /** @description What became of the reply to this mail */
+            delivery: {
+                /** @description queued, sent, deferred, bounced or failed */
+                status: string;
+                /** @description The server's words */
+                detail: string | null;
+                to: string | null;
+            } | null;
             conversation_id: string | null;
             /** Format: date-time */
             received_at: string;
@@ -2360,7 +2655,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "window_closed" | "opted_out" | "connection_gone";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -2373,7 +2668,7 @@ export interface components {
                  * @description What was not found (code not_found)
                  * @enum {string}
                  */
-                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "channel_connection" | "route" | "widget_visitor";
+                resource?: "bot" | "block" | "flow_step" | "tenant" | "user" | "api_key" | "invitation" | "conversation" | "message" | "prompt_version" | "notification" | "event" | "booking" | "contact" | "knowledge_import" | "knowledge_entry" | "onboarding_step" | "webhook_endpoint" | "webhook_delivery" | "outbox_message" | "mailbox" | "mail" | "channel_connection" | "route" | "widget_visitor" | "saved_reply";
             } & {
                 [key: string]: unknown;
             };
@@ -2401,6 +2696,14 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
             user: components["schemas"]["User"];
+            /** @description What the user's role may do, as GET /api/me answers: the dashboard signs in without asking again */
+            permissions: string[];
+            tenant: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                plan_id: string;
+            };
         };
         /** ApiKey */
         ApiKey: {
@@ -2601,7 +2904,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2663,7 +2966,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2757,7 +3060,7 @@ export interface components {
              * @description Channel the conversation came in on
              * @enum {string}
              */
-            channel: "email" | "api" | "webhook" | "whatsapp" | "sms";
+            channel: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
             /** @description Free identifier of the sender */
             sender_id: string | null;
             /** @description Free-form data sent with the chat */
@@ -2827,6 +3130,15 @@ export interface components {
                 count: number;
                 /** @description How many ratings of 1, 2, 3, 4 and 5 stars */
                 distribution: number[];
+            };
+            /** @description The team's verdicts on bot replies (conversation review), apart from customers' ratings */
+            staff_reviews: {
+                /** @description Bot replies the team rated good in the period */
+                good: number;
+                /** @description Bot replies the team rated bad in the period */
+                bad: number;
+                /** @description good / (good + bad); null when there is nothing to divide by */
+                good_share: number | null;
             };
             bookings: {
                 /** @description Bookings the bots made in the period (booking tags) */
@@ -3395,6 +3707,12 @@ export interface components {
                 language: string;
                 theme: components["schemas"]["WidgetTheme"];
                 greeting: string | null;
+                availability?: {
+                    /** @description Whether a person answers now (always, without business hours) */
+                    open: boolean;
+                    /** @description When people answer again, while closed */
+                    next_open_at: string | null;
+                };
             };
         };
         /** WidgetTranscriptMessage */
@@ -3403,6 +3721,12 @@ export interface components {
             id: string;
             from: "visitor" | "bot" | "person";
             text: string;
+            author?: {
+                /** @description Display name of the person who wrote it (their first name) */
+                name: string;
+                /** @description https address of their picture, when set */
+                avatar_url?: string;
+            };
             blocks?: components["schemas"]["ChatBlock"][];
             /** Format: date-time */
             created_at: string;
@@ -3412,6 +3736,22 @@ export interface components {
             conversation_id: string | null;
             status: "active" | "handed_over" | "ended" | null;
             messages: components["schemas"]["WidgetTranscriptMessage"][];
+        };
+        /**
+         * WidgetBusinessHours
+         * @description When people answer in the widget; outside, the widget says when and asks for an e-mail address
+         */
+        WidgetBusinessHours: {
+            /** @description IANA time zone, e.g. Europe/Berlin */
+            time_zone: string;
+            hours: {
+                /** @description 1 = Monday … 7 = Sunday */
+                day: number;
+                /** @description HH:MM */
+                open: string;
+                /** @description HH:MM */
+                close: string;
+            }[];
         };
         /** WidgetSettings */
         WidgetSettings: {
@@ -3431,6 +3771,7 @@ export interface components {
             theme: components["schemas"]["WidgetTheme"];
             /** @description Widget messages per bot and UTC day */
             daily_message_budget: number;
+            business_hours: components["schemas"]["WidgetBusinessHours"] | null;
             /** Format: date-time */
             updated_at: string;
         };
@@ -3508,10 +3849,38 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * InboxVisitor
+         * @description Who the customer is, as far as the channel and the contacts tell
+         */
+        InboxVisitor: {
+            /** @description Identified by the site (identity token) */
+            verified: boolean;
+            name: string | null;
+            email: string | null;
+            contact_id: string | null;
+            /** @description The page the visitor is on (widget) */
+            page_url: string | null;
+            page_title: string | null;
+            language: string | null;
+            /** @description Browser and system, e.g. Chrome on Android */
+            device: string | null;
+            earlier_conversations: {
+                /** Format: uuid */
+                id: string;
+                channel: string;
+                status: string;
+                message_count: number;
+                /** Format: date-time */
+                created_at: string;
+                last_message_at: string | null;
+            }[];
+        };
         /** InboxDetail */
         InboxDetail: components["schemas"]["InboxConversation"] & {
             messages: components["schemas"]["InboxMessage"][];
             notes: components["schemas"]["InboxNote"][];
+            visitor: components["schemas"]["InboxVisitor"];
         };
         /** InboxReply */
         InboxReply: {
@@ -3526,6 +3895,18 @@ export interface components {
             author_user_id: string;
             /** Format: date-time */
             created_at: string;
+        };
+        /** SavedReply */
+        SavedReply: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            content: string;
+            created_by: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         /** ChannelConversationState */
         ChannelConversationState: {
@@ -3792,6 +4173,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         user: components["schemas"]["User"];
+                        /** @description What the user's role may do */
                         permissions: string[];
                         tenant: {
                             /** Format: uuid */
@@ -4912,7 +5294,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -5148,8 +5530,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5329,8 +5711,8 @@ export interface operations {
                     formal_address?: boolean;
                     industry_code?: string | null;
                     model?: string | null;
-                    /** @description Channels the bot serves: whatsapp, email, voice, api, webhook (default ["api"]) */
-                    channels?: ("whatsapp" | "email" | "voice" | "api" | "webhook")[];
+                    /** @description Channels the bot serves: api, webhook, email, whatsapp, voice (default ["api"]) */
+                    channels?: ("api" | "webhook" | "email" | "whatsapp" | "voice")[];
                 };
             };
         };
@@ -5455,7 +5837,7 @@ export interface operations {
                 /** @description Only conversations of this bot */
                 bot_id?: string;
                 /** @description Only conversations of this channel */
-                channel?: "email" | "api" | "webhook" | "whatsapp" | "sms";
+                channel?: "api" | "webhook" | "widget" | "email" | "test" | "whatsapp" | "sms" | "voice";
                 /** @description Exact sender_id */
                 sender_id?: string;
                 /** @description Only conversations with this status */
@@ -8037,7 +8419,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -8161,7 +8543,7 @@ export interface operations {
                     email?: string | null;
                     phone?: string | null;
                     sender_id?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                     /** @description Free-form data */
                     metadata?: {
                         [key: string]: unknown;
@@ -8433,7 +8815,7 @@ export interface operations {
                     name?: string | null;
                     email?: string | null;
                     phone?: string | null;
-                    channel?: ("whatsapp" | "voice" | "email" | "api" | "webhook" | "manual") | null;
+                    channel?: ("api" | "webhook" | "email" | "whatsapp" | "voice" | "manual") | null;
                 };
             };
         };
@@ -11687,6 +12069,14 @@ export interface operations {
                     visitor_id?: string;
                     /** @description HS256 JWT {visitor_id, name, email, exp} from the site’s backend */
                     identity_token?: string;
+                    /** @description What the widget tells of the visitor, shown in the inbox */
+                    context?: {
+                        /** @description The page the visitor is on */
+                        page_url?: string;
+                        page_title?: string;
+                        /** @description The browser’s language, e.g. de-DE */
+                        language?: string;
+                    };
                 };
             };
         };
@@ -11888,6 +12278,14 @@ export interface operations {
                     /** @description The visitor’s message (1–10000 characters) */
                     text?: string;
                     choice?: components["schemas"]["ChatChoice"];
+                    /** @description What the widget tells of the visitor, shown in the inbox */
+                    context?: {
+                        /** @description The page the visitor is on */
+                        page_url?: string;
+                        page_title?: string;
+                        /** @description The browser’s language, e.g. de-DE */
+                        language?: string;
+                    };
                 };
             };
         };
@@ -12304,6 +12702,7 @@ export interface operations {
                         avatar_url?: string;
                     };
                     daily_message_budget?: number;
+                    business_hours?: components["schemas"]["WidgetBusinessHours"] | null;
                 };
             };
         };
@@ -12577,6 +12976,332 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    widgetVisitorTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    widgetPreflightTyping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    setWidgetReplyAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Where a person’s reply goes by e-mail */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    widgetPreflightReplyAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    rateWidgetConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rating: number;
+                    comment?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        conversation_id: string;
+                        rating: number;
+                        comment: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    widgetPreflightRating: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13357,6 +14082,286 @@ export interface operations {
             };
         };
     };
+    typingInInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listSavedReplies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedReply"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Short name, typed as /name in the inbox: lower-case letters, digits, - and _ */
+                    name: string;
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedReply"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateSavedReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Short name, typed as /name in the inbox: lower-case letters, digits, - and _ */
+                    name?: string;
+                    content?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedReply"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     listUnansweredQuestions: {
         parameters: {
             query?: {
@@ -13390,7 +14395,7 @@ export interface operations {
                             last_seen: string;
                             /** @description Up to 20 */
                             conversation_ids: string[];
-                            /** @description A person's later reply in one of the conversations, when one exists */
+                            /** @description A person's reply answering the question in one of the conversations (their first reply with substance, leading greetings left out), when one exists */
                             person_answer: string | null;
                         }[];
                     };
@@ -13590,6 +14595,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -13795,6 +14802,8 @@ export interface operations {
                         client_id?: string;
                         /** @description Basic-auth user of the inbound webhook URL */
                         inbound_username?: string;
+                        /** @description Reply to all: the customer's Cc (other than the mailbox's own addresses) stays on the bot's reply; default true */
+                        reply_all?: boolean;
                         /** @description The bot reads the text of PDF and DOCX attachments (within the size and type limits); default false */
                         read_attachments?: boolean;
                     };
@@ -13882,8 +14891,14 @@ export interface operations {
                         ok: boolean;
                         /** @description What was checked (imap, smtp, token, mailbox) */
                         checked: string[];
-                        /** @description What failed, in words */
+                        /** @description What failed and what to do, in words (German) */
                         error: string | null;
+                        /** @description dns, refused, timeout, tls, auth, quota, folder_missing, protocol, graph_unauthorized, … */
+                        error_code: string | null;
+                        /** @description The same in English */
+                        error_en: string | null;
+                        /** @description The raw detail (never what the server said in its greeting) */
+                        error_detail: string | null;
                     };
                 };
             };
@@ -13920,6 +14935,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "answered" | "skipped" | "failed" | "received";
+                /** @description Search in sender, Reply-To, subject and Message-ID */
+                q?: string;
                 /** @description Page size, 1 to 100 (default 20) */
                 limit?: number;
                 /** @description Opaque cursor: the next_cursor of the previous page */
@@ -14012,8 +15029,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReceivedMail"][];
-                        /** @description Cursor for the next page; null on the last page */
                         next_cursor: string | null;
+                        /** @description Addresses of this conversation whose replies bounced */
+                        bounced: {
+                            address: string;
+                            detail: string | null;
+                            at: string | null;
+                        }[];
                     };
                 };
             };
@@ -14055,6 +15077,257 @@ export interface operations {
             };
         };
     };
+    answerMailAnyway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description answered, or skipped/failed when the bot still could not answer */
+                        status: string;
+                        conversation_id: string | null;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    sendMailToInbox: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        conversation_id: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    downloadRawMail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Bot id (UUID) */
+                id: string;
+                /** @description Mailbox id (UUID) */
+                mailboxId: string;
+                /** @description Received mail id (UUID) */
+                mailId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 5322 mail */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listMailBounces: {
+        parameters: {
+            query: {
+                address: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            address: string;
+                            detail: string | null;
+                            at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     receivePostmarkInbound: {
         parameters: {
             query?: never;
@@ -14070,7 +15343,20 @@ export interface operations {
                     From?: string;
                     FromFull?: {
                         Email?: string;
+                        Name?: string;
+                    } & {
+                        [key: string]: unknown;
                     };
+                    ReplyTo?: string;
+                    Cc?: string;
+                    CcFull?: ({
+                        Email?: string;
+                        Name?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    /** @description The original mail, when the stream includes it */
+                    RawEmail?: string;
                     Subject?: string;
                     MessageID?: string;
                     TextBody?: string;
@@ -14117,6 +15403,15 @@ export interface operations {
             };
             /** @description Default Response */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14706,6 +16001,296 @@ export interface operations {
                     "application/json": string | {
                         ok: boolean;
                     };
+                };
+            };
+        };
+    };
+    answerVoiceCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    answerVoiceTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pollVoiceTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    handOffVoiceCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    receiveVoiceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description TwiML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/xml": string;
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
