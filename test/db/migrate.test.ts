@@ -39,6 +39,22 @@ describeEachBackend('schema', (get) => {
          AND ccu.table_name = 'tenants' AND rc.delete_rule = 'CASCADE'`,
     );
     const cascading = new Set(cascades.map((c) => c.table_name));
+    // Child rows of a channel connection or a call go with their parent, which goes with the tenant.
+    const children = await get().db.query<{ child: string; parent: string }>(
+      `SELECT tc.table_name AS child, ccu.table_name AS parent FROM information_schema.table_constraints tc
+       JOIN information_schema.referential_constraints rc ON rc.constraint_name = tc.constraint_name
+       JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name
+       WHERE tc.constraint_type = 'FOREIGN KEY' AND rc.delete_rule = 'CASCADE'`,
+    );
+    const CHILD_TABLES = ['channel_error_counts', 'channel_status_events', 'channel_opt_outs', 'voice_turns'];
+    for (const child of CHILD_TABLES) {
+      const parents = children.filter((c) => c.child === child).map((c) => c.parent);
+      expect(
+        parents.some((p) => cascading.has(p)),
+        child,
+      ).toBe(true);
+      cascading.add(child);
+    }
     expect(owned.filter((t) => !cascading.has(t))).toEqual([]);
   });
 });

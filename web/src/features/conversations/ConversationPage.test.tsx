@@ -97,7 +97,7 @@ describe('ConversationPage (review)', () => {
     const [facts, handover] = screen.getAllByTestId('reply-facts');
     expect(facts).toHaveTextContent('Öffnungszeiten');
     expect(facts).toHaveTextContent('aus dem Wissen');
-    expect(facts).toHaveTextContent('gpt-test');
+    expect(facts).toHaveTextContent('GPT Test');
     expect(facts).toHaveTextContent('42 Tokens');
     expect(facts).toHaveTextContent('Aktion: booking: Yoga');
     expect(handover).toHaveTextContent('übergeben: Kunde wollte einen Menschen');
