@@ -83,6 +83,7 @@ export async function startHarness(): Promise<Harness> {
     WEBHOOK_WORKER: 'false',
     // The journey's webhook receiver listens on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
   });
   const ctx: AppContext = await createContext(config);
