@@ -1,7 +1,5 @@
-import '@xyflow/react/dist/style.css';
 import { Alert, Badge, Button, Card, Group, List, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { Background, Controls, ReactFlow } from '@xyflow/react';
-import { useMemo, useState } from 'react';
+import { Suspense, lazy, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useCan } from '../../app/session';
 import { EmptyState, ErrorAlert, Loading } from '../../components/states';
@@ -18,6 +16,9 @@ import { BlockForm } from './BlockForm';
 import { BlockRow } from './BlockRow';
 import { Section } from '../../components/Section';
 import { StepForm } from './StepForm';
+
+// The graph library is the page's largest part: it loads after the pre-flight and the lists.
+const FlowGraph = lazy(() => import('./FlowGraph').then((m) => ({ default: m.FlowGraph })));
 
 export function FlowTab() {
   const { t } = useTranslation();
@@ -126,29 +127,9 @@ export function FlowTab() {
             <>
               <div style={{ height: 360 }} data-testid="flow-graph">
                 {graph && (
-                  <ReactFlow
-                    nodes={graph.nodes}
-                    edges={graph.edges}
-                    fitView
-                    nodesDraggable={false}
-                    onNodeClick={(_, node) => setSelectedStep(node.data.stepId ?? null)}
-                    proOptions={{ hideAttribution: true }}
-                    ariaLabelConfig={{
-                      'controls.ariaLabel': t('flow.a11y.controls'),
-                      'controls.zoomIn.ariaLabel': t('flow.a11y.zoomIn'),
-                      'controls.zoomOut.ariaLabel': t('flow.a11y.zoomOut'),
-                      'controls.fitView.ariaLabel': t('flow.a11y.fitView'),
-                      'controls.interactive.ariaLabel': t('flow.a11y.interactive'),
-                      'minimap.ariaLabel': t('flow.a11y.miniMap'),
-                      'handle.ariaLabel': t('flow.a11y.handle'),
-                      'node.a11yDescription.default': t('flow.a11y.node'),
-                      'node.a11yDescription.keyboardDisabled': t('flow.a11y.node'),
-                      'edge.a11yDescription.default': t('flow.a11y.edge'),
-                    }}
-                  >
-                    <Background />
-                    <Controls showInteractive={false} />
-                  </ReactFlow>
+                  <Suspense fallback={<Loading />}>
+                    <FlowGraph graph={graph} onSelectStep={setSelectedStep} />
+                  </Suspense>
                 )}
               </div>
               {(result.flowAnalysis.unreachableSteps.length > 0 ||
