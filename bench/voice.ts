@@ -5,7 +5,7 @@
  * p99), then how long an `interrupt` takes to stop a streaming reply (the last `text` after
  * it), then the Gather loop's turn webhook with the offline model (p50, p99).
  *
- *   npm run bench:voice [-- --calls 200 --turns 200]
+ *   npm run bench:voice [-- --calls=200 --turns=200]
  */
 import { randomUUID } from 'node:crypto';
 import { buildApp } from '../src/app.js';
@@ -26,6 +26,9 @@ import {
 const CALLS = Number(argument('calls') ?? 200);
 const TURNS = Number(argument('turns') ?? 200);
 
+const REPLY = 'Gerne, der Kurs findet jeden Montag statt und dauert neunzig Minuten, '.repeat(8);
+const REPLY_WORDS = REPLY.split(/(?<= )/).length;
+
 /** Streams a reply word by word; remembers when each request's first token left it. */
 class TimedModel {
   readonly name = 'timed';
@@ -38,10 +41,9 @@ class TimedModel {
     messages: { content: string }[];
     signal?: AbortSignal;
   }): AsyncGenerator<ModelStreamEvent> {
-    const key = request.messages.at(-1)!.content;
-    const words = 'Gerne, der Kurs findet jeden Montag statt und dauert neunzig Minuten, '
-      .repeat(8)
-      .split(/(?<= )/);
+    // The call's id is in the question; the prompt around it is the pipeline's business.
+    const key = /CA[0-9a-f]{32}/.exec(request.messages.at(-1)!.content)?.[0] ?? '';
+    const words = REPLY.split(/(?<= )/);
     for (const [i, word] of words.entries()) {
       if (request.signal?.aborted) return;
       if (i === 0) this.firstToken.set(key, performance.now());
@@ -85,7 +87,9 @@ async function run(databaseUrl: string): Promise<void> {
       sim.send({ type: 'prompt', voicePrompt: question, lang: 'de-DE', last: true });
       await sim.waitFor((m) => m.type === 'text', 60_000);
       const received = performance.now();
-      firstText.push(received - (model.firstToken.get(question) ?? received));
+      const first = model.firstToken.get(sid);
+      if (first === undefined) throw new Error(`the model never streamed call ${sid}`);
+      firstText.push(received - first);
       await sim.waitFor((m) => m.type === 'text' && m.last === true, 60_000);
       sim.close();
     }),
@@ -109,6 +113,10 @@ async function run(databaseUrl: string): Promise<void> {
       durationUntilInterruptMs: 900,
     });
     await new Promise((r) => setTimeout(r, 300));
+    // A stop measured on a reply that had already ended would prove nothing.
+    const texts = sim.received.filter((m) => m.type === 'text' && m.last !== true).length;
+    if (texts >= REPLY_WORDS)
+      throw new Error(`the reply was not streaming when interrupted (${texts} texts)`);
     stops.push(last - sent);
     sim.close();
   }

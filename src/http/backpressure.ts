@@ -2,6 +2,17 @@ import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../shared/context.js';
 import { CHAT_EXTRA_TEXT, ErrorCode } from './errors.js';
 
+/**
+ * A route that continues work already admitted (a phone call's relay socket after its incoming
+ * webhook was answered) sets `config: { continuesAdmitted: true }`: shedding it would drop the
+ * call the instance has already taken, so it is never shed.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    continuesAdmitted?: boolean;
+  }
+}
+
 /** Seconds a client is asked to wait when the database is overloaded. */
 export const BUSY_RETRY_AFTER_SECONDS = 1;
 
@@ -18,6 +29,7 @@ export function shedWhenBusy(ctx: AppContext): onRequestHookHandler {
   const limit = ctx.config.databaseQueueLimit;
   return async (request, reply) => {
     if (ctx.db.waiting() <= limit || !SHED.test(request.url)) return;
+    if (request.routeOptions.config?.continuesAdmitted) return;
     reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS)).status(503);
     if (request.routeOptions.config?.errorStyle === 'chat') {
       return reply.send({ error: CHAT_EXTRA_TEXT.serviceUnavailable });

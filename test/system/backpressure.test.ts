@@ -1,8 +1,10 @@
+import type { AddressInfo } from 'node:net';
 import { expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { describeApp, type TestApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { sendChat, usageOf } from '../chat/helpers.js';
+import { connectionTable, postSigned, RelaySimulator, voiceConnection } from '../voice/helpers.js';
 
 const LIMIT = 3;
 
@@ -88,6 +90,41 @@ describeApp(
       } finally {
         await finish();
       }
+    });
+
+    it('never sheds the relay socket of a call it admitted: the call goes on once the queue drains', async () => {
+      const t = get();
+      const tenant = await buildTenant(t.ctx);
+      const bot = await tenant.bot();
+      const connection = voiceConnection(tenant.id, bot.id);
+      connectionTable(t.ctx).set(connection.id, connection);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as AddressInfo).port;
+      const sid = `CA${'0'.repeat(31)}7a1`;
+      const incoming = await postSigned(t.app, connection, 'incoming', {
+        CallSid: sid,
+        From: '+491701234567',
+      });
+      expect(incoming.statusCode).toBe(200);
+      const finish = await congest(t);
+      let relay: Awaited<ReturnType<typeof RelaySimulator.connect>>;
+      try {
+        // A new call is shed while statements queue; the admitted call's socket opens.
+        const other = await postSigned(t.app, connection, 'incoming', {
+          CallSid: `${sid}b`,
+          From: '+491701234568',
+        });
+        expect(other.statusCode).toBe(503);
+        relay = await RelaySimulator.connect(port, connection);
+        expect(relay).toBeInstanceOf(RelaySimulator);
+      } finally {
+        await finish();
+      }
+      const sim = relay as RelaySimulator;
+      sim.setup(sid, '+491701234567');
+      sim.prompt('Hallo, wer ist da?');
+      expect((await sim.turnText(1)).length).toBeGreaterThan(0);
+      sim.close();
     });
   },
   { env: { DATABASE_QUEUE_LIMIT: String(LIMIT) } },

@@ -156,6 +156,8 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
       preHandler: undefined,
       preValidation: verify,
       websocket: true,
+      // The call was admitted by its incoming webhook: a busy database slows it, never drops it.
+      config: { continuesAdmitted: true },
     },
     (socket, request) => {
       const session = new RelaySession(
