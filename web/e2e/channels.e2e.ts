@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPage, screenshots, seriousViolations, signIn, startHarness, type Harness } from './harness';
@@ -6,7 +7,9 @@ import { newPage, screenshots, seriousViolations, signIn, startHarness, type Har
  * Bots → Channels → Website and the go-live checklist in the dashboard: the widget's switch and
  * allowed origins (validated), the live preview with the real widget, the snippet and policy
  * lines, the publishable key's rotation and the identity secret shown once; the checklist on
- * the bot page with links to where each item is done. Screenshots at 1280 and 390 px.
+ * the bot page with links to where each item is done; a WhatsApp number connected (secrets
+ * write-only, the webhook URL to copy, health and the last message received). Screenshots at
+ * 1280 and 390 px.
  */
 describe('dashboard: channels and go-live checklist', () => {
   let harness: Harness;
@@ -89,5 +92,97 @@ describe('dashboard: channels and go-live checklist', () => {
     await page.getByRole('tab', { name: 'Einstellungen' }).click();
     await expect.poll(() => page.getByTestId('golive-channel').getAttribute('data-done')).toBe('true');
     await expect(page.getByTestId('golive-channel').textContent()).resolves.toContain('Website-Widget');
+  });
+
+  it('WhatsApp, SMS & phone: connects a WhatsApp number; secrets stay write-only; the card shows the webhook URL and what arrived', async () => {
+    await page.goto(`/bots/${harness.botId}/channels?part=phone`);
+    await page.getByText('Noch keine Verbindung').waitFor();
+    await page.getByRole('button', { name: 'Verbindung hinzufügen' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Verbindung hinzufügen' });
+    // A Twilio SMS number must be in international format.
+    await dialog.getByLabel('Art', { exact: true }).click();
+    await page.getByRole('option', { name: 'SMS (Twilio)', exact: true }).click();
+    await dialog.getByLabel('Name').fill('Studio-SMS');
+    await dialog.getByLabel('Absendernummer').fill('030 123456');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.getByText('Nummer im internationalen Format angeben', { exact: false }).waitFor();
+
+    await dialog.getByLabel('Art', { exact: true }).click();
+    await page.getByRole('option', { name: 'WhatsApp (Meta)', exact: true }).click();
+    await dialog.getByLabel('Name').fill('Studio-WhatsApp');
+    await dialog.getByLabel('Telefonnummer-ID').fill('1098765432');
+    await dialog.getByLabel('WhatsApp-Business-Konto-ID').fill('2233445566');
+    await dialog.getByLabel('Zugriffstoken').fill('EAAG-e2e-access-token');
+    await dialog.getByLabel('App-Geheimnis').fill('e2e-app-secret');
+    await dialog.getByLabel('Bestätigungstoken').fill('e2e-verify-token');
+    await expect(seriousViolations(page)).resolves.toEqual([]);
+    await screenshots(page, 'channels-phone-form');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.waitFor({ state: 'detached' });
+
+    const card = page.getByTestId('connection-card');
+    await card.getByText('Studio-WhatsApp').waitFor();
+    await expect(card.getByTestId('connection-health').textContent()).resolves.toBe('in Ordnung');
+    const webhookUrl = (await card.getByTestId('connection-webhook-url').textContent())!;
+    const id = /\/v1\/channels\/([0-9a-f-]{36})\/webhook$/.exec(webhookUrl)?.[1];
+    expect(id).toBeDefined();
+    // Secrets are never shown again: the page holds none of them.
+    const html = await page.content();
+    for (const secret of ['EAAG-e2e-access-token', 'e2e-app-secret', 'e2e-verify-token'])
+      expect(html).not.toContain(secret);
+    await card.getByRole('button', { name: 'Bearbeiten' }).click();
+    const edit = page.getByRole('dialog', { name: 'Verbindung bearbeiten' });
+    await expect(edit.getByLabel('App-Geheimnis').inputValue()).resolves.toBe('');
+    await edit.getByText('Gespeichert – leer lassen, um ihn zu behalten.').first().waitFor();
+    await edit.getByRole('button', { name: 'Abbrechen' }).click();
+
+    // A customer's message, signed as Meta signs it, shows on the card as the last one received.
+    await expect(card.getByText('Zuletzt empfangen: noch nie', { exact: false }).count()).resolves.toBe(1);
+    const raw = JSON.stringify({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '2233445566',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '4930999999', phone_number_id: '1098765432' },
+                contacts: [{ profile: { name: 'Kundin' }, wa_id: '491701234567' }],
+                messages: [
+                  {
+                    from: '491701234567',
+                    id: 'wamid.E2E0001',
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: 'Hallo, wann habt ihr offen?' },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    });
+    const signature = `sha256=${createHmac('sha256', 'e2e-app-secret').update(raw).digest('hex')}`;
+    const posted = await fetch(`${harness.baseUrl}/v1/channels/${id}/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
+      body: raw,
+    });
+    expect(posted.status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await card.waitFor();
+          return card.getByText('Zuletzt empfangen: noch nie', { exact: false }).count();
+        },
+        { timeout: 15_000 },
+      )
+      .toBe(0);
+    await expect(seriousViolations(page)).resolves.toEqual([]);
+    await screenshots(page, 'channels-phone');
   });
 });

@@ -4,9 +4,10 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { useBotId } from '../bots/BotPage';
 import { EmailChannel } from './EmailChannel';
+import { PhoneChannels } from './PhoneChannels';
 import { WebsiteChannel } from './WebsiteChannel';
 
-type Part = 'website' | 'email';
+type Part = 'website' | 'email' | 'phone';
 
 /**
  * Bot → Channels: where the bot answers besides the API, one part per channel (Website first).
@@ -20,6 +21,7 @@ export function ChannelsTab() {
   const PARTS: { value: Part; label: string; element: ReactNode }[] = [
     { value: 'website', label: t('channels.parts.website'), element: <WebsiteChannel botId={botId} /> },
     { value: 'email', label: t('channels.parts.email'), element: <EmailChannel botId={botId} /> },
+    { value: 'phone', label: t('channels.parts.phone'), element: <PhoneChannels botId={botId} /> },
   ];
   const current = PARTS.find((p) => p.value === part) ?? PARTS[0]!;
   return (
