@@ -274,6 +274,12 @@ export function loadConfig(env: Env = process.env) {
       twilioApiBaseUrl: str(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com'),
       /** Longest wait for a provider's answer to one send; after it the send counts as ambiguous. */
       sendTimeoutMs: int(env, 'MESSAGING_SEND_TIMEOUT_MS', 15_000, 100, 120_000),
+      /**
+       * Customers' turns one instance runs at the same time; the others wait in order. Keeps
+       * database connections free for webhooks, which are acknowledged at once however many
+       * turns wait.
+       */
+      turnConcurrency: int(env, 'MESSAGING_TURN_CONCURRENCY', 4, 1, 256),
     },
 
     widget: {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { webhookAuthFailureThrottle } from '../../src/modules/messaging/guards.js';
+import { RecordingModel, useModel } from '../chat/fixtures.js';
 import { startFakeProviders, type FakeProviders } from './fake-providers.js';
 import { metaPayload, postMeta, signMeta, textMessage } from './meta-helpers.js';
 import { ACCESS_TOKEN, APP_SECRET, VERIFY_TOKEN, WHATSAPP_CONNECTION, addConnection } from './setup.js';
@@ -64,6 +65,38 @@ describeApp(
           })
         ).statusCode,
       ).toBe(403);
+    });
+
+    it('runs at most MESSAGING_TURN_CONCURRENCY turns at once; the others wait and are all answered', async () => {
+      const { app, ctx } = get();
+      const previous = ctx.config.messaging.turnConcurrency;
+      ctx.config.messaging.turnConcurrency = 2;
+      const model = new RecordingModel();
+      let inFlight = 0;
+      let most = 0;
+      model.answer = async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 150));
+        inFlight -= 1;
+        return { text: 'Gern geschehen.', model: 'recording-model', promptTokens: 5, completionTokens: 2 };
+      };
+      const restore = useModel(ctx, model);
+      try {
+        const customers = Array.from({ length: 6 }, (_v, i) => String(customer + i));
+        const payload = metaPayload(PHONE_ID, {
+          messages: customers.map((from, i) => textMessage(from, `Frage ${i}: wer bist du?`)),
+        });
+        expect((await postMeta(app, connectionId, payload, APP_SECRET)).statusCode).toBe(200);
+        await vi.waitUntil(() => customers.every((from) => repliesTo(from).length === 1), {
+          timeout: 20_000,
+          interval: 50,
+        });
+        expect(model.requests).toHaveLength(6);
+        expect(most).toBe(2);
+      } finally {
+        restore();
+        ctx.config.messaging.turnConcurrency = previous;
+      }
     });
 
     it('refuses unsigned, wrongly signed and changed bodies with 401, storing nothing; checks the raw bytes', async () => {

@@ -14,6 +14,7 @@
  * A stopped instance's waiting messages are answered by the sweep (`sweepWaiting`).
  */
 import { randomUUID } from 'node:crypto';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
@@ -85,7 +86,7 @@ export async function acceptMessages(
   messages: ParsedInbound[],
 ): Promise<{ waiting: InboundRow[]; queued: boolean }> {
   if (messages.length === 0) return { waiting: [], queued: false };
-  return ctx.db.transaction(async (tx) => {
+  const accepted = await ctx.db.transaction(async (tx) => {
     let queued = false;
     const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
     const stored = await repo.insertInbound(
@@ -107,7 +108,6 @@ export async function acceptMessages(
         };
       }),
     );
-    if (stored.length > 0) await repo.recordInboundAt(tx, conn.id);
     for (const row of stored) {
       const s = specials.get(row.provider_message_id);
       if (!s || s.kind === 'silent') continue;
@@ -126,8 +126,11 @@ export async function acceptMessages(
       if (s.kind === 'opt_out') await repo.setOptOut(tx, conn.id, row.from_number, true);
       queued = true;
     }
-    return { waiting: stored.filter((r) => r.status === 'received'), queued };
+    return { waiting: stored.filter((r) => r.status === 'received'), queued, stored: stored.length };
   });
+  // The connection's row is not locked inside the transaction (see recordInboundAt).
+  if (accepted.stored > 0) await repo.recordInboundAt(ctx.db, conn.id);
+  return { waiting: accepted.waiting, queued: accepted.queued };
 }
 
 // ---- bursts: one timer per customer and connection on this instance ----
@@ -148,7 +151,7 @@ export function scheduleTurn(ctx: AppContext, conn: ConnectionRow, from: string,
   clearTimeout(map.get(key));
   const timer = setTimeout(() => {
     map.delete(key);
-    void runTurn(ctx, conn.id, from).catch((error: unknown) =>
+    void limitedTurn(ctx, conn.id, from).catch((error: unknown) =>
       logs
         .get(ctx)
         ?.warn({ err: error, connection: conn.id }, 'messaging turn failed; the sweep tries again'),
@@ -156,6 +159,21 @@ export function scheduleTurn(ctx: AppContext, conn: ConnectionRow, from: string,
   }, delayMs);
   timer.unref?.();
   map.set(key, timer);
+}
+
+const turnLimits = new WeakMap<AppContext, LimitFunction>();
+
+/**
+ * A turn when one of the instance's `MESSAGING_TURN_CONCURRENCY` places is free; turns wait in
+ * the order their quiet windows ended. A burst of webhooks then queues turns, not statements, so
+ * the database keeps connections for the webhooks' own inserts.
+ */
+function limitedTurn(ctx: AppContext, connectionId: string, from: string): Promise<void> {
+  const places = ctx.config.messaging.turnConcurrency;
+  let limit = turnLimits.get(ctx);
+  if (!limit) turnLimits.set(ctx, (limit = pLimit(places)));
+  else if (limit.concurrency !== places) limit.concurrency = places;
+  return limit(() => runTurn(ctx, connectionId, from));
 }
 
 /** After a webhook's commit: the turns of the customers who wrote. */
@@ -334,6 +352,6 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
 export async function sweepWaiting(ctx: AppContext): Promise<number> {
   await repo.releaseStaleTurns(ctx.db, 300);
   const waiting = await repo.waitingCustomers(ctx.db, 10_000);
-  for (const w of waiting) await runTurn(ctx, w.connection_id, w.from_number);
+  for (const w of waiting) await limitedTurn(ctx, w.connection_id, w.from_number);
   return waiting.length;
 }

@@ -155,9 +155,16 @@ export async function recordError(
   return unhealthy && rows[0]?.was_healthy === true;
 }
 
+/**
+ * The health timestamps are written at most once a second per connection: at hundreds of
+ * messages a second, an update of the one connection row per message would make every webhook
+ * and every send wait for that row's lock.
+ */
 export async function recordOutboundOk(db: Queryable, id: string): Promise<void> {
   await db.query(
-    'UPDATE channel_connections SET last_outbound_at = now(), unhealthy_since = NULL WHERE id = $1',
+    `UPDATE channel_connections SET last_outbound_at = now(), unhealthy_since = NULL
+      WHERE id = $1
+        AND (last_outbound_at IS NULL OR last_outbound_at < now() - interval '1 second' OR unhealthy_since IS NOT NULL)`,
     [id],
   );
 }
@@ -232,8 +239,13 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
   );
 }
 
+/** See recordOutboundOk: at most once a second, outside the webhook's transaction. */
 export async function recordInboundAt(db: Queryable, connectionId: string): Promise<void> {
-  await db.query('UPDATE channel_connections SET last_inbound_at = now() WHERE id = $1', [connectionId]);
+  await db.query(
+    `UPDATE channel_connections SET last_inbound_at = now()
+      WHERE id = $1 AND (last_inbound_at IS NULL OR last_inbound_at < now() - interval '1 second')`,
+    [connectionId],
+  );
 }
 
 /** The waiting messages of one customer on one connection, oldest (by provider time) first. */

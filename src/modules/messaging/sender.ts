@@ -181,20 +181,38 @@ export function messagingSenders(ctx: AppContext): OutboxSender[] {
 }
 
 const workers = new WeakMap<AppContext, OutboxWorker>();
+const drains = new WeakMap<AppContext, { running: Promise<void>; again: boolean }>();
 
 /**
  * Sends the messaging channels' due outbox messages now (after a turn committed) instead of at
- * the worker's next poll. Claims in the database like every worker, so it never races one.
+ * the worker's next poll. Claims in the database like every worker, so it never races one. One
+ * drain runs per instance: a call while it runs makes it look once more and waits for it, so a
+ * burst of turns costs a few claims, not one each.
  */
-export async function sendDueNow(ctx: AppContext): Promise<void> {
+export function sendDueNow(ctx: AppContext): Promise<void> {
+  const current = drains.get(ctx);
+  if (current) {
+    current.again = true;
+    return current.running;
+  }
   let worker = workers.get(ctx);
   if (!worker) {
     worker = new OutboxWorker({ db: ctx.db, senders: messagingSenders(ctx), batchSize: 50 });
     workers.set(ctx, worker);
   }
-  try {
-    while ((await worker.sendDue()).claimed === worker.batchSize);
-  } catch {
-    // The scheduler's worker takes them at its next poll.
-  }
+  const drain = { again: false, running: Promise.resolve() };
+  drain.running = (async () => {
+    try {
+      do {
+        drain.again = false;
+        while ((await worker.sendDue()).claimed === worker.batchSize);
+      } while (drain.again);
+    } catch {
+      // The scheduler's worker takes them at its next poll.
+    } finally {
+      drains.delete(ctx);
+    }
+  })();
+  drains.set(ctx, drain);
+  return drain.running;
 }
