@@ -185,4 +185,38 @@ describe('dashboard: channels and go-live checklist', () => {
     await expect(seriousViolations(page)).resolves.toEqual([]);
     await screenshots(page, 'channels-phone');
   });
+
+  it('Telefon: a number with its language, greeting and hand-over hours; a wrong time span is refused in words', async () => {
+    await page.getByRole('button', { name: 'Verbindung hinzufügen' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Verbindung hinzufügen' });
+    await dialog.getByLabel('Art', { exact: true }).click();
+    await page.getByRole('option', { name: 'Telefon (Twilio)', exact: true }).click();
+    await dialog.getByLabel('Name').fill('Studio-Telefon');
+    await dialog.getByLabel('Account SID').fill(`AC${'7'.repeat(32)}`);
+    await dialog.getByLabel('Auth Token').fill('e2e-voice-auth-token');
+    await dialog.getByLabel('Telefonnummer', { exact: true }).fill('+493012345679');
+    await dialog.getByLabel('Sprache zu Beginn des Anrufs').click();
+    await page.getByRole('option', { name: 'Englisch', exact: true }).click();
+    await dialog.getByLabel('Begrüßung').fill('Welcome to the studio!');
+    await dialog.getByLabel('Zeitzone').fill('Europe/Berlin');
+    await dialog.getByLabel('Montag').fill('9-17');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.getByText('Zeiten als HH:MM-HH:MM', { exact: false }).waitFor();
+    await dialog.getByLabel('Montag').fill('09:00-12:00, 13:00-17:30');
+    await screenshots(page, 'channels-voice-form');
+    await dialog.getByRole('button', { name: 'Speichern' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByTestId('connection-card').filter({ hasText: 'Studio-Telefon' }).waitFor();
+    // The settings come back when the connection is edited.
+    await page
+      .getByTestId('connection-card')
+      .filter({ hasText: 'Studio-Telefon' })
+      .getByRole('button', { name: 'Bearbeiten' })
+      .click();
+    const edit = page.getByRole('dialog', { name: 'Verbindung bearbeiten' });
+    await expect(edit.getByLabel('Montag').inputValue()).resolves.toBe('09:00-12:00, 13:00-17:30');
+    await expect(edit.getByLabel('Begrüßung').inputValue()).resolves.toBe('Welcome to the studio!');
+    await expect(edit.getByLabel('Sprache zu Beginn des Anrufs').inputValue()).resolves.toBe('Englisch');
+    await edit.getByRole('button', { name: 'Abbrechen' }).click();
+  });
 });

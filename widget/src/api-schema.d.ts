@@ -2617,6 +2617,27 @@ export interface components {
             mode: string | null;
             public_base_url: string | null;
             quiet_window_ms: number;
+            /** @description twilio_voice (default de) */
+            language: string | null;
+            greeting: string | null;
+            opening_hours: {
+                /** @description IANA time zone, e.g. Europe/Berlin */
+                time_zone: string;
+                /** @description Per weekday its spans "HH:MM-HH:MM"; a day left out is closed */
+                days: {
+                    mon?: string[];
+                    tue?: string[];
+                    wed?: string[];
+                    thu?: string[];
+                    fri?: string[];
+                    sat?: string[];
+                    sun?: string[];
+                };
+            } | null;
+            /** @description twilio_voice (default 600) */
+            max_call_seconds: number | null;
+            /** @description twilio_voice (default 5) */
+            calls_per_caller_per_hour: number | null;
             /** @description Names of the secrets that are set (never their values) */
             secrets_set: string[];
             /** @description Enter this URL in the provider console (Meta: callback URL; Twilio: "A message comes in") */
@@ -15531,6 +15552,29 @@ export interface operations {
                     /** @description twilio_voice; default relay */
                     mode?: "relay" | "gather";
                     public_base_url?: string | null;
+                    /** @description twilio_voice: the language a call starts in (the caller may switch); default de */
+                    language?: "de" | "en" | "fr" | "it";
+                    /** @description twilio_voice: said when a call is answered; null: a short greeting with the bot's name */
+                    greeting?: string | null;
+                    /** @description twilio_voice: when a person takes a hand-over; null: always */
+                    opening_hours?: {
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                        /** @description Per weekday its spans "HH:MM-HH:MM"; a day left out is closed */
+                        days: {
+                            mon?: string[];
+                            tue?: string[];
+                            wed?: string[];
+                            thu?: string[];
+                            fri?: string[];
+                            sat?: string[];
+                            sun?: string[];
+                        };
+                    } | null;
+                    /** @description twilio_voice: a call ends politely after this long (default 600) */
+                    max_call_seconds?: number;
+                    /** @description twilio_voice: calls one number may make per hour before it is told to try later (default 5) */
+                    calls_per_caller_per_hour?: number;
                     /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
                     quiet_window_ms?: number;
                 };
@@ -15726,6 +15770,29 @@ export interface operations {
                     /** @description twilio_voice; default relay */
                     mode?: "relay" | "gather";
                     public_base_url?: string | null;
+                    /** @description twilio_voice: the language a call starts in (the caller may switch); default de */
+                    language?: "de" | "en" | "fr" | "it";
+                    /** @description twilio_voice: said when a call is answered; null: a short greeting with the bot's name */
+                    greeting?: string | null;
+                    /** @description twilio_voice: when a person takes a hand-over; null: always */
+                    opening_hours?: {
+                        /** @description IANA time zone, e.g. Europe/Berlin */
+                        time_zone: string;
+                        /** @description Per weekday its spans "HH:MM-HH:MM"; a day left out is closed */
+                        days: {
+                            mon?: string[];
+                            tue?: string[];
+                            wed?: string[];
+                            thu?: string[];
+                            fri?: string[];
+                            sat?: string[];
+                            sun?: string[];
+                        };
+                    } | null;
+                    /** @description twilio_voice: a call ends politely after this long (default 600) */
+                    max_call_seconds?: number;
+                    /** @description twilio_voice: calls one number may make per hour before it is told to try later (default 5) */
+                    calls_per_caller_per_hour?: number;
                     /** @description Messages of one customer within this many milliseconds are answered as one turn (default 1500) */
                     quiet_window_ms?: number;
                 };

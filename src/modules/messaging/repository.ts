@@ -12,6 +12,15 @@ export interface ConnectionSettings {
   mode?: 'relay' | 'gather';
   public_base_url?: string | null;
   quiet_window_ms?: number;
+  /** twilio_voice: the call's first language, greeting, a person's hours and the limits. */
+  language?: 'de' | 'en' | 'fr' | 'it';
+  greeting?: string | null;
+  opening_hours?: {
+    time_zone: string;
+    days: Partial<Record<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun', string[]>>;
+  } | null;
+  max_call_seconds?: number;
+  calls_per_caller_per_hour?: number;
 }
 
 export interface ConnectionRow {

@@ -14,6 +14,34 @@ const BaseUrl = Type.String({
   description: "Overrides PUBLIC_BASE_URL for this connection's webhook URLs (the URL the provider calls)",
 });
 
+const Span = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-4]):[0-5][0-9]$' });
+const Spans = Type.Array(Span, { maxItems: 6 });
+const OpeningHours = Type.Object(
+  {
+    time_zone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'IANA time zone, e.g. Europe/Berlin',
+    }),
+    days: Type.Object(
+      {
+        mon: Type.Optional(Spans),
+        tue: Type.Optional(Spans),
+        wed: Type.Optional(Spans),
+        thu: Type.Optional(Spans),
+        fri: Type.Optional(Spans),
+        sat: Type.Optional(Spans),
+        sun: Type.Optional(Spans),
+      },
+      {
+        additionalProperties: false,
+        description: 'Per weekday its spans "HH:MM-HH:MM"; a day left out is closed',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** The fields of every kind; which a kind needs is checked by the service. */
 const Fields = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -44,6 +72,27 @@ const Fields = {
     description: 'twilio_voice; default relay',
   }),
   public_base_url: Type.Union([BaseUrl, Type.Null()]),
+  language: Type.Union(
+    ['de', 'en', 'fr', 'it'].map((l) => Type.Literal(l)),
+    { description: 'twilio_voice: the language a call starts in (the caller may switch); default de' },
+  ),
+  greeting: Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()], {
+    description: "twilio_voice: said when a call is answered; null: a short greeting with the bot's name",
+  }),
+  opening_hours: Type.Union([OpeningHours, Type.Null()], {
+    description: 'twilio_voice: when a person takes a hand-over; null: always',
+  }),
+  max_call_seconds: Type.Integer({
+    minimum: 60,
+    maximum: 3600,
+    description: 'twilio_voice: a call ends politely after this long (default 600)',
+  }),
+  calls_per_caller_per_hour: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    description:
+      'twilio_voice: calls one number may make per hour before it is told to try later (default 5)',
+  }),
   quiet_window_ms: Type.Integer({
     minimum: 0,
     maximum: 6000,
@@ -88,6 +137,15 @@ export const ConnectionSchema = Type.Object(
     mode: Nullable(Type.String()),
     public_base_url: Nullable(Type.String()),
     quiet_window_ms: Type.Integer(),
+    language: Type.Union([Type.String(), Type.Null()], { description: 'twilio_voice (default de)' }),
+    greeting: Type.Union([Type.String(), Type.Null()]),
+    opening_hours: Type.Union([OpeningHours, Type.Null()]),
+    max_call_seconds: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'twilio_voice (default 600)',
+    }),
+    calls_per_caller_per_hour: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'twilio_voice (default 5)',
+    }),
     secrets_set: Type.Array(Type.String(), {
       description: 'Names of the secrets that are set (never their values)',
     }),

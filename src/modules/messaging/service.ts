@@ -24,7 +24,19 @@ const SETTING_NAMES = [
   'mode',
   'public_base_url',
   'quiet_window_ms',
+  'language',
+  'greeting',
+  'opening_hours',
+  'max_call_seconds',
+  'calls_per_caller_per_hour',
 ] as const;
+
+/** What a voice connection uses when a setting is not given (voice/connection.ts reads these). */
+export const VOICE_SETTING_DEFAULTS = {
+  language: 'de' as const,
+  maxCallSeconds: 600,
+  callsPerCallerPerHour: 5,
+};
 
 /** What each kind cannot work without. */
 const REQUIRED: Record<ConnectionKind, { settings: (keyof ConnectionSettings)[]; secrets: string[] }> = {
@@ -42,12 +54,32 @@ const ALLOWED: Record<ConnectionKind, string[]> = {
   whatsapp_cloud: ['phone_number_id', 'business_account_id', 'access_token', 'app_secret', 'verify_token'],
   twilio_sms: ['account_sid', 'auth_token', 'from_number'],
   twilio_whatsapp: ['account_sid', 'auth_token', 'from_number'],
-  twilio_voice: ['account_sid', 'auth_token', 'phone_number', 'handoff_number', 'mode'],
+  twilio_voice: [
+    'account_sid',
+    'auth_token',
+    'phone_number',
+    'handoff_number',
+    'mode',
+    'language',
+    'greeting',
+    'opening_hours',
+    'max_call_seconds',
+    'calls_per_caller_per_hour',
+  ],
 };
 const COMMON = ['name', 'is_active', 'public_base_url', 'quiet_window_ms', 'kind'];
 
 function invalid(field: string, message: string, code: 'field_required' | 'field_unknown'): AppError {
   return new AppError(400, ErrorCode.validation, message, { details: { code, field } });
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface ConnectionDeps {
@@ -71,6 +103,16 @@ function split(kind: ConnectionKind, body: Record<string, unknown>, secrets: Cha
   for (const name of SETTING_NAMES) {
     if (body[name] !== undefined) (settings as Record<string, unknown>)[name] = body[name];
   }
+  const zone = settings.opening_hours?.time_zone;
+  if (zone !== undefined && !isTimeZone(zone))
+    throw new AppError(
+      400,
+      ErrorCode.validation,
+      `opening_hours.time_zone: ${zone} is not an IANA time zone`,
+      {
+        details: { field: 'opening_hours.time_zone' },
+      },
+    );
   for (const name of SECRET_NAMES) {
     const value = body[name];
     if (typeof value === 'string') sealed[name] = secrets.seal(value);
@@ -211,6 +253,21 @@ export async function connectionExtras(db: Queryable, ids: string[]): Promise<Ma
   return out;
 }
 
+/** The voice fields as the API shows them: with their defaults on a voice connection, null elsewhere. */
+function voiceSettingsOf(row: ConnectionRow) {
+  const s = row.settings;
+  const voice = row.kind === 'twilio_voice';
+  return {
+    language: voice ? (s.language ?? VOICE_SETTING_DEFAULTS.language) : null,
+    greeting: voice ? (s.greeting ?? null) : null,
+    opening_hours: voice ? (s.opening_hours ?? null) : null,
+    max_call_seconds: voice ? (s.max_call_seconds ?? VOICE_SETTING_DEFAULTS.maxCallSeconds) : null,
+    calls_per_caller_per_hour: voice
+      ? (s.calls_per_caller_per_hour ?? VOICE_SETTING_DEFAULTS.callsPerCallerPerHour)
+      : null,
+  };
+}
+
 /** A connection as the API shows it: secrets only by name, the URLs to enter, health. */
 export function serializeConnection(row: ConnectionRow, config: Config, extras?: ConnectionExtras) {
   const s = row.settings;
@@ -229,6 +286,7 @@ export function serializeConnection(row: ConnectionRow, config: Config, extras?:
     mode: row.kind === 'twilio_voice' ? (s.mode ?? 'relay') : null,
     public_base_url: s.public_base_url ?? null,
     quiet_window_ms: s.quiet_window_ms ?? QUIET_WINDOW_DEFAULT_MS,
+    ...voiceSettingsOf(row),
     secrets_set: Object.keys(row.secrets).sort(),
     webhook_url: webhookUrl(row, config),
     status_callback_url: row.kind === 'whatsapp_cloud' ? null : statusCallbackUrl(row, config),

@@ -5,7 +5,7 @@
  * connections (`messaging/service.ts`), or from a source registered for it (tests, benchmarks).
  */
 import type { AppContext } from '../../shared/context.js';
-import { activeVoiceConnection } from '../messaging/service.js';
+import { activeVoiceConnection, VOICE_SETTING_DEFAULTS } from '../messaging/service.js';
 import { channelSecretsFor } from '../messaging/secret-store.js';
 import type { OpeningHours } from './hours.js';
 import type { VoiceLanguage } from './speech/numbers.js';
@@ -36,11 +36,12 @@ export interface VoiceConnection {
   callsPerCallerPerHour: number;
 }
 
-export const VOICE_DEFAULTS = {
-  language: 'de' as VoiceLanguage,
-  maxCallSeconds: 600,
-  callsPerCallerPerHour: 5,
-};
+/** The defaults live with the connections' rules, where the API shows them. */
+export const VOICE_DEFAULTS: {
+  language: VoiceLanguage;
+  maxCallSeconds: number;
+  callsPerCallerPerHour: number;
+} = VOICE_SETTING_DEFAULTS;
 
 /** Finds a connection by its id (any tenant: the id is in the URL Twilio calls). */
 export type VoiceConnectionSource = (connectionId: string) => Promise<VoiceConnection | null>;
@@ -72,11 +73,13 @@ export async function loadVoiceConnection(
     handoffNumber: row.settings.handoff_number ?? null,
     mode: row.settings.mode ?? 'relay',
     publicBaseUrl: row.settings.public_base_url ?? null,
-    language: VOICE_DEFAULTS.language,
-    greeting: null,
-    openingHours: null,
-    maxCallSeconds: VOICE_DEFAULTS.maxCallSeconds,
-    callsPerCallerPerHour: VOICE_DEFAULTS.callsPerCallerPerHour,
+    language: row.settings.language ?? VOICE_DEFAULTS.language,
+    greeting: row.settings.greeting ?? null,
+    openingHours: row.settings.opening_hours
+      ? { timeZone: row.settings.opening_hours.time_zone, days: row.settings.opening_hours.days }
+      : null,
+    maxCallSeconds: row.settings.max_call_seconds ?? VOICE_DEFAULTS.maxCallSeconds,
+    callsPerCallerPerHour: row.settings.calls_per_caller_per_hour ?? VOICE_DEFAULTS.callsPerCallerPerHour,
   };
 }
 

@@ -2,6 +2,7 @@ import {
   Badge,
   Button,
   Card,
+  Fieldset,
   Group,
   Modal,
   NumberInput,
@@ -11,6 +12,7 @@ import {
   Stack,
   Switch,
   Text,
+  Textarea,
   TextInput,
   Title,
 } from '@mantine/core';
@@ -53,7 +55,23 @@ interface FormValues {
   mode: 'relay' | 'gather';
   public_base_url: string;
   quiet_window_ms: number | string;
+  language: 'de' | 'en' | 'fr' | 'it';
+  greeting: string;
+  max_call_seconds: number | string;
+  calls_per_caller_per_hour: number | string;
+  time_zone: string;
+  /** Per weekday its spans as typed: "09:00-12:00, 13:00-17:30"; empty: closed. */
+  hours: Record<Weekday, string>;
 }
+
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+type Weekday = (typeof WEEKDAYS)[number];
+const SPAN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/;
+const spansOf = (text: string) =>
+  text
+    .split(',')
+    .map((span) => span.trim())
+    .filter(Boolean);
 
 function initialValues(connection?: Connection): FormValues {
   return {
@@ -73,7 +91,26 @@ function initialValues(connection?: Connection): FormValues {
     mode: connection?.mode === 'gather' ? 'gather' : 'relay',
     public_base_url: connection?.public_base_url ?? '',
     quiet_window_ms: connection?.quiet_window_ms ?? 1500,
+    language: (connection?.language as FormValues['language'] | null) ?? 'de',
+    greeting: connection?.greeting ?? '',
+    max_call_seconds: connection?.max_call_seconds ?? 600,
+    calls_per_caller_per_hour: connection?.calls_per_caller_per_hour ?? 5,
+    time_zone: connection?.opening_hours?.time_zone ?? '',
+    hours: Object.fromEntries(
+      WEEKDAYS.map((day) => [day, (connection?.opening_hours?.days[day] ?? []).join(', ')]),
+    ) as Record<Weekday, string>,
   };
+}
+
+/** Opening hours from the form: none without a time zone (a person is always reachable). */
+function openingHoursOf(v: FormValues): ConnectionBody['opening_hours'] {
+  if (!v.time_zone.trim()) return null;
+  const days: Partial<Record<Weekday, string[]>> = {};
+  for (const day of WEEKDAYS) {
+    const spans = spansOf(v.hours[day]);
+    if (spans.length > 0) days[day] = spans;
+  }
+  return { time_zone: v.time_zone.trim(), days };
 }
 
 /** The request body: the kind's fields only, secrets only when typed (they are write-only). */
@@ -104,6 +141,12 @@ function bodyOf(v: FormValues, editing: boolean): ConnectionBody {
       phone_number: text(v.phone_number),
       handoff_number: text(v.handoff_number) ?? (editing ? null : undefined),
       mode: v.mode,
+      language: v.language,
+      greeting: text(v.greeting) ?? (editing ? null : undefined),
+      opening_hours: openingHoursOf(v),
+      max_call_seconds: v.max_call_seconds === '' ? undefined : Number(v.max_call_seconds),
+      calls_per_caller_per_hour:
+        v.calls_per_caller_per_hour === '' ? undefined : Number(v.calls_per_caller_per_hour),
     },
   };
   const body: ConnectionBody = {
@@ -140,6 +183,12 @@ function ConnectionForm({
         all.kind === 'twilio_sms' || all.kind === 'twilio_whatsapp' ? number(v) : null,
       phone_number: (v, all) => (all.kind === 'twilio_voice' ? number(v) : null),
       handoff_number: (v, all) => (all.kind === 'twilio_voice' && v.trim() ? number(v) : null),
+      hours: Object.fromEntries(
+        WEEKDAYS.map((day) => [
+          day,
+          (v: string) => (spansOf(v).every((span) => SPAN.test(span)) ? null : t('connections.hoursInvalid')),
+        ]),
+      ),
     },
   });
   const v = form.values;
@@ -236,6 +285,60 @@ function ConnectionForm({
                 }))}
                 {...form.getInputProps('mode')}
               />
+              <Select
+                label={t('connections.fields.language')}
+                allowDeselect={false}
+                data={(['de', 'en', 'fr', 'it'] as const).map((lang) => ({
+                  value: lang,
+                  label: t(`connections.languages.${lang}`),
+                }))}
+                {...form.getInputProps('language')}
+              />
+              <Textarea
+                label={t('connections.fields.greeting')}
+                description={t('connections.greetingHint')}
+                autosize
+                minRows={2}
+                maxLength={500}
+                {...form.getInputProps('greeting')}
+              />
+              <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                <NumberInput
+                  label={t('connections.fields.max_call_seconds')}
+                  min={60}
+                  max={3600}
+                  {...form.getInputProps('max_call_seconds')}
+                />
+                <NumberInput
+                  label={t('connections.fields.calls_per_caller_per_hour')}
+                  min={1}
+                  max={1000}
+                  {...form.getInputProps('calls_per_caller_per_hour')}
+                />
+              </SimpleGrid>
+              <Fieldset legend={t('connections.hours')}>
+                <Stack gap="xs">
+                  <Text size="xs" c="dimmed">
+                    {t('connections.hoursHint')}
+                  </Text>
+                  <TextInput
+                    label={t('connections.fields.time_zone')}
+                    placeholder="Europe/Berlin"
+                    {...form.getInputProps('time_zone')}
+                  />
+                  <SimpleGrid cols={{ base: 1, sm: 2 }}>
+                    {WEEKDAYS.map((day) => (
+                      <TextInput
+                        key={day}
+                        label={t(`connections.weekdays.${day}`)}
+                        placeholder="09:00-12:00, 13:00-17:30"
+                        disabled={!v.time_zone.trim()}
+                        {...form.getInputProps(`hours.${day}`)}
+                      />
+                    ))}
+                  </SimpleGrid>
+                </Stack>
+              </Fieldset>
             </>
           )}
           {v.kind !== 'twilio_voice' && (
