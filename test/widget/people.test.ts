@@ -122,6 +122,20 @@ describeApp('widget: people, the inbox team', (get) => {
     const reply = await inbox(t, 'POST', `/api/inbox/${id}/reply`, tenant.owner.headers, {
       text: 'Samstag von 10 bis 16 Uhr',
     });
+    // Without a picture the author is the name alone; with one, its address goes along.
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/widget/conversation', headers: session.headers }))
+        .json<{ messages: { author?: object }[] }>()
+        .messages.at(-1)!.author,
+    ).toEqual({ name: 'Test' });
+    const avatar = 'https://cdn.example.com/team/test.png';
+    const profile = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/me',
+      headers: tenant.owner.headers,
+      payload: { avatar_url: avatar },
+    });
+    expect(profile.statusCode, profile.body).toBe(200);
     expect(reply.statusCode, reply.body).toBe(201);
     const transcript = await t.app.inject({
       method: 'GET',
@@ -132,7 +146,7 @@ describeApp('widget: people, the inbox team', (get) => {
     expect(last).toMatchObject({
       from: 'person',
       text: 'Samstag von 10 bis 16 Uhr',
-      author: { name: 'Test' },
+      author: { name: 'Test', avatar_url: avatar },
     });
     // The bot's replies stay the bot's.
     expect(transcript.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual([
@@ -169,6 +183,11 @@ describeApp('widget: people, the inbox team', (get) => {
     expect(list.json<{ data: { unread: boolean }[] }>().data[0]!.unread).toBe(true);
     const other = await buildTenant(t.ctx);
     expect((await inbox(t, 'POST', `/api/inbox/${id}/read`, other.owner.headers)).statusCode).toBe(404);
+    // The conversation-wide mark of before is gone from the schema.
+    const columns = await t.db.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_name = 'conversations' AND column_name = 'inbox_read_at'`,
+    );
+    expect(columns).toEqual([]);
   });
 
   it('saved replies: the team lists them, editors keep them, names are unique, other tenants see none', async () => {

@@ -101,7 +101,14 @@ export function serializeMessage(row: repo.TranscriptRow) {
     id: row.id,
     from,
     text: row.content,
-    ...(from === 'person' && row.author_name ? { author: { name: row.author_name } } : {}),
+    ...(from === 'person' && row.author_name
+      ? {
+          author: {
+            name: row.author_name,
+            ...(row.author_avatar_url ? { avatar_url: row.author_avatar_url } : {}),
+          },
+        }
+      : {}),
     ...(row.blocks && row.blocks.length > 0 ? { blocks: row.blocks } : {}),
     created_at: row.created_at.toISOString(),
   };

@@ -109,7 +109,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the signed-in user's own name and picture (the fields given)
+         * @description Widget visitors see the first name and the picture (an https address, up to 2000 characters, without a user name or password) next to the replies the user writes in the inbox.
+         */
+        patch: operations["updateOwnProfile"];
         trace?: never;
     };
     "/api/api-keys": {
@@ -2686,6 +2690,8 @@ export interface components {
             last_name: string | null;
             phone: string | null;
             company: string | null;
+            /** @description https address of the picture widget visitors see next to the name on replies; null: none */
+            avatar_url: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -4186,6 +4192,64 @@ export interface operations {
             };
             /** @description Default Response */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateOwnProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description First name, shown to widget visitors on your replies; null or empty clears it */
+                    first_name?: string | null;
+                    /** @description Last name; null or empty clears it */
+                    last_name?: string | null;
+                    /** @description Your picture for widget visitors, an https address; null clears it */
+                    avatar_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
