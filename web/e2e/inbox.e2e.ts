@@ -125,7 +125,7 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     await page.goto('/settings/saved-replies');
     await page.getByRole('heading', { name: 'Neue gespeicherte Antwort' }).waitFor();
     const name = page.getByLabel('Kurzname');
-    const text = page.getByLabel('Text', { exact: true });
+    const text = page.getByRole('textbox', { name: /^Text/ });
     await name.fill('Zeiten!');
     await text.fill('Wir sind Mo–Fr da.');
     await page.getByRole('button', { name: 'Antwort speichern' }).click();
@@ -151,10 +151,13 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     await screenshots(page, 'saved-replies');
 
     // In the inbox, /zeiten becomes the text.
-    const waiting = await chat({ message: 'Wann habt ihr am Feiertag offen?', sender_id: 'kunde-7' });
+    const waiting = await chat({
+      message: 'Ich möchte mit einem Mitarbeiter sprechen',
+      sender_id: 'kunde-7',
+    });
     expect(waiting.status).toBe(200);
     await page.goto('/inbox');
-    await page.getByTestId('inbox-row').filter({ hasText: 'Feiertag' }).click();
+    await page.getByTestId('inbox-row').filter({ hasText: 'kunde-7' }).click();
     await page.getByRole('button', { name: 'Übernehmen' }).click();
     const reply = page.getByLabel('Antwort oder Notiz');
     await reply.fill('Hallo! /zeiten');
