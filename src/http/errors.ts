@@ -148,6 +148,7 @@ export const ERROR_CODES = [
   'mail_empty',
   // The inbox's team: saved replies, the visitor's rating.
   'saved_reply_name_taken',
+  'reply_email_off',
   'conversation_not_closed',
   // Messaging channels (WhatsApp, SMS).
   'window_closed',

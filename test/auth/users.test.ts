@@ -334,6 +334,88 @@ describeApp('team management', (get) => {
     expect((await login(tenant.owner.email, tenant.owner.password)).statusCode).toBe(200);
   });
 
+  // ---------------------------------------------------------------- PATCH /api/me
+
+  it('every user sets their own name and picture; /api/me shows them; null clears the picture', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const viewer = await tenant.user('viewer');
+    const avatar = 'https://cdn.example.com/team/mara.png?v=2';
+    const res = await inject({
+      method: 'PATCH',
+      url: '/api/me',
+      headers: as(viewer),
+      payload: { first_name: '  Mara ', last_name: 'Kühn', avatar_url: avatar },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      id: viewer.id,
+      first_name: 'Mara',
+      last_name: 'Kühn',
+      avatar_url: avatar,
+    });
+    expect(res.body).not.toContain('password');
+    const me = await inject({ method: 'GET', url: '/api/me', headers: as(viewer) });
+    expect(me.json().user).toMatchObject({ first_name: 'Mara', avatar_url: avatar });
+    // Only the fields given change; null clears.
+    const cleared = await inject({
+      method: 'PATCH',
+      url: '/api/me',
+      headers: as(viewer),
+      payload: { avatar_url: null },
+    });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json()).toMatchObject({ first_name: 'Mara', last_name: 'Kühn', avatar_url: null });
+  });
+
+  it('refuses a picture that is not a plain https address and changes nothing', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const user = await tenant.user('agent');
+    const avatar = 'https://cdn.example.com/a.png';
+    expect(
+      (await inject({ method: 'PATCH', url: '/api/me', headers: as(user), payload: { avatar_url: avatar } }))
+        .statusCode,
+    ).toBe(200);
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ avatar_url: 'http://cdn.example.com/a.png' }, 'field_pattern'],
+      [{ avatar_url: 'data:image/png;base64,AAAA' }, 'field_pattern'],
+      [{ avatar_url: 'https://user:secret@cdn.example.com/a.png' }, 'url_credentials'],
+      [{ avatar_url: 'https://[bad/a.png' }, 'url_invalid'],
+      [{ avatar_url: `https://cdn.example.com/${'a'.repeat(2000)}` }, 'field_too_long'],
+      [{ first_name: 'x'.repeat(101) }, 'field_too_long'],
+      [{ role: 'owner' }, 'field_unknown'],
+      [{}, 'nothing_to_change'],
+    ];
+    for (const [payload, code] of cases) {
+      const res = await inject({ method: 'PATCH', url: '/api/me', headers: as(user), payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().code, JSON.stringify(payload)).toBe(code);
+    }
+    const row = (
+      await get().db.query<{ avatar_url: string; role: string }>(
+        'SELECT avatar_url, role FROM users WHERE id = $1',
+        [user.id],
+      )
+    )[0];
+    expect(row).toEqual({ avatar_url: avatar, role: 'agent' });
+  });
+
+  it('needs a session to change the profile, and changes only the own one', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const other = await buildTenant(get().ctx);
+    const payload = { avatar_url: 'https://cdn.example.com/x.png' };
+    expect((await inject({ method: 'PATCH', url: '/api/me', payload })).statusCode).toBe(401);
+    expect(
+      (await inject({ method: 'PATCH', url: '/api/me', headers: tenant.keyHeaders, payload })).statusCode,
+    ).toBe(401);
+    const res = await inject({ method: 'PATCH', url: '/api/me', headers: as(other.owner), payload });
+    expect(res.json().id).toBe(other.owner.id);
+    const rows = await get().db.query<{ avatar_url: string | null }>(
+      'SELECT avatar_url FROM users WHERE id = $1',
+      [tenant.owner.id],
+    );
+    expect(rows[0]!.avatar_url).toBeNull();
+  });
+
   it('lists admins as holders of user:manage in /api/me', async () => {
     const tenant = await buildTenant(get().ctx);
     for (const [role, holds] of [

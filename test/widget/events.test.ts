@@ -73,12 +73,20 @@ describe.each(cases)('[%s] widget events across instances', (backend) => {
     expect(stream.response.statusCode).toBe(200);
     expect(stream.response.headers['access-control-allow-origin']).toBe(SITE);
 
-    // A person's reply (stored by the inbox), then its push through the outbox of instance A.
+    // A person with a picture replies (stored by the inbox), then its push through the outbox of instance A.
+    const avatar = 'https://cdn.example.com/team/anna.png';
+    const profile = await a.app.inject({
+      method: 'PATCH',
+      url: '/api/me',
+      headers: tenant.owner.headers,
+      payload: { first_name: 'Anna', avatar_url: avatar },
+    });
+    expect(profile.statusCode, profile.body).toBe(200);
     const [reply] = await a.db.query<{ id: string }>(
-      `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel)
-       SELECT tenant_id, id, bot_id, 'system', 'Hier ist Anna, ich helfe gern.', 'widget' FROM conversations WHERE id = $1
+      `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel, author_user_id)
+       SELECT tenant_id, id, bot_id, 'assistant', 'Hier ist Anna, ich helfe gern.', 'widget', $2 FROM conversations WHERE id = $1
        RETURNING id`,
-      [conversationId],
+      [conversationId, tenant.owner.id],
     );
     await a.db.transaction((tx) =>
       enqueue(tx, tenant.id, [
@@ -100,6 +108,7 @@ describe.each(cases)('[%s] widget events across instances', (backend) => {
     const text = stream.text();
     expect(text).toContain(`id: ${reply!.id}\nevent: message\n`);
     expect(text).toContain('"from":"person"');
+    expect(text).toContain(`"author":{"name":"Anna","avatar_url":"${avatar}"}`);
     expect(text).toContain('Hier ist Anna');
     stream.close();
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import { describeApp } from '../helpers/app.js';
+import { describeApp, startApp, stopApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { recordSecret } from '../helpers/log-sink.js';
 import { sendChat } from '../chat/helpers.js';
@@ -122,6 +122,20 @@ describeApp('widget: people, the inbox team', (get) => {
     const reply = await inbox(t, 'POST', `/api/inbox/${id}/reply`, tenant.owner.headers, {
       text: 'Samstag von 10 bis 16 Uhr',
     });
+    // Without a picture the author is the name alone; with one, its address goes along.
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/v1/widget/conversation', headers: session.headers }))
+        .json<{ messages: { author?: object }[] }>()
+        .messages.at(-1)!.author,
+    ).toEqual({ name: 'Test' });
+    const avatar = 'https://cdn.example.com/team/test.png';
+    const profile = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/me',
+      headers: tenant.owner.headers,
+      payload: { avatar_url: avatar },
+    });
+    expect(profile.statusCode, profile.body).toBe(200);
     expect(reply.statusCode, reply.body).toBe(201);
     const transcript = await t.app.inject({
       method: 'GET',
@@ -132,7 +146,7 @@ describeApp('widget: people, the inbox team', (get) => {
     expect(last).toMatchObject({
       from: 'person',
       text: 'Samstag von 10 bis 16 Uhr',
-      author: { name: 'Test' },
+      author: { name: 'Test', avatar_url: avatar },
     });
     // The bot's replies stay the bot's.
     expect(transcript.json<{ messages: { from: string }[] }>().messages.map((m) => m.from)).toEqual([
@@ -169,6 +183,11 @@ describeApp('widget: people, the inbox team', (get) => {
     expect(list.json<{ data: { unread: boolean }[] }>().data[0]!.unread).toBe(true);
     const other = await buildTenant(t.ctx);
     expect((await inbox(t, 'POST', `/api/inbox/${id}/read`, other.owner.headers)).statusCode).toBe(404);
+    // The conversation-wide mark of before is gone from the schema.
+    const columns = await t.db.query<{ column_name: string }>(
+      `SELECT column_name FROM information_schema.columns WHERE table_name = 'conversations' AND column_name = 'inbox_read_at'`,
+    );
+    expect(columns).toEqual([]);
   });
 
   it('saved replies: the team lists them, editors keep them, names are unique, other tenants see none', async () => {
@@ -311,13 +330,52 @@ describeApp('widget: people, the inbox team', (get) => {
       headers: { origin: SITE },
       payload: { publishable_key: publishableKey },
     });
-    expect(res.json().bot.availability).toEqual({ open: false, next_open_at: null });
+    // Without the service's SMTP the widget is told not to ask, and an address is refused.
+    expect(res.json().bot.availability).toEqual({ open: false, next_open_at: null, reply_by_email: false });
+    const settings = await t.app.inject({
+      method: 'GET',
+      url: `/api/bots/${botId}/widget`,
+      headers: tenant.owner.headers,
+    });
+    expect(settings.json().reply_email).toEqual({ enabled: false, from: null });
     const session = await startSession(t, publishableKey);
+    const id = await handedOver(t, session);
+    const off = await t.app.inject({
+      method: 'POST',
+      url: '/v1/widget/reply-address',
+      headers: session.headers,
+      payload: { email: 'gast@example.test' },
+    });
+    expect(off.statusCode).toBe(409);
+    expect(off.json().code).toBe('reply_email_off');
+    expect(await t.db.query('SELECT 1 FROM widget_reply_addresses WHERE conversation_id = $1', [id])).toEqual(
+      [],
+    );
+
+    // With SMTP (a second instance on the same database) the address is taken.
+    const mailing = await startApp(t.database, {
+      env: { SMTP_URL: 'smtp://mailer:geheim@127.0.0.1:1', MAIL_FROM: 'Kursstudio <team@kurs.test>' },
+    });
+    onTestFinished(() => stopApp(mailing));
+    const withMail = await mailing.app.inject({
+      method: 'POST',
+      url: '/v1/widget/sessions',
+      headers: { origin: SITE },
+      payload: { publishable_key: publishableKey },
+    });
+    expect(withMail.json().bot.availability.reply_by_email).toBe(true);
+    const shown = await mailing.app.inject({
+      method: 'GET',
+      url: `/api/bots/${botId}/widget`,
+      headers: tenant.owner.headers,
+    });
+    expect(shown.json().reply_email).toEqual({ enabled: true, from: 'Kursstudio <team@kurs.test>' });
+    expect(shown.body).not.toContain('geheim');
 
     const address = (payload: object, headers = session.headers) =>
-      t.app.inject({ method: 'POST', url: '/v1/widget/reply-address', headers, payload });
-    expect((await address({ email: 'gast@example.test' })).statusCode).toBe(404);
-    const id = await handedOver(t, session);
+      mailing.app.inject({ method: 'POST', url: '/v1/widget/reply-address', headers, payload });
+    const stranger = await startSession(t, publishableKey);
+    expect((await address({ email: 'gast@example.test' }, stranger.headers)).statusCode).toBe(404);
     expect((await address({ email: 'kein-mail' })).statusCode).toBe(400);
     expect((await address({ email: 'gast@example.test' }, { origin: SITE })).statusCode).toBe(401);
     expect(
@@ -331,6 +389,11 @@ describeApp('widget: people, the inbox team', (get) => {
       [id],
     );
     expect(contact!.email).toBe('gast@example.test');
+    // The inbox names the customer by their contact, not by the generated visitor id.
+    const listed = await inbox(t, 'GET', '/api/inbox', tenant.owner.headers);
+    expect(listed.json<{ data: { id: string; customer_name: string | null }[] }>().data).toContainEqual(
+      expect.objectContaining({ id, customer_name: 'gast@example.test' }),
+    );
 
     await inbox(t, 'POST', `/api/inbox/${id}/claim`, tenant.owner.headers);
     const reply = await inbox(t, 'POST', `/api/inbox/${id}/reply`, tenant.owner.headers, {

@@ -120,4 +120,91 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'overview-numbers');
   });
+
+  it('saved replies are kept in the settings and typed as /name in the reply box', async () => {
+    await page.goto('/settings/saved-replies');
+    await page.getByRole('heading', { name: 'Neue gespeicherte Antwort' }).waitFor();
+    const name = page.getByLabel('Kurzname');
+    const text = page.getByRole('textbox', { name: /^Text/ });
+    await name.fill('Zeiten!');
+    await text.fill('Wir sind Mo–Fr da.');
+    await page.getByRole('button', { name: 'Antwort speichern' }).click();
+    await page.getByText('Nur Kleinbuchstaben, Ziffern', { exact: false }).waitFor();
+    await name.fill('zeiten');
+    await page.getByRole('button', { name: 'Antwort speichern' }).click();
+    const list = page.getByRole('table');
+    await list.getByText('/zeiten').waitFor();
+    // Edit it; a second one is deleted after the question.
+    await page.getByRole('button', { name: '/zeiten bearbeiten' }).click();
+    await expect(name.inputValue()).resolves.toBe('zeiten');
+    await text.fill('Wir sind Mo–Fr 9–17 Uhr für Sie da.');
+    await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+    await list.getByText('Wir sind Mo–Fr 9–17 Uhr für Sie da.').waitFor();
+    await name.fill('weg');
+    await text.fill('Gleich wieder weg.');
+    await page.getByRole('button', { name: 'Antwort speichern' }).click();
+    await list.getByText('/weg').waitFor();
+    await page.getByRole('button', { name: '/weg löschen' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Löschen' }).click();
+    await list.getByText('/weg').waitFor({ state: 'detached' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'saved-replies');
+
+    // In the inbox, /zeiten becomes the text.
+    const waiting = await chat({
+      message: 'Ich möchte mit einem Mitarbeiter sprechen',
+      sender_id: 'kunde-7',
+    });
+    expect(waiting.status).toBe(200);
+    await page.goto('/inbox');
+    await page.getByTestId('inbox-row').filter({ hasText: 'kunde-7' }).click();
+    await page.getByRole('button', { name: 'Übernehmen' }).click();
+    const reply = page.getByLabel('Antwort oder Notiz');
+    await reply.fill('Hallo! /zeiten');
+    await expect(reply.inputValue()).resolves.toBe('Hallo! Wir sind Mo–Fr 9–17 Uhr für Sie da.');
+  });
+
+  it('everyone sets their own name and picture; a bot gets business hours', async () => {
+    await page.goto('/settings/team');
+    await page.getByRole('heading', { name: 'Eigenes Profil' }).waitFor();
+    const picture = page.getByLabel('Bild (Adresse)');
+    await picture.fill('http://bilder.example/anna.png');
+    await page.getByRole('button', { name: 'Profil speichern' }).click();
+    await page.getByText('Die Adresse muss mit https:// beginnen', { exact: false }).waitFor();
+    await page.getByLabel('Vorname').fill('Anna');
+    await picture.fill('https://bilder.example/anna.png');
+    await page.getByRole('button', { name: 'Profil speichern' }).click();
+    await page.getByText('Ihr Profil wurde gespeichert.').waitFor();
+    const me = await page.evaluate(async () => (await fetch('/api/me')).json());
+    expect(me.user).toMatchObject({ first_name: 'Anna', avatar_url: 'https://bilder.example/anna.png' });
+    await screenshots(page, 'own-profile');
+
+    await page.goto(`/bots/${harness.botId}/channels`);
+    await page.getByRole('heading', { name: 'Geschäftszeiten' }).waitFor();
+    await page.getByLabel('Menschen antworten nur zu bestimmten Zeiten').click({ force: true });
+    const monday = page.getByLabel('Montag');
+    await expect(monday.inputValue()).resolves.toBe('09:00–17:00');
+    await monday.fill('9 bis 17');
+    await page.getByText('Zeiten bitte als 09:00–17:00 angeben', { exact: false }).first().waitFor();
+    await monday.fill('09:00–12:00, 13:00–17:00');
+    await page.getByLabel('Samstag').fill('10:00–14:00');
+    // Without the service's SMTP the page says that no address is asked for.
+    await expect(page.getByTestId('reply-email').textContent()).resolves.toContain('nicht eingerichtet');
+    await page.getByRole('button', { name: 'Speichern', exact: true }).click();
+    await page.getByText('Gespeichert').first().waitFor();
+    const settings = await page.evaluate(
+      async (botId) => (await fetch(`/api/bots/${botId}/widget`)).json(),
+      harness.botId,
+    );
+    expect(settings.business_hours.hours).toEqual(
+      expect.arrayContaining([
+        { day: 1, open: '09:00', close: '12:00' },
+        { day: 1, open: '13:00', close: '17:00' },
+        { day: 6, open: '10:00', close: '14:00' },
+      ]),
+    );
+    expect(settings.business_hours.hours).toHaveLength(7);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'business-hours');
+  });
 });

@@ -108,7 +108,7 @@ describe('dashboard journey', () => {
     await page.getByLabel('Inhalt').fill('Der Salon ist Montag bis Freitag von 9 bis 18 Uhr geöffnet.');
     await page.getByRole('button', { name: 'Hinzufügen', exact: true }).click();
     await page.getByRole('cell', { name: /^Öffnungszeiten/ }).waitFor();
-    await page.getByLabel('Frage wie ein Anrufer').fill('Wann ist der Salon geöffnet?');
+    await page.getByLabel('Frage wie ein Kunde').fill('Wann ist der Salon geöffnet?');
     await page.getByRole('button', { name: 'Testen' }).click();
     const rows = page.getByTestId('hit-results').locator('tbody tr');
     await rows.first().waitFor();

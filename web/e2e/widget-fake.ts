@@ -17,7 +17,7 @@ export const PUBLISHABLE_KEY = 'pk_test_kursstudio';
 interface Message {
   id: string;
   from: 'visitor' | 'bot' | 'person';
-  author?: { name: string };
+  author?: { name: string; avatar_url?: string };
   text: string;
   blocks?: unknown[];
   created_at: string;
@@ -172,7 +172,7 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
       setTimeout(() => push(visitor, 'typing', { from: 'person', name: 'Anna' }), 300);
       setTimeout(() => {
         const person = say(visitor, 'person', 'Hallo, hier ist Anna vom Kursstudio. Wie kann ich helfen?');
-        person.author = { name: 'Anna' };
+        person.author = { name: 'Anna', avatar_url: `${pictureOrigin(baseUrl)}/team/anna.svg` };
         push(visitor, 'message', person);
       }, 1500);
     }
@@ -237,6 +237,14 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
     return reply;
   });
 
+  // A person's picture, as a team's website would host it.
+  app.get('/team/anna.svg', async (_request, reply) =>
+    reply
+      .type('image/svg+xml')
+      .send(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 20"><circle cx="10" cy="10" r="10" fill="#2b8a3e"/></svg>',
+      ),
+  );
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     baseUrl,
@@ -252,6 +260,9 @@ export async function startFakeWidgetApi(allowedOrigin: () => string): Promise<F
  * The tenant's website on a second origin: a page with the snippet under the strict
  * Content-Security-Policy the documentation publishes (no unsafe-inline anywhere).
  */
+/** Pictures come from the service's port on localhost (the widget shows http pictures only there). */
+export const pictureOrigin = (serviceUrl: string) => `http://localhost:${new URL(serviceUrl).port}`;
+
 export async function startHostPage(
   parley: () => string,
 ): Promise<{ baseUrl: string; close(): Promise<void> }> {
@@ -264,7 +275,7 @@ export async function startHostPage(
     return reply
       .header(
         'content-security-policy',
-        `default-src 'self'; script-src ${origin}; connect-src ${origin}; style-src ${origin}`,
+        `default-src 'self'; script-src ${origin}; connect-src ${origin}; style-src ${origin}; img-src ${pictureOrigin(origin)}`,
       )
       .type('text/html; charset=utf-8')
       .send(

@@ -155,6 +155,12 @@ describe('website widget on a page with a strict CSP', () => {
       .filter({ hasText: 'Hallo, hier ist Anna vom Kursstudio.' });
     await reply.waitFor();
     await expect(reply.locator('.who').textContent()).resolves.toBe('Anna: ');
+    // Her picture is drawn next to her name (loaded, under the page's img-src).
+    const picture = reply.locator('.who img.face');
+    await expect(picture.getAttribute('src')).resolves.toMatch(/^http:\/\/localhost:\d+\/team\/anna\.svg$/);
+    await expect
+      .poll(() => picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
+      .toBe(true);
     await dialog(page).getByText('Anna schreibt …').waitFor({ state: 'hidden' });
     // Once a person answered, the notice that one will answer is gone.
     await dialog(page).getByText('Ein Mensch antwortet gleich').waitFor({ state: 'detached' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import de from './i18n/de.json';
 import en from './i18n/en.json';
-import { channelLabel, customerLabel, modelLabel, senderLabel } from './labels';
+import { channelLabel, customerLabel, customerName, modelLabel, senderLabel } from './labels';
 
 const CHANNELS = ['api', 'widget', 'email', 'test', 'whatsapp', 'sms', 'voice'];
 const ROLES = ['owner', 'admin', 'editor', 'viewer', 'agent'];
@@ -33,7 +33,12 @@ describe('words for codes', () => {
   });
 
   it('names visitors, callers and unknown channels in words', () => {
-    expect(senderLabel('wv_3f9a2c', t)).toBe('people.visitor');
+    const tagged = (key: string, options?: Record<string, unknown>) =>
+      key === 'people.visitorTag' ? `Besucher ${String(options?.tag)}` : key;
+    expect(senderLabel('wv_3F9a2c7d', tagged)).toBe('Besucher 3f9a');
+    expect(senderLabel('wv_', tagged)).toBe('people.visitor');
+    expect(customerName({ customer_name: 'Erika', sender_id: 'wv_3f9a' }, tagged)).toBe('Erika');
+    expect(customerName({ customer_name: null, sender_id: 'wv_3f9a' }, tagged)).toBe('Besucher 3f9a');
     expect(senderLabel('+4930123456', t)).toBe('+4930123456');
     expect(senderLabel(null, t)).toBeNull();
     expect(customerLabel('widget', t)).toBe('people.visitor');

@@ -23,10 +23,23 @@ export function customerLabel(channel: string | null | undefined, t: T): string 
   return t(`people.${key}`);
 }
 
-/** A sender id as people read it: a website visitor's generated id ("wv_…") is "Website visitor". */
+/**
+ * A sender id as people read it: a website visitor's generated id ("wv_3f2a…") is "Besucher 3f2a"
+ * (its first four characters tell visitors apart without showing the code).
+ */
 export function senderLabel(sender: string | null | undefined, t: T): string | null {
   if (!sender) return null;
-  return /^wv_/.test(sender) ? t('people.visitor') : sender;
+  const visitor = /^wv_([A-Za-z0-9]{0,4})/.exec(sender);
+  if (!visitor) return sender;
+  return visitor[1] ? t('people.visitorTag', { tag: visitor[1].toLowerCase() }) : t('people.visitor');
+}
+
+/** Who a conversation is with: the contact's name or e-mail, else the sender as people read it. */
+export function customerName(
+  c: { customer_name?: string | null; sender_id: string | null },
+  t: T,
+): string | null {
+  return c.customer_name || senderLabel(c.sender_id, t);
 }
 
 const PROVIDERS: Record<string, string> = {

@@ -109,7 +109,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the signed-in user's own name and picture (the fields given)
+         * @description Widget visitors see the first name and the picture (an https address, up to 2000 characters, without a user name or password) next to the replies the user writes in the inbox.
+         */
+        patch: operations["updateOwnProfile"];
         trace?: never;
     };
     "/api/api-keys": {
@@ -1757,7 +1761,7 @@ export interface paths {
         put?: never;
         /**
          * The visitor’s e-mail address for a person’s reply (asked outside business hours)
-         * @description The address becomes the contact’s (found or created by it; a verified visitor keeps the identity’s) and every later reply of a person in the open conversation is also sent there by e-mail through the outbox.
+         * @description The address becomes the contact’s (found or created by it; a verified visitor keeps the identity’s) and every later reply of a person in the open conversation is also sent there by e-mail through the outbox (the service’s SMTP_URL). 409 `reply_email_off` when the service has no SMTP: nothing is stored, and the session’s `availability.reply_by_email` is false so the widget does not ask.
          */
         post: operations["setWidgetReplyAddress"];
         delete?: never;
@@ -2676,7 +2680,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "reply_email_off" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -2707,6 +2711,8 @@ export interface components {
             last_name: string | null;
             phone: string | null;
             company: string | null;
+            /** @description https address of the picture widget visitors see next to the name on replies; null: none */
+            avatar_url: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -3733,6 +3739,8 @@ export interface components {
                     open: boolean;
                     /** @description When people answer again, while closed */
                     next_open_at: string | null;
+                    /** @description Whether a person’s reply can also go out by e-mail (the service’s SMTP_URL is set): only then the widget asks for an address outside business hours */
+                    reply_by_email?: boolean;
                 };
             };
         };
@@ -3793,6 +3801,13 @@ export interface components {
             /** @description Widget messages per bot and UTC day */
             daily_message_budget: number;
             business_hours: components["schemas"]["WidgetBusinessHours"] | null;
+            /** @description How a person’s reply reaches a visitor who left outside business hours */
+            reply_email: {
+                /** @description Whether replies of people go out by e-mail to an address a visitor leaves outside business hours (the service’s SMTP_URL is set); false: the widget asks for no address */
+                enabled: boolean;
+                /** @description The sender of those e-mails (MAIL_FROM), null while they are off */
+                from: string | null;
+            };
             /** Format: date-time */
             updated_at: string;
         };
@@ -3823,6 +3838,8 @@ export interface components {
             /** @description Channel the conversation came in on */
             channel: string;
             sender_id: string | null;
+            /** @description The customer’s name, else e-mail address, from their contact; null when unknown */
+            customer_name: string | null;
             /**
              * @description bot, waiting (for a person), with_person (assigned) or closed
              * @enum {string}
@@ -4207,6 +4224,64 @@ export interface operations {
             };
             /** @description Default Response */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    updateOwnProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description First name, shown to widget visitors on your replies; null or empty clears it */
+                    first_name?: string | null;
+                    /** @description Last name; null or empty clears it */
+                    last_name?: string | null;
+                    /** @description Your picture for widget visitors, an https address; null clears it */
+                    avatar_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13156,6 +13231,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -29,6 +29,8 @@ const de = {
   offline:
     'Gerade ist niemand da. Ein Mensch antwortet ab {when}. Wir können Ihnen die Antwort auch per E-Mail schicken:',
   offlineNoTime: 'Gerade ist niemand da. Wir können Ihnen die Antwort per E-Mail schicken:',
+  offlineChat: 'Gerade ist niemand da. Ein Mensch antwortet ab {when} hier im Chat.',
+  offlineChatNoTime: 'Gerade ist niemand da. Ein Mensch antwortet später hier im Chat.',
   emailLabel: 'Ihre E-Mail-Adresse',
   emailSend: 'Antwort per E-Mail',
   emailSaved: 'Danke! Die Antwort kommt auch per E-Mail.',
@@ -68,6 +70,8 @@ const en: Texts = {
   offline:
     'Nobody is here right now. A person answers from {when}. We can also send you the answer by e-mail:',
   offlineNoTime: 'Nobody is here right now. We can send you the answer by e-mail:',
+  offlineChat: 'Nobody is here right now. A person answers here in the chat from {when}.',
+  offlineChatNoTime: 'Nobody is here right now. A person answers here in the chat later.',
   emailLabel: 'Your e-mail address',
   emailSend: 'Answer by e-mail',
   emailSaved: 'Thank you! The answer comes by e-mail too.',

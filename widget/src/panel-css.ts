@@ -18,6 +18,7 @@ header button:focus-visible{outline-color:var(--parley-on-primary);outline-offse
 .msg.visitor{align-self:flex-end;background:var(--parley-primary);color:var(--parley-on-primary)}
 .msg.person{background:#e6f4ea;color:#14301c}
 .msg .who{display:block;font-size:13px;font-weight:600;margin-bottom:2px}
+.msg .face{width:20px;height:20px;border-radius:50%;object-fit:cover;vertical-align:middle;margin-right:6px}
 .sr{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
 .blocks{display:flex;flex-wrap:wrap;gap:6px;margin:0;padding:0;list-style:none}
 .blocks.list{flex-direction:column}

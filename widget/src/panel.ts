@@ -160,6 +160,13 @@ export function mount(context: MountContext): PanelHandle {
       seen.add(message.id);
     }
     const who_ = el('span', { class: message.from === 'person' ? 'who' : 'who sr' }, `${who(message)}: `);
+    // A person's picture next to their name (https only); a picture that does not load goes away.
+    const picture = message.from === 'person' ? safeAvatar(message.author?.avatar_url) : undefined;
+    if (picture) {
+      const img = el('img', { class: 'face', src: picture, alt: '', referrerpolicy: 'no-referrer' });
+      img.addEventListener('error', () => img.remove());
+      who_.prepend(img);
+    }
     const bubble = el('div', { class: `msg ${message.from}` }, who_, message.text);
     const blocks = renderBlocks(message.blocks, activeBlocks);
     const item = el('div', { class: 'item' }, bubble);
@@ -210,9 +217,14 @@ export function mount(context: MountContext): PanelHandle {
   function offerReplyAddress() {
     const availability = saved?.bot?.availability;
     if (!availability || availability.open || extra.querySelector('.offline')) return;
-    const when = availability.next_open_at
-      ? t.offline.replace('{when}', whenText(availability.next_open_at, language))
-      : t.offlineNoTime;
+    const at = availability.next_open_at ? whenText(availability.next_open_at, language) : null;
+    // Without e-mail on the service's side only the time is told: a person answers here.
+    if (availability.reply_by_email === false) {
+      const text = at ? t.offlineChat.replace('{when}', at) : t.offlineChatNoTime;
+      extra.append(el('p', { class: 'offline notice', role: 'status' }, text));
+      return;
+    }
+    const when = at ? t.offline.replace('{when}', at) : t.offlineNoTime;
     const email = el('input', {
       type: 'email',
       autocomplete: 'email',

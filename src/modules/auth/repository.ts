@@ -109,6 +109,8 @@ export interface UserRow {
   last_name: string | null;
   phone: string | null;
   company: string | null;
+  /** https address of the user's picture (shown to widget visitors); null when none. */
+  avatar_url: string | null;
   is_active: boolean;
   last_login_at: Date | null;
   created_at: Date;
@@ -117,7 +119,7 @@ export interface UserRow {
 export type PublicUser = Omit<UserRow, 'password_hash'>;
 
 export const USER_PUBLIC_COLUMNS =
-  'id, tenant_id, email, role, first_name, last_name, phone, company, is_active, last_login_at, created_at';
+  'id, tenant_id, email, role, first_name, last_name, phone, company, avatar_url, is_active, last_login_at, created_at';
 
 /** Login looks a user up by e-mail before the tenant is known. */
 export function findPublicUser(

@@ -19,6 +19,9 @@ export const PublicUserSchema = Type.Object({
   last_name: Type.Union([Type.String(), Type.Null()]),
   phone: Type.Union([Type.String(), Type.Null()]),
   company: Type.Union([Type.String(), Type.Null()]),
+  avatar_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'https address of the picture widget visitors see next to the name on replies; null: none',
+  }),
   created_at: Type.String({ format: 'date-time' }),
 });
 

@@ -290,7 +290,7 @@ export function markHandedOver(
     tenantId,
     id,
     `status = 'handed_over', escalated_at = now(), escalation_reason = $3, assigned_user_id = NULL,
-     handover_reason = $4, handover_at = now(), handover_question = $5, inbox_read_at = NULL`,
+     handover_reason = $4, handover_at = now(), handover_question = $5`,
     [input.reason, input.handoverReason, input.question],
   );
 }
@@ -387,16 +387,6 @@ export async function writeHandoverState(
   return updated[0];
 }
 
-/** The inbox has seen the conversation up to now; false when it is not the tenant's. */
-export async function markInboxRead(db: Queryable, tenantId: string, id: string): Promise<boolean> {
-  if (!isUuid(id)) return false;
-  const rows = await db.query(
-    `UPDATE conversations SET inbox_read_at = now() WHERE tenant_id = $1 AND id = $2 RETURNING id`,
-    [tenantId, id],
-  );
-  return rows.length > 0;
-}
-
 /**
  * Stores a message in a conversation without the bot: a person's reply (role assistant with
  * its author) or a customer's message while people hold the conversation (role user). A
@@ -480,8 +470,7 @@ export const EXCHANGE_CONTINUED_CONVERSATION = `UPDATE conversations
       assigned_user_id = CASE WHEN $17::text IS NULL THEN assigned_user_id END,
       handover_reason = coalesce($17::text, handover_reason),
       handover_at = coalesce($19::timestamptz, handover_at),
-      handover_question = CASE WHEN $17::text IS NULL THEN handover_question ELSE $18::text END,
-      inbox_read_at = CASE WHEN $17::text IS NULL THEN inbox_read_at END
+      handover_question = CASE WHEN $17::text IS NULL THEN handover_question ELSE $18::text END
   WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
   RETURNING id`;
 
@@ -592,7 +581,7 @@ export async function handOverForMail(
   const row = await queryOne<{ id: string }>(
     tx,
     `UPDATE conversations SET status = 'handed_over', assigned_user_id = NULL, handover_reason = 'staff',
-       handover_at = now(), handover_question = $3, inbox_read_at = NULL, updated_at = now()
+       handover_at = now(), handover_question = $3, updated_at = now()
      WHERE tenant_id = $1 AND id = $2 AND status <> 'ended' RETURNING id`,
     [tenantId, conversationId, question.slice(0, 2000)],
   );

@@ -39,7 +39,6 @@ export {
   insertStaffMessage,
   linkConversationToContact,
   linkSenderConversations,
-  markInboxRead,
   writeHandoverState,
   lockConversationForLead,
   relinkConversationsOfPerson as moveConversationsOfPerson,

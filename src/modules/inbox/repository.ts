@@ -24,6 +24,8 @@ export interface InboxConversationRow {
   last_message_at: Date | null;
   last_message: string | null;
   unread: boolean;
+  /** The customer's contact name, else e-mail, when the conversation has a contact. */
+  customer_name: string | null;
   created_at: Date;
 }
 
@@ -35,6 +37,8 @@ const SELECT = `SELECT c.id, c.tenant_id, c.bot_id, b.name AS bot_name, c.channe
     c.assigned_user_id, nullif(trim(concat_ws(' ', u.first_name, u.last_name)), '') AS assigned_user_name,
     c.handover_reason, c.handover_at, c.handover_question, c.is_test, c.message_count,
     c.last_message_at, c.created_at,
+    (SELECT coalesce(nullif(trim(ct.name), ''), ct.email) FROM contacts ct
+      WHERE ct.id = c.contact_id AND ct.tenant_id = c.tenant_id) AS customer_name,
     (SELECT m.content FROM messages m WHERE m.conversation_id = c.id ORDER BY m.seq DESC LIMIT 1) AS last_message,
     EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user'
             AND m.created_at > ${READ_MARK}) AS unread

@@ -17,6 +17,9 @@ export const InboxConversation = Type.Object(
     bot_name: Type.String(),
     channel: Type.String({ description: 'Channel the conversation came in on' }),
     sender_id: nullableString,
+    customer_name: Type.Union([Type.String(), Type.Null()], {
+      description: 'The customer’s name, else e-mail address, from their contact; null when unknown',
+    }),
     state: literals(INBOX_STATES, 'bot, waiting (for a person), with_person (assigned) or closed'),
     status: Type.String({ description: "The specification's status: active, ended or handed_over" }),
     assigned_user_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),

@@ -40,6 +40,7 @@ export function serializeInboxConversation(row: repo.InboxConversationRow) {
     bot_name: row.bot_name,
     channel: row.channel,
     sender_id: row.sender_id,
+    customer_name: row.customer_name,
     state: stateOf(row),
     status: row.status,
     assigned_user_id: row.assigned_user_id,

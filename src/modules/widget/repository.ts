@@ -218,12 +218,14 @@ export interface TranscriptRow {
   author_user_id: string | null;
   /** That person's display name: the first name, else the full name. */
   author_name: string | null;
+  /** That person's picture (https), null when none. */
+  author_avatar_url: string | null;
   created_at: Date;
 }
 
 const TRANSCRIPT_COLUMNS = `m.id, m.seq::int AS seq, m.role, m.content, m.blocks, m.author_user_id,
   coalesce(nullif(trim(u.first_name), ''), nullif(trim(concat_ws(' ', u.first_name, u.last_name)), '')) AS author_name,
-  m.created_at`;
+  u.avatar_url AS author_avatar_url, m.created_at`;
 
 /** Messages of a conversation in order; after a message id when given (resume). */
 export async function transcript(

@@ -31,7 +31,7 @@ import * as repo from './repository.js';
 import { findBot } from '../bots/service.js';
 import { deleteConversationsByIds } from '../conversations/service.js';
 import { SessionBody, SessionSchema, TranscriptSchema, WidgetMessageBody } from './schema.js';
-import { identitySecretContext, serializeMessage } from './service.js';
+import { identitySecretContext, replyByEmail, serializeMessage } from './service.js';
 import {
   issueVisitorToken,
   keyFingerprint,
@@ -294,7 +294,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           language: settings.language,
           theme: settings.theme,
           greeting: settings.theme.greeting ?? null,
-          availability: availabilityOf(settings),
+          availability: { ...availabilityOf(settings), reply_by_email: replyByEmail(ctx.config) },
         },
       };
     },

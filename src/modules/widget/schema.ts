@@ -67,6 +67,19 @@ export const WidgetSettingsSchema = Type.Object({
   theme: WidgetThemeSchema,
   daily_message_budget: Type.Integer({ description: 'Widget messages per bot and UTC day' }),
   business_hours: Type.Union([BusinessHoursSchema, Type.Null()]),
+  reply_email: Type.Object(
+    {
+      enabled: Type.Boolean({
+        description:
+          'Whether replies of people go out by e-mail to an address a visitor leaves outside business hours ' +
+          '(the service’s SMTP_URL is set); false: the widget asks for no address',
+      }),
+      from: Type.Union([Type.String(), Type.Null()], {
+        description: 'The sender of those e-mails (MAIL_FROM), null while they are off',
+      }),
+    },
+    { description: 'How a person’s reply reaches a visitor who left outside business hours' },
+  ),
   updated_at: Type.String({ format: 'date-time' }),
 });
 
@@ -130,6 +143,13 @@ export const AvailabilitySchema = Type.Object({
   next_open_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
     description: 'When people answer again, while closed',
   }),
+  reply_by_email: Type.Optional(
+    Type.Boolean({
+      description:
+        'Whether a person’s reply can also go out by e-mail (the service’s SMTP_URL is set): only then the ' +
+        'widget asks for an address outside business hours',
+    }),
+  ),
 });
 
 export const WidgetBotSchema = Type.Object({

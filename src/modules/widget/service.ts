@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../shared/context.js';
+import type { Config } from '../../config.js';
 import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
@@ -50,7 +51,10 @@ export function normalizeOrigins(origins: string[]): string[] {
   return result;
 }
 
-export function serializeSettings(row: repo.WidgetSettingsRow) {
+/** Whether a person's reply can go out by e-mail: the service's SMTP (SMTP_URL) is set. */
+export const replyByEmail = (config: Pick<Config, 'mail'>) => config.mail.smtpUrl !== undefined;
+
+export function serializeSettings(row: repo.WidgetSettingsRow, config: Pick<Config, 'mail'>) {
   return {
     bot_id: row.bot_id,
     enabled: row.enabled,
@@ -63,6 +67,9 @@ export function serializeSettings(row: repo.WidgetSettingsRow) {
     theme: row.theme,
     daily_message_budget: row.daily_message_budget,
     business_hours: row.business_hours ?? null,
+    reply_email: replyByEmail(config)
+      ? { enabled: true, from: config.mail.from }
+      : { enabled: false, from: null },
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -101,7 +108,14 @@ export function serializeMessage(row: repo.TranscriptRow) {
     id: row.id,
     from,
     text: row.content,
-    ...(from === 'person' && row.author_name ? { author: { name: row.author_name } } : {}),
+    ...(from === 'person' && row.author_name
+      ? {
+          author: {
+            name: row.author_name,
+            ...(row.author_avatar_url ? { avatar_url: row.author_avatar_url } : {}),
+          },
+        }
+      : {}),
     ...(row.blocks && row.blocks.length > 0 ? { blocks: row.blocks } : {}),
     created_at: row.created_at.toISOString(),
   };

@@ -51,7 +51,7 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
     },
     async (request) => {
       const settings = await settingsOf(ctx.db, currentUser(request).tenantId, request.params.id);
-      return serializeSettings(settings);
+      return serializeSettings(settings, ctx.config);
     },
   );
 
@@ -78,7 +78,7 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         await settingsOf(tx, tenantId, request.params.id);
         return repo.updateSettings(tx, tenantId, request.params.id, { ...body, allowed_origins: origins });
       });
-      return serializeSettings(updated!);
+      return serializeSettings(updated!, ctx.config);
     },
   );
 
@@ -101,7 +101,7 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         await settingsOf(tx, tenantId, request.params.id);
         return repo.setPublishableKey(tx, tenantId, request.params.id, newPublishableKey());
       });
-      return serializeSettings(updated!);
+      return serializeSettings(updated!, ctx.config);
     },
   );
 

@@ -111,10 +111,12 @@ export const widgetVisitorRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }>
         summary: 'The visitor’s e-mail address for a person’s reply (asked outside business hours)',
         description:
           'The address becomes the contact’s (found or created by it; a verified visitor keeps the identity’s) and ' +
-          'every later reply of a person in the open conversation is also sent there by e-mail through the outbox.',
+          'every later reply of a person in the open conversation is also sent there by e-mail through the outbox ' +
+          '(the service’s SMTP_URL). 409 `reply_email_off` when the service has no SMTP: nothing is stored, and ' +
+          'the session’s `availability.reply_by_email` is false so the widget does not ask.',
         security,
         body: ReplyAddressBody,
-        response: { 200: ReplyAddressSchema, ...errorResponses(400, 401, 403, 404, 429) },
+        response: { 200: ReplyAddressSchema, ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => leaveReplyAddress(ctx, visitorOf(request).claims, request.body.email),

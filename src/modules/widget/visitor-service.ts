@@ -18,6 +18,7 @@ import { linkSenderConversations } from '../conversations/service.js';
 import { enqueue, type OutboxSender } from '../outbox/service.js';
 import { availability, hoursProblem, type Availability, type BusinessHours } from './business-hours.js';
 import * as repo from './repository.js';
+import { replyByEmail } from './service.js';
 import type { VisitorClaims } from './tokens.js';
 
 export const WIDGET_EMAIL = 'widget.email';
@@ -103,10 +104,16 @@ export async function visitorTyping(ctx: Pick<AppContext, 'db' | 'coordination'>
  * by the address) and the conversation's reply address. 404 without an open conversation.
  */
 export async function leaveReplyAddress(
-  ctx: Pick<AppContext, 'db'>,
+  ctx: Pick<AppContext, 'db' | 'config'>,
   claims: VisitorClaims,
   email: string,
 ): Promise<{ email: string }> {
+  // Without the service's SMTP no reply could ever reach the address: refused, nothing stored.
+  if (!replyByEmail(ctx.config)) {
+    throw conflict('Antworten per E-Mail sind hier nicht eingerichtet; ein Mensch antwortet hier im Chat.', {
+      code: 'reply_email_off',
+    });
+  }
   const address = email.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
     throw badRequest('Das ist keine gültige E-Mail-Adresse.', { code: 'field_format', field: 'email' });

@@ -156,6 +156,10 @@ export const router = createBrowserRouter([
           { path: 'api', ...gated(() => import('../features/api-keys/ApiKeysPage'), 'ApiKeysPage') },
           { path: 'webhooks', ...gated(() => import('../features/webhooks/WebhooksPage'), 'WebhooksPage') },
           { path: 'team', ...gated(() => import('../features/users/TeamPage'), 'TeamPage') },
+          {
+            path: 'saved-replies',
+            ...gated(() => import('../features/saved-replies/SavedRepliesPage'), 'SavedRepliesPage'),
+          },
         ],
       },
       { path: '*', element: <Navigate to="/" replace /> },

@@ -1,6 +1,7 @@
 import { queryOne, type Queryable } from '../../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../../shared/pagination.js';
 import { isUuid } from '../../../shared/ids.js';
+import { USER_PUBLIC_COLUMNS, type PublicUser } from '../repository.js';
 import type { Role } from '../permissions.js';
 import type { Member } from './rules.js';
 
@@ -109,4 +110,32 @@ export async function setPasswordHash(
     userId,
     passwordHash,
   ]);
+}
+
+/** Sets the user's own profile fields that are given (undefined: unchanged); the row, or undefined. */
+export function updateProfile(
+  db: Queryable,
+  tenantId: string,
+  userId: string,
+  change: { first_name?: string | null; last_name?: string | null; avatar_url?: string | null },
+): Promise<PublicUser | undefined> {
+  return queryOne<PublicUser>(
+    db,
+    `UPDATE users SET
+       first_name = CASE WHEN $3::boolean THEN $4 ELSE first_name END,
+       last_name = CASE WHEN $5::boolean THEN $6 ELSE last_name END,
+       avatar_url = CASE WHEN $7::boolean THEN $8 ELSE avatar_url END,
+       updated_at = now()
+     WHERE tenant_id = $1 AND id = $2 RETURNING ${USER_PUBLIC_COLUMNS}`,
+    [
+      tenantId,
+      userId,
+      change.first_name !== undefined,
+      change.first_name ?? null,
+      change.last_name !== undefined,
+      change.last_name ?? null,
+      change.avatar_url !== undefined,
+      change.avatar_url ?? null,
+    ],
+  );
 }

@@ -22,8 +22,15 @@ import {
   resendInvitation,
   revokeInvitation,
 } from '../invitations/service.js';
-import { ChangePasswordBody, TeamListQuery, TeamUserSchema, UpdateUserBody } from './schema.js';
-import { changeOwnPassword, listUsers, updateUser } from './service.js';
+import { PublicUserSchema } from '../schema.js';
+import {
+  ChangePasswordBody,
+  TeamListQuery,
+  TeamUserSchema,
+  UpdateProfileBody,
+  UpdateUserBody,
+} from './schema.js';
+import { changeOwnPassword, listUsers, updateOwnProfile, updateUser } from './service.js';
 
 /**
  * The tenant's team: `user:manage` (owners and admins) to manage members and invitations, any
@@ -166,6 +173,25 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       },
     },
     async (request) => updateUser(ctx.db, currentUser(request), request.params.id, request.body),
+  );
+
+  app.patch(
+    '/api/me',
+    {
+      onRequest: requireUser(ctx),
+      schema: {
+        operationId: 'updateOwnProfile',
+        tags,
+        summary: "Change the signed-in user's own name and picture (the fields given)",
+        description:
+          'Widget visitors see the first name and the picture (an https address, up to 2000 characters, ' +
+          'without a user name or password) next to the replies the user writes in the inbox.',
+        security,
+        body: UpdateProfileBody,
+        response: { 200: PublicUserSchema, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => updateOwnProfile(ctx.db, currentUser(request), request.body),
   );
 
   app.post(

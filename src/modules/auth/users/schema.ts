@@ -55,6 +55,37 @@ export const UpdateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Longest avatar address (the users.avatar_url column). */
+export const AVATAR_URL_MAX = 2000;
+
+const ProfileName = (what: string) =>
+  Type.Optional(
+    Type.Union([Type.String({ maxLength: 100, description: what }), Type.Null()], {
+      description: `${what}; null or empty clears it`,
+    }),
+  );
+
+export const UpdateProfileBody = Type.Object(
+  {
+    first_name: ProfileName('First name, shown to widget visitors on your replies'),
+    last_name: ProfileName('Last name'),
+    avatar_url: Type.Optional(
+      Type.Union(
+        [
+          Type.String({
+            maxLength: AVATAR_URL_MAX,
+            pattern: '^https://\\S+$',
+            description: 'https address of a picture (no user name or password in it)',
+          }),
+          Type.Null(),
+        ],
+        { description: 'Your picture for widget visitors, an https address; null clears it' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const ChangePasswordBody = Type.Object(
   {
     current_password: Type.String({ minLength: 1, maxLength: 1000 }),

@@ -119,3 +119,56 @@ export async function changeOwnPassword(
   }
   await ctx.coordination.reset(failures);
 }
+
+/** A picture address the widget may show: https, a host, no user name or password. */
+export function avatarProblem(
+  raw: string,
+): { message: string; code: 'url_invalid' | 'url_credentials' } | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { message: "Field 'avatar_url' is not a valid address", code: 'url_invalid' };
+  }
+  if (url.protocol !== 'https:' || !url.hostname) {
+    return { message: "Field 'avatar_url' must be an https address with a host", code: 'url_invalid' };
+  }
+  if (url.username || url.password) {
+    return {
+      message: "Field 'avatar_url' must not contain a user name or password",
+      code: 'url_credentials',
+    };
+  }
+  return null;
+}
+
+const profileText = (value: string | null | undefined) =>
+  value === undefined ? undefined : value === null || value.trim() === '' ? null : value.trim();
+
+/**
+ * Changes the signed-in user's own name and picture (the fields given; null or empty clears
+ * one). Widget visitors see the first name and the picture next to the user's replies.
+ */
+export async function updateOwnProfile(
+  db: Database,
+  user: AuthenticatedUser,
+  input: { first_name?: string | null; last_name?: string | null; avatar_url?: string | null },
+) {
+  if (input.first_name === undefined && input.last_name === undefined && input.avatar_url === undefined) {
+    throw badRequest("Give at least one of the fields 'first_name', 'last_name' and 'avatar_url'", {
+      code: 'nothing_to_change',
+    });
+  }
+  const avatar = profileText(input.avatar_url);
+  if (avatar) {
+    const problem = avatarProblem(avatar);
+    if (problem) throw badRequest(problem.message, { code: problem.code, field: 'avatar_url' });
+  }
+  const row = await repo.updateProfile(db, user.tenantId, user.id, {
+    first_name: profileText(input.first_name),
+    last_name: profileText(input.last_name),
+    avatar_url: avatar,
+  });
+  if (!row) throw notFound('User');
+  return { ...row, created_at: row.created_at.toISOString() };
+}

@@ -32,6 +32,7 @@ import { CopyBlock } from './CopyBlock';
 import { Preview } from './Preview';
 import { HEX, formValues, toBody, type Values } from './widget-form';
 import { Keys } from './Keys';
+import { BusinessHoursCard, dayProblem } from './BusinessHoursCard';
 
 /** Bots → Channels → Website: the widget's switch, origins, appearance with preview, snippet and keys. */
 export function WebsiteChannel({ botId }: { botId: string }) {
@@ -53,6 +54,10 @@ export function WebsiteChannel({ botId }: { botId: string }) {
       avatar_url: (v) =>
         !v.trim() || /^https:\/\/\S+$/.test(v.trim()) ? null : t('channels.website.avatarInvalid'),
       greeting: (v) => (v.length <= 500 ? null : t('channels.website.greetingTooLong')),
+      days: (days, values) =>
+        values.hours_on && days.some((d) => dayProblem(d, t) !== null)
+          ? t('channels.website.hoursFormat')
+          : null,
     },
   });
   useEffect(() => {
@@ -205,6 +210,7 @@ export function WebsiteChannel({ botId }: { botId: string }) {
                 />
               </Stack>
             </Card>
+            <BusinessHoursCard form={form} replyEmail={data.reply_email} />
             {canEdit && (
               <Group>
                 <Button type="submit" loading={update.isPending} disabled={!form.isDirty()}>

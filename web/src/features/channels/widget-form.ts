@@ -1,3 +1,4 @@
+import { hoursBody, hoursValues } from './hours-form';
 import { canonicalOrigin } from './origins';
 import type { WidgetPatch, WidgetSettings } from './queries';
 
@@ -17,7 +18,13 @@ export function formValues(settings: WidgetSettings) {
     position: settings.theme.position ?? 'bottom-right',
     greeting: settings.theme.greeting ?? '',
     avatar_url: settings.theme.avatar_url ?? '',
+    ...hoursValues(settings.business_hours, browserTimeZone()),
   };
+}
+
+/** The browser's time zone, offered for new business hours. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'Europe/Berlin';
 }
 export type Values = ReturnType<typeof formValues>;
 
@@ -28,6 +35,7 @@ export function toBody(values: Values): WidgetPatch {
     verified_only: values.verified_only,
     language: values.language,
     daily_message_budget: Number(values.daily_message_budget),
+    business_hours: hoursBody(values),
     theme: {
       primary_color: values.primary_color,
       background_color: values.background_color,

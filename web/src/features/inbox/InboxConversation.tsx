@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Card, Group, Select, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { customerName } from '../../labels';
 import { useCan, useMe } from '../../app/session';
 import { notify } from '../../components/notify';
 import { ErrorAlert, errorMessage, Loading } from '../../components/states';
@@ -56,7 +57,7 @@ export function InboxConversation({ id }: { id: string }) {
     <Card withBorder>
       <Group justify="space-between" mb="xs">
         <div>
-          <Title order={3}>{c.sender_id ?? t('inbox.anonymous')}</Title>
+          <Title order={3}>{customerName(c, t) ?? t('inbox.anonymous')}</Title>
           <Text size="sm" c="dimmed">
             {c.bot_name} · {t(`channels.${c.channel}`, { defaultValue: c.channel })}
           </Text>

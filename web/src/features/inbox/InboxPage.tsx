@@ -1,6 +1,7 @@
 import { Badge, Button, Grid, Group, SegmentedControl, Select, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { customerName } from '../../labels';
 import { useSearchParams } from 'react-router';
 import { DataTable } from '../../components/DataTable';
 import { LoadMore } from '../../components/LoadMore';
@@ -103,7 +104,7 @@ export function InboxPage() {
                       fw={c.unread ? 700 : 400}
                       style={{ overflowWrap: 'anywhere', minWidth: 0 }}
                     >
-                      {c.sender_id ?? t('inbox.anonymous')}
+                      {customerName(c, t) ?? t('inbox.anonymous')}
                     </Text>
                   </Group>
                   <Text size="xs" c="dimmed">

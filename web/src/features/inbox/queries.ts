@@ -2,6 +2,8 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tansta
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, call } from '../../api/client';
 
+export { useSavedReplies } from '../saved-replies/queries';
+
 export type InboxView = 'all' | 'mine' | 'unassigned';
 export type InboxAction = 'claim' | 'take-over' | 'give-back' | 'close';
 
@@ -126,16 +128,6 @@ export function useInboxAssign(id: string, handlers: Handlers<string | null>) {
       call(api.POST('/api/inbox/{id}/assign', { params: { path: { id } }, body: { user_id: userId } })),
     handlers,
   );
-}
-
-/** The team's saved replies (typed as /name in the reply box). */
-export function useSavedReplies(enabled: boolean) {
-  return useQuery({
-    queryKey: ['saved-replies'],
-    queryFn: () => call(api.GET('/api/saved-replies')),
-    enabled,
-    staleTime: 60_000,
-  });
 }
 
 /** Tells the customer's widget that I am typing (at most every 3 seconds). */

@@ -40,7 +40,7 @@ describe('hit test', () => {
   it('shows beside the scores whether the chat answers or hands over, and which key terms are missing', async () => {
     const { HitTest } = await import('./HitTest');
     renderWithApp(<HitTest botId={BOT} />);
-    const input = screen.getByLabelText('Frage wie ein Anrufer');
+    const input = screen.getByLabelText('Frage wie ein Kunde');
     await userEvent.type(input, 'Hat das Hotel Seeblick einen Hubschrauberlandeplatz?');
     await userEvent.click(screen.getByRole('button', { name: 'Testen' }));
     const decision = await screen.findByTestId('hit-decision');

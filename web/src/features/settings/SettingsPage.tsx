@@ -9,6 +9,7 @@ const TABS = [
   { value: 'api', permission: 'api_key:manage' },
   { value: 'webhooks', permission: 'webhook:manage' },
   { value: 'team', permission: null },
+  { value: 'saved-replies', permission: 'inbox:work' },
 ] as const;
 
 export function visibleTabs(permissions: readonly string[]) {

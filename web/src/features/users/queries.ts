@@ -131,3 +131,22 @@ export function useAcceptInvitation(token: string) {
       ),
   });
 }
+
+export interface ProfileChange {
+  first_name: string | null;
+  last_name: string | null;
+  avatar_url: string | null;
+}
+
+/** The signed-in user's own name and picture; the session is read anew. */
+export function useChangeOwnProfile(handlers: Handlers<unknown, ProfileChange>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...handlers,
+    mutationFn: (body: ProfileChange) => call(api.PATCH('/api/me', { body })),
+    onSuccess: (...args) => {
+      void queryClient.invalidateQueries({ queryKey: authKeys.me });
+      return handlers.onSuccess?.(...args);
+    },
+  });
+}
