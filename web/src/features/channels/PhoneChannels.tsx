@@ -26,6 +26,7 @@ import { notify } from '../../components/notify';
 import { useFormUnsavedChanges } from '../../components/unsaved-changes';
 import { formatDateTime } from '../../format';
 import { CopyBlock } from './CopyBlock';
+import { parseDay } from './hours-form';
 import {
   useConnections,
   useDeleteConnection,
@@ -66,12 +67,11 @@ interface FormValues {
 
 const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 type Weekday = (typeof WEEKDAYS)[number];
-const SPAN = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/;
-const spansOf = (text: string) =>
-  text
-    .split(',')
-    .map((span) => span.trim())
-    .filter(Boolean);
+/** A day's spans as the API takes them ("HH:MM-HH:MM"); the text is read as the business hours' form reads it. */
+const spansOf = (text: string) => {
+  const parsed = parseDay(text);
+  return 'spans' in parsed ? parsed.spans.map((s) => `${s.open}-${s.close}`) : [];
+};
 
 function initialValues(connection?: Connection): FormValues {
   return {
@@ -186,7 +186,7 @@ function ConnectionForm({
       hours: Object.fromEntries(
         WEEKDAYS.map((day) => [
           day,
-          (v: string) => (spansOf(v).every((span) => SPAN.test(span)) ? null : t('connections.hoursInvalid')),
+          (v: string) => ('spans' in parseDay(v) ? null : t('connections.hoursInvalid')),
         ]),
       ),
     },
