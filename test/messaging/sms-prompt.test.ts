@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SMS_PREFERRED_CHARS } from '../../src/modules/channels/registry.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../../src/modules/models/provider.js';
 import { describeApp } from '../helpers/app.js';
@@ -15,6 +15,8 @@ beforeAll(async () => {
   fake = await startFakeProviders({ meta: '', twilio: { sid: ACCOUNT_SID, token: AUTH_TOKEN } });
 });
 afterAll(() => fake?.close());
+// Every request Parley sent matched the provider's published schema.
+afterEach(() => expect(fake.schemaViolations).toEqual([]));
 
 /** A model that answers briefly and keeps every request it was given. */
 function recordingModel(seen: ModelRequest[]): ModelProvider {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { webhookAuthFailureThrottle } from '../../src/modules/messaging/guards.js';
@@ -11,6 +11,8 @@ beforeAll(async () => {
   fake = await startFakeProviders({ meta: ACCESS_TOKEN, twilio: { sid: '', token: '' } });
 });
 afterAll(() => fake?.close());
+// Every request Parley sent matched the provider's published schema.
+afterEach(() => expect(fake.schemaViolations).toEqual([]));
 beforeEach(() => webhookAuthFailureThrottle.reset());
 
 const PHONE_ID = WHATSAPP_CONNECTION.phone_number_id;
