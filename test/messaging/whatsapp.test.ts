@@ -225,6 +225,33 @@ describeApp(
       ]);
     });
 
+    it('backs off on 131056 (pair rate limit), says so in words, the connection stays healthy', async () => {
+      const { app, db } = get();
+      fake.failNext('meta', { status: 400, code: 131056 });
+      await postMeta(
+        app,
+        connectionId,
+        metaPayload(PHONE_ID, { messages: [textMessage(String(customer), 'Noch da?')] }),
+        APP_SECRET,
+      );
+      await vi.waitUntil(
+        async () =>
+          (
+            await db.query<{ status: string }>(
+              `SELECT status FROM outbox_messages WHERE tenant_id = $1 AND kind = 'whatsapp.send'`,
+              [tenant.id],
+            )
+          )[0]?.status === 'retry',
+        { timeout: 10_000, interval: 50 },
+      );
+      const [conn] = await db.query<{ unhealthy_since: Date | null; last_error: string }>(
+        'SELECT unhealthy_since, last_error FROM channel_connections WHERE id = $1',
+        [connectionId],
+      );
+      expect(conn!.unhealthy_since).toBeNull();
+      expect(conn!.last_error).toContain('Zu viele Nachrichten an diese Nummer');
+    });
+
     it('backs off on 130429, marks the connection unhealthy on 190 with one webhook event, refuses 131047 in words', async () => {
       const { app, db, ctx } = get();
       const from = String(customer);
