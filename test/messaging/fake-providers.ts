@@ -4,9 +4,15 @@
  * Twilio's `POST /2010-04-01/Accounts/{sid}/Messages.json`. Each checks what the real one checks
  * first (the bearer token, basic auth, the required fields) and answers the documented error
  * shapes: a test queues the next answers (`failNext`), or a delay longer than Parley's timeout.
+ *
+ * Every message request is also checked against the provider's published request schema
+ * (provider-schemas/: Meta's `Message`, Twilio's `CreateMessageRequest`); one that does not
+ * match is answered 400 as the provider would (Meta: code 100 "Invalid parameter"; Twilio: a
+ * 400 with the reason) and kept in `schemaViolations`, which the messaging tests check stay empty.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { schemaProblem } from './provider-schemas/validate.js';
 
 export interface Recorded {
   provider: 'meta' | 'twilio';
@@ -27,6 +33,8 @@ export interface FakeProviders {
   readMarks(): Recorded[];
   failNext(provider: 'meta' | 'twilio', ...plans: Planned[]): void;
   expectedToken: { meta: string; twilio: { sid: string; token: string } };
+  /** Requests that did not match the provider's published schema, with the reason. */
+  schemaViolations: { provider: 'meta' | 'twilio'; path: string; problem: string }[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -76,6 +84,7 @@ export async function startFakeProviders(
   expected = { meta: '', twilio: { sid: '', token: '' } },
 ): Promise<FakeProviders> {
   const requests: Recorded[] = [];
+  const schemaViolations: FakeProviders['schemaViolations'] = [];
   const plans: Record<'meta' | 'twilio', Planned[]> = { meta: [], twilio: [] };
   let counter = 0;
   const server: Server = createServer((req, res) => {
@@ -104,6 +113,13 @@ export async function startFakeProviders(
           return send(plan.status, {
             error: { message: plan.message ?? `error ${plan.code}`, code: plan.code },
           });
+        const invalid = body.status === 'read' ? null : schemaProblem('metaMessage', body);
+        if (invalid) {
+          schemaViolations.push({ provider, path, problem: invalid });
+          return send(400, {
+            error: { message: `(#100) Invalid parameter: ${invalid}`, type: 'OAuthException', code: 100 },
+          });
+        }
         const problem = metaBodyProblem(body);
         if (problem) return send(400, { error: { message: problem, code: 100 } });
         if (body.status === 'read') return send(200, { success: true });
@@ -125,6 +141,11 @@ export async function startFakeProviders(
           message: plan.message ?? `error ${plan.code}`,
           status: plan.status,
         });
+      const invalid = schemaProblem('twilioMessage', body);
+      if (invalid) {
+        schemaViolations.push({ provider, path, problem: invalid });
+        return send(400, { code: 20001, message: `Invalid request: ${invalid}`, status: 400 });
+      }
       if (!body.To || !body.From || typeof body.Body !== 'string' || [...body.Body].length > 1600)
         return send(400, { code: 21602, message: 'Message body is required or too long', status: 400 });
       counter += 1;
@@ -148,6 +169,7 @@ export async function startFakeProviders(
     url,
     graphBase: `${url}/v23.0`,
     requests,
+    schemaViolations,
     expectedToken: expected,
     messages: (provider) =>
       requests.filter((r) => (provider ? r.provider === provider : true) && r.body.status !== 'read'),
@@ -157,6 +179,7 @@ export async function startFakeProviders(
     },
     reset() {
       requests.length = 0;
+      schemaViolations.length = 0;
       plans.meta.length = 0;
       plans.twilio.length = 0;
     },

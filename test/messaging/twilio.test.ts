@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import type { ModelProvider, ModelReply } from '../../src/modules/models/provider.js';
 import { webhookAuthFailureThrottle } from '../../src/modules/messaging/guards.js';
 import { describeApp } from '../helpers/app.js';
@@ -19,6 +19,8 @@ beforeAll(async () => {
   fake = await startFakeProviders({ meta: '', twilio: { sid: ACCOUNT_SID, token: AUTH_TOKEN } });
 });
 afterAll(() => fake?.close());
+// Every request Parley sent matched the provider's published schema.
+afterEach(() => expect(fake.schemaViolations).toEqual([]));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { webhookAuthFailureThrottle } from '../../src/modules/messaging/guards.js';
@@ -12,6 +12,8 @@ beforeAll(async () => {
   fake = await startFakeProviders({ meta: ACCESS_TOKEN, twilio: { sid: '', token: '' } });
 });
 afterAll(() => fake?.close());
+// Every request Parley sent matched the provider's published schema.
+afterEach(() => expect(fake.schemaViolations).toEqual([]));
 beforeEach(() => webhookAuthFailureThrottle.reset());
 
 const PHONE_ID = WHATSAPP_CONNECTION.phone_number_id;
@@ -254,6 +256,33 @@ describeApp(
         { kind: 'reaction', status: 'skipped' },
         { kind: 'media', status: 'skipped' },
       ]);
+    });
+
+    it('backs off on 131056 (pair rate limit), says so in words, the connection stays healthy', async () => {
+      const { app, db } = get();
+      fake.failNext('meta', { status: 400, code: 131056 });
+      await postMeta(
+        app,
+        connectionId,
+        metaPayload(PHONE_ID, { messages: [textMessage(String(customer), 'Noch da?')] }),
+        APP_SECRET,
+      );
+      await vi.waitUntil(
+        async () =>
+          (
+            await db.query<{ status: string }>(
+              `SELECT status FROM outbox_messages WHERE tenant_id = $1 AND kind = 'whatsapp.send'`,
+              [tenant.id],
+            )
+          )[0]?.status === 'retry',
+        { timeout: 10_000, interval: 50 },
+      );
+      const [conn] = await db.query<{ unhealthy_since: Date | null; last_error: string }>(
+        'SELECT unhealthy_since, last_error FROM channel_connections WHERE id = $1',
+        [connectionId],
+      );
+      expect(conn!.unhealthy_since).toBeNull();
+      expect(conn!.last_error).toContain('Zu viele Nachrichten an diese Nummer');
     });
 
     it('backs off on 130429, marks the connection unhealthy on 190 with one webhook event, refuses 131047 in words', async () => {

@@ -3,6 +3,7 @@ import { setOnboardingStep } from '../../src/modules/knowledge/repository.js';
 import { runPreflight, type PreflightResult } from '../../src/modules/preflight/service.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
+import { SMS_CONNECTION, WHATSAPP_CONNECTION, addConnection } from '../messaging/setup.js';
 
 describeApp('pre-flight check', (get) => {
   const preflightUrl = (botId: string) => `/api/bots/${botId}/preflight`;
@@ -234,6 +235,72 @@ describeApp('pre-flight check', (get) => {
     }
     const after = await get().db.query('SELECT system_prompt_generated FROM bots WHERE id = $1', [bot.id]);
     expect(after).toEqual([{ system_prompt_generated: 'vorher' }]);
+  });
+
+  it('warns, in German and English, about blocks that do not fit WhatsApp once the bot has a WhatsApp connection', async () => {
+    const tenant = await buildTenant(get().ctx);
+    const bot = await tenant.bot();
+    const many = await addBlock(tenant, bot.id, {
+      name: 'Kursauswahl',
+      items: ['Yoga', 'Pilates', 'Spinning', 'Zumba'].map((t) => ({ id: t.toLowerCase(), title: t })),
+      trigger_mode: 'flow',
+    });
+    const longTitle = 'Beratung zur Finanzierung';
+    await addBlock(tenant, bot.id, {
+      name: 'Anliegen',
+      items: [
+        { id: 'a', title: longTitle },
+        { id: 'b', title: 'Termin' },
+      ],
+      trigger_mode: 'flow',
+    });
+    const rows = Array.from({ length: 11 }, (_, i) => ({
+      id: `r${i}`,
+      title: i === 0 ? 'Ein Zeilentitel über vierundzwanzig' : `Zeile ${i}`,
+      ...(i === 1 ? { description: 'x'.repeat(73) } : {}),
+    }));
+    const list = await addBlock(tenant, bot.id, {
+      name: 'Filialen',
+      block_type: 'list',
+      items: rows,
+      trigger_mode: 'flow',
+    });
+    await addBlock(tenant, bot.id, {
+      name: 'Passt',
+      items: [
+        { id: 'ja', title: 'Ja' },
+        { id: 'nein', title: 'Nein' },
+      ],
+      trigger_mode: 'flow',
+    });
+    // Without a connection, and with an SMS one only (always a numbered list): no warning.
+    expect((await preflight(tenant, bot.id)).messagingWarnings).toEqual([]);
+    await addConnection(get().app, tenant, bot.id, SMS_CONNECTION);
+    expect((await preflight(tenant, bot.id)).messagingWarnings).toEqual([]);
+    await addConnection(get().app, tenant, bot.id, WHATSAPP_CONNECTION);
+    const warnings = (await preflight(tenant, bot.id)).messagingWarnings;
+    expect(warnings.map((w) => [w.blockName, w.limit])).toEqual([
+      ['Kursauswahl', 'buttons_count'],
+      ['Anliegen', 'button_title'],
+      ['Filialen', 'list_rows'],
+      ['Filialen', 'row_title'],
+      ['Filialen', 'row_description'],
+    ]);
+    const [count, title, listRows] = warnings;
+    expect(count!.blockId).toBe(many);
+    expect(count!.message.de).toBe(
+      'Block „Kursauswahl“: 4 Buttons – WhatsApp zeigt höchstens 3 Antwort-Buttons. Auf WhatsApp wird er deshalb als nummerierte Textliste gesendet (nichts wird gekürzt).',
+    );
+    expect(count!.message.en).toContain('4 buttons – WhatsApp shows at most 3 reply buttons');
+    expect(title!.items).toEqual([longTitle]);
+    expect(title!.message.de).toContain('länger als 20 Zeichen: „Beratung zur Finanzierung“');
+    expect(title!.message.en).toContain('longer than 20 characters');
+    expect(listRows!.blockId).toBe(list);
+    expect(listRows!.message.de).toContain('11 Einträge – eine WhatsApp-Liste hat höchstens 10 Zeilen');
+    expect(warnings[3]!.message.de).toContain('länger als 24 Zeichen');
+    expect(warnings[4]!.message.en).toContain('longer than 72 characters at "Zeile 1"');
+    // Warnings do not stop activation.
+    expect((await preflight(tenant, bot.id)).canActivate).toBe(true);
   });
 
   it('needs a session (401); viewers may check but not inject (403)', async () => {

@@ -7,6 +7,7 @@ import {
   type BotLike,
 } from '../../src/modules/prompt/assemble.js';
 import { STRICTNESS } from '../../src/modules/prompt/layers.js';
+import { CHANNEL_KINDS, CHANNELS } from '../../src/modules/channels/registry.js';
 
 const BOT: BotLike = {
   system_prompt: 'Du bist der Assistent des Studios Sonnenschein.',
@@ -40,6 +41,18 @@ const names = (bot: BotLike, hits: KnowledgeHit[], options = ON, tenant = TENANT
   assembleSystemPrompt(bot, tenant, hits, options).sections.map((s) => s.name);
 
 describe('assembleSystemPrompt', () => {
+  it('adds the channel’s instruction (SMS only) as a protected section after the industry', () => {
+    const sms = assembleSystemPrompt(BOT, TENANT, [], { ...ON, channelHint: CHANNELS.sms.promptHint });
+    expect(sms.text).toContain('## Kanal: SMS');
+    expect(sms.text).toContain('320 Zeichen');
+    expect(sms.sections.find((s) => s.name === 'channel')?.protected).toBe(true);
+    const withHint = CHANNEL_KINDS.filter((kind) => CHANNELS[kind].promptHint !== null);
+    expect(withHint).toEqual(['sms']);
+    const widget = assembleSystemPrompt(BOT, TENANT, [], { ...ON, channelHint: CHANNELS.widget.promptHint });
+    expect(widget.sections.map((s) => s.name)).not.toContain('channel');
+    expect(widget.text).not.toContain('Kanal: SMS');
+  });
+
   it('orders the layers as specified, with hits', () => {
     expect(names({ ...BOT, industry_code: 'fitness' }, HITS)).toEqual([
       'security',

@@ -3371,6 +3371,21 @@ export interface components {
                 /** @description system_prompt followed by the section; ready for inject */
                 combinedPrompt: string;
             };
+            /** @description Blocks whose choices do not fit WhatsApp reply buttons or list messages (sent as a numbered list instead); only when the bot has an active WhatsApp connection */
+            messagingWarnings: {
+                /** Format: uuid */
+                blockId: string;
+                blockName: string;
+                /** @enum {string} */
+                channel: "whatsapp";
+                limit: "buttons_count" | "button_title" | "list_rows" | "row_title" | "row_description";
+                /** @description Item titles over the limit; empty for a count */
+                items: string[];
+                message: {
+                    de: string;
+                    en: string;
+                };
+            }[];
         };
         /** Event */
         Event: {

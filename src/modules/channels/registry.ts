@@ -72,7 +72,15 @@ export interface ChannelDescriptor {
   outboxKind: string | null;
   /** The go-live checklist's entries it makes count, and the fact each needs. */
   goLive: readonly { entry: GoLiveEntry; fact: GoLiveFact }[];
+  /**
+   * An instruction for the model added to the system prompt of a turn on this channel (how to
+   * write for it), or null for none.
+   */
+  promptHint: string | null;
 }
+
+/** Preferred length of an SMS reply: two SMS parts at most (prompt instruction, not a cut). */
+export const SMS_PREFERRED_CHARS = 320;
 
 /** The messaging app's guidance: at most 1600 characters per message (specification). */
 export const MESSAGING_MAX_CHARS = 1600;
@@ -95,6 +103,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: ['buttons', 'list'],
     outboxKind: null,
     goLive: NONE,
+    promptHint: null,
   },
   webhook: {
     kind: 'webhook',
@@ -111,6 +120,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: ['buttons', 'list'],
     outboxKind: null,
     goLive: NONE,
+    promptHint: null,
   },
   widget: {
     kind: 'widget',
@@ -129,6 +139,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
       { entry: 'widget', fact: 'widgetLive' },
       { entry: 'share_link', fact: 'shareLink' },
     ],
+    promptHint: null,
   },
   email: {
     kind: 'email',
@@ -144,6 +155,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: NONE,
     outboxKind: 'email.reply',
     goLive: [{ entry: 'email', fact: 'mailboxes' }],
+    promptHint: null,
   },
   test: {
     kind: 'test',
@@ -159,6 +171,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: ['buttons', 'list'],
     outboxKind: null,
     goLive: NONE,
+    promptHint: null,
   },
   whatsapp: {
     kind: 'whatsapp',
@@ -174,6 +187,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: ['buttons', 'list'],
     outboxKind: 'whatsapp.message',
     goLive: NONE,
+    promptHint: null,
   },
   sms: {
     kind: 'sms',
@@ -190,6 +204,9 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: NONE,
     outboxKind: 'sms.message',
     goLive: NONE,
+    promptHint:
+      `## Kanal: SMS\nDer Kunde schreibt per SMS. Antworte kurz und knapp: möglichst höchstens ${SMS_PREFERRED_CHARS} Zeichen, ` +
+      'ohne Aufzählungen, Tabellen oder Formatierung; nur das Nötigste, bei Bedarf eine kurze Rückfrage.',
   },
   voice: {
     kind: 'voice',
@@ -205,6 +222,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     nativeBlocks: NONE,
     outboxKind: 'voice.say',
     goLive: NONE,
+    promptHint: null,
   },
 };
 

@@ -80,6 +80,26 @@ export const PreflightResponse = Type.Object({
     blockCount: Type.Integer({ description: 'Blocks listed in the section' }),
     combinedPrompt: Type.String({ description: 'system_prompt followed by the section; ready for inject' }),
   }),
+  messagingWarnings: Type.Array(
+    Type.Object({
+      blockId: Type.String({ format: 'uuid' }),
+      blockName: Type.String(),
+      channel: Type.Literal('whatsapp'),
+      limit: Type.Union([
+        Type.Literal('buttons_count'),
+        Type.Literal('button_title'),
+        Type.Literal('list_rows'),
+        Type.Literal('row_title'),
+        Type.Literal('row_description'),
+      ]),
+      items: Type.Array(Type.String(), { description: 'Item titles over the limit; empty for a count' }),
+      message: Type.Object({ de: Type.String(), en: Type.String() }),
+    }),
+    {
+      description:
+        'Blocks whose choices do not fit WhatsApp reply buttons or list messages (sent as a numbered list instead); only when the bot has an active WhatsApp connection',
+    },
+  ),
 });
 
 export const InjectBody = Type.Object(

@@ -5,6 +5,8 @@ import { findBot, setGeneratedPrompt } from '../bots/service.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/service.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';
+import { listConnections } from '../messaging/repository.js';
+import { WHATSAPP_CONNECTION_KINDS, messagingWarnings, type MessagingWarning } from './messaging-fit.js';
 import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
 
 export interface KbOnboarding {
@@ -17,6 +19,8 @@ export interface KbOnboarding {
 export interface PreflightResult extends PreflightAnalysis {
   kbOnboarding: KbOnboarding | null;
   promptInjection: PromptInjection;
+  /** Blocks whose choices do not fit WhatsApp, when the bot has an active WhatsApp connection. */
+  messagingWarnings: MessagingWarning[];
 }
 
 /** Upper bound for a stored generated prompt, in characters. */
@@ -29,17 +33,22 @@ export const MAX_INJECTED_PROMPT_CHARS = 100_000;
 export async function runPreflight(db: Queryable, tenantId: string, botId: string): Promise<PreflightResult> {
   const bot = await findBot(db, tenantId, botId);
   if (!bot) throw notFound('Bot');
-  const [blockRows, stepRows, kbOnboarding] = await Promise.all([
+  const [blockRows, stepRows, kbOnboarding, connections] = await Promise.all([
     listBlocks(db, tenantId, botId),
     listSteps(db, tenantId, botId),
     getKbOnboarding(db, tenantId),
+    listConnections(db, tenantId, botId),
   ]);
+  const onWhatsApp = connections.some(
+    (c) => c.is_active && (WHATSAPP_CONNECTION_KINDS as readonly string[]).includes(c.kind),
+  );
   const blocks = blockRows.map(toFlowBlock);
   const analysis = analysePreflight(blocks, stepRows.map(toFlowStep));
   return {
     ...analysis,
     kbOnboarding,
     promptInjection: buildPromptInjection(blocks, bot.system_prompt),
+    messagingWarnings: onWhatsApp ? messagingWarnings(blocks) : [],
   };
 }
 

@@ -36,6 +36,8 @@ export interface AssembleOptions {
   extraSections?: { name: string; text: string }[];
   /** Extends or overrides the built-in industry vocabulary, keyed by industry code. */
   industryVocabularies?: Record<string, IndustryVocabulary>;
+  /** How to write on the turn's channel (the channel descriptor's `promptHint`), if any. */
+  channelHint?: string | null;
 }
 
 export interface PromptSection {
@@ -59,6 +61,7 @@ export const SECTION = {
   knowledgeRules: 'knowledge_rules',
   knowledge: 'knowledge_results',
   noKnowledge: 'no_knowledge',
+  channel: 'channel',
 } as const;
 
 /** The bot's own prompt layer: the generated prompt of the pre-flight inject when present. */
@@ -135,7 +138,7 @@ function knowledgeBlock(hits: KnowledgeHit[]): string {
 /**
  * Builds the system prompt in the specified order: security layer (unless skipped), the bot's
  * prompt, the nine behavioural rule groups, the strictness instruction, industry vocabulary,
- * score-confidence rules and rules derived from the hits plus the hits themselves (or the
+ * the channel's writing instruction (SMS: keep it short), score-confidence rules and rules derived from the hits plus the hits themselves (or the
  * no-knowledge marker), then extra sections.
  */
 export function assembleSystemPrompt(
@@ -161,6 +164,8 @@ export function assembleSystemPrompt(
   const industryCode = bot.industry_code?.trim() || tenant.industry_code?.trim();
   const industry = industryCode ? industrySection(industryCode, options.industryVocabularies) : undefined;
   if (industry) add(SECTION.industry, true, industry);
+  const channelHint = options.channelHint?.trim();
+  if (channelHint) add(SECTION.channel, true, channelHint);
   if (knowledgeHits.length > 0) {
     add(SECTION.confidence, true, SCORE_CONFIDENCE);
     add(SECTION.knowledgeRules, true, knowledgeRules(knowledgeHits));

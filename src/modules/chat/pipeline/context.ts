@@ -9,6 +9,7 @@ import type { KnowledgeHit } from '../../knowledge/search.js';
 import { searchForAnswer } from '../../knowledge/service.js';
 import { gatedHits, gateFor } from '../../knowledge/answerability.js';
 import type { ModelRequest } from '../../models/provider.js';
+import { channelOf } from '../../channels/registry.js';
 import { assembleSystemPrompt, protectForModel } from '../../prompt/assemble.js';
 import { collectPromptSections, type ChatTurn } from '../extensions.js';
 import type { Admitted } from './admission.js';
@@ -71,6 +72,7 @@ export async function buildContext(
     const systemPrompt = assembleSystemPrompt(bot, { industry_code: bot.tenant_industry_code }, hits, {
       securityLayer: ctx.config.prompt.securityLayer,
       extraSections,
+      channelHint: channelOf(inbound.input.channel).promptHint,
     });
     const forModel = protectForModel({ systemPrompt: systemPrompt.text, history, userMessage: message, bot });
     return {
