@@ -214,7 +214,10 @@ export function loadConfig(env: Env = process.env) {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10000, 100, 120000),
       pollIntervalMs: int(env, 'WEBHOOK_POLL_INTERVAL_MS', 1000, 10, 600000),
       workerEnabled: bool(env, 'WEBHOOK_WORKER', true),
-      /** Encrypts endpoint signing secrets at rest (AES-256-GCM) when set; at least 32 characters. */
+      /**
+       * The former key of endpoint signing secrets: only read by the start-up re-seal, which
+       * moves them onto PARLEY_SECRET_KEY; can be removed after one start.
+       */
       secretsKey: optional(env, 'WEBHOOK_SECRETS_KEY'),
     },
 

@@ -6,8 +6,10 @@ import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { describeDemo, isEmpty, seedDemo } from './demo.js';
-import { secretStoreFor } from './modules/mailboxes/secret-store.js';
 import { resealMailboxSecrets } from './modules/mailboxes/service.js';
+import { resealConnectionSecrets } from './modules/messaging/secret-store.js';
+import { resealSigningSecrets } from './modules/webhooks/secret-box.js';
+import { rowSecretsFor } from './shared/sealed.js';
 import { SecretKeyError } from './shared/secrets.js';
 
 /** While shutting down: how often connections that finished their request are closed. */
@@ -18,18 +20,28 @@ const RETRY_MAX_MS = 5000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Secrets sealed before they were bound to their row are re-sealed once, after the migrations
- * (a SQL migration cannot decrypt). Without a configured key nothing can be opened: reported.
+ * Tenant secrets sealed before they were bound to their row (mailboxes, channel connections,
+ * webhook signing secrets), or under a key other than PARLEY_SECRET_KEY's first, are re-sealed
+ * once after the migrations (a SQL migration cannot decrypt). Without a key nothing can be
+ * opened: reported.
  */
 async function resealSecrets(ctx: AppContext, app: FastifyInstance): Promise<void> {
-  try {
-    const { resealed, failed } = await resealMailboxSecrets(ctx.db, secretStoreFor(ctx.config));
-    if (resealed > 0) app.log.info({ mailboxes: resealed }, 'mailbox secrets bound to their rows');
-    if (failed.length > 0)
-      app.log.warn({ mailboxes: failed }, 'mailbox secrets that do not open with the configured key');
-  } catch (error) {
-    if (!(error instanceof SecretKeyError)) throw error;
-    app.log.warn('mailbox secrets not re-sealed: PARLEY_SECRET_KEY is not configured');
+  const secrets = rowSecretsFor(ctx.config);
+  const tables = {
+    mailboxes: () => resealMailboxSecrets(ctx.db, secrets),
+    channel_connections: () => resealConnectionSecrets(ctx.db, secrets),
+    webhook_endpoints: () => resealSigningSecrets(ctx.db, secrets, ctx.config.webhooks.secretsKey),
+  };
+  for (const [table, reseal] of Object.entries(tables)) {
+    try {
+      const { resealed, failed } = await reseal();
+      if (resealed > 0) app.log.info({ table, rows: resealed }, 'secrets re-sealed, bound to their rows');
+      if (failed.length > 0)
+        app.log.warn({ table, rows: failed }, 'secrets that do not open with the configured keys');
+    } catch (error) {
+      if (!(error instanceof SecretKeyError)) throw error;
+      app.log.warn({ table }, 'secrets not re-sealed: PARLEY_SECRET_KEY is not configured');
+    }
   }
 }
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import twilio from 'twilio';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import type { ModelProvider, ModelReply } from '../../src/modules/models/provider.js';
-import { webhookAuthFailureThrottle } from '../../src/modules/messaging/guards.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { startFakeProviders, type FakeProviders } from './fake-providers.js';
@@ -44,7 +43,6 @@ describeApp('Twilio SMS and WhatsApp (official library against a local Messages 
 
   beforeEach(async () => {
     get().ctx.config.messaging.twilioApiBaseUrl = fake.url;
-    webhookAuthFailureThrottle.reset();
     fake.reset();
     const tenant = await buildTenant(get().ctx);
     tenantHeaders = tenant.owner.headers;

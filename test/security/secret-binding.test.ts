@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { openSecret, secretStoreFor } from '../../src/modules/mailboxes/secret-store.js';
 import { resealMailboxSecrets } from '../../src/modules/mailboxes/service.js';
 import { encryptSecret, secretKeyring, SecretDecryptError } from '../../src/shared/secrets.js';
+import { rowSecretsFor } from '../../src/shared/sealed.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { addMailbox, POSTMARK_MAILBOX } from '../email/mailbox-setup.js';
@@ -78,7 +79,7 @@ describeApp('mailbox secrets are bound to their row and field', (get) => {
     const store = secretStoreFor(get().ctx.config);
     expect(() => openSecret(store, { id: a, secrets: legacy }, 'password')).toThrow(SecretDecryptError);
 
-    const first = await resealMailboxSecrets(get().db, store);
+    const first = await resealMailboxSecrets(get().db, rowSecretsFor(get().ctx.config));
     expect(first.resealed).toBeGreaterThanOrEqual(1);
     expect(first.failed).toEqual([]);
     const row = await secretsOf(a);
@@ -86,7 +87,10 @@ describeApp('mailbox secrets are bound to their row and field', (get) => {
     expect(row.secrets.password).not.toBe(legacy.password);
     expect(openSecret(store, row, 'password')).toBe('legacy-smtp-password');
     expect(openSecret(store, row, 'inbound_password')).toBe('legacy-inbound-password');
-    expect(await resealMailboxSecrets(get().db, store)).toEqual({ resealed: 0, failed: [] });
+    expect(await resealMailboxSecrets(get().db, rowSecretsFor(get().ctx.config))).toEqual({
+      resealed: 0,
+      failed: [],
+    });
     const delivered = await get().app.inject({
       method: 'POST',
       url: `/v1/email/inbound/postmark/${a}`,

@@ -51,7 +51,7 @@ describeApp(
         'SELECT secret FROM webhook_endpoints WHERE id = $1',
         [webhook.id],
       );
-      expect(stored!.secret).toMatch(/^enc1:/);
+      expect(stored!.secret).toMatch(/^s1:/);
       expect(stored!.secret).not.toContain(secret.slice(6, 20));
       const before = receiver.received.length;
       await emit(tenant.id, { conversation_id: 'c-1', contact: { email: 'lea@example.test' } });

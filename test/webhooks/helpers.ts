@@ -1,3 +1,4 @@
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Queryable } from '../../src/db/database.js';
@@ -83,4 +84,13 @@ export async function deliveriesOf(db: Queryable, tenantId: string) {
      JOIN webhook_events e ON e.id = d.event_id WHERE d.tenant_id = $1 ORDER BY d.created_at, e.type`,
     [tenantId],
   );
+}
+
+/** A signing secret in its former storage form under WEBHOOK_SECRETS_KEY (`enc1:<iv>:<tag>:<ciphertext>`). */
+export function legacySealedSecret(secretsKey: string, plain: string): string {
+  const key = createHash('sha256').update(secretsKey).digest();
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return 'enc1:' + [iv, cipher.getAuthTag(), ciphertext].map((b) => b.toString('base64')).join(':');
 }

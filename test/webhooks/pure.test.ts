@@ -2,7 +2,9 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, decideNext, parseRetryAfter } from '../../src/modules/outbox/policy.js';
 import { GONE_REASON, verdictOf } from '../../src/modules/webhooks/sender.js';
-import { SecretBox } from '../../src/modules/webhooks/secret-box.js';
+import { openLegacySigningSecret } from '../../src/modules/webhooks/secret-box.js';
+import { SecretDecryptError } from '../../src/shared/secrets.js';
+import { legacySealedSecret } from './helpers.js';
 import { generateSigningSecret, signedHeaders } from '../../src/modules/webhooks/signing.js';
 import { TargetRefusedError, isForbiddenAddress, parseWebhookUrl } from '../../src/shared/ssrf.js';
 
@@ -128,21 +130,18 @@ describe('parseWebhookUrl', () => {
   });
 });
 
-describe('SecretBox', () => {
-  it('encrypts at rest with a key and reads both forms', () => {
-    const box = new SecretBox('k'.repeat(32));
-    const sealed = box.seal('whsec_abc');
-    expect(sealed).toMatch(/^enc1:/);
+describe('signing secrets of the former storage form (read by the start-up re-seal only)', () => {
+  it('opens the plain form and the WEBHOOK_SECRETS_KEY form', () => {
+    const sealed = legacySealedSecret('k'.repeat(32), 'whsec_abc');
     expect(sealed).not.toContain('abc');
-    expect(box.open(sealed)).toBe('whsec_abc');
-    expect(box.open('whsec_plain')).toBe('whsec_plain');
+    expect(openLegacySigningSecret(sealed, 'k'.repeat(32))).toBe('whsec_abc');
+    expect(openLegacySigningSecret('whsec_plain', undefined)).toBe('whsec_plain');
   });
 
-  it('stores plainly without a key, and refuses a short key or a wrong key', () => {
-    expect(new SecretBox(undefined).seal('whsec_x')).toBe('whsec_x');
-    expect(() => new SecretBox('short')).toThrow(/32 characters/);
-    const sealed = new SecretBox('a'.repeat(40)).seal('whsec_y');
-    expect(() => new SecretBox('b'.repeat(40)).open(sealed)).toThrow(/cannot be decrypted/);
-    expect(() => new SecretBox(undefined).open(sealed)).toThrow(/WEBHOOK_SECRETS_KEY/);
+  it('refuses a wrong or missing key, and a value of the bound form', () => {
+    const sealed = legacySealedSecret('a'.repeat(40), 'whsec_y');
+    expect(() => openLegacySigningSecret(sealed, 'b'.repeat(40))).toThrow(SecretDecryptError);
+    expect(() => openLegacySigningSecret(sealed, undefined)).toThrow(/WEBHOOK_SECRETS_KEY/);
+    expect(() => openLegacySigningSecret('s1:default:aaaa:bbbb', 'a'.repeat(40))).toThrow(SecretDecryptError);
   });
 });

@@ -69,27 +69,38 @@ export function insertMailbox(
 }
 
 /** Mailboxes (of every tenant) whose secrets are sealed in an older form than `version`. */
-export function mailboxesWithSecretsBefore(
+export interface SealedMailboxRow {
+  id: string;
+  secrets: Record<string, string>;
+  secrets_version: number;
+}
+
+/** Mailboxes sealed in an older form (below `version`) or with a value under another key. */
+export function mailboxesToReseal(
   db: Queryable,
   version: number,
-): Promise<Array<{ id: string; secrets: Record<string, string>; secrets_version: number }>> {
+  currentKeyId: string,
+): Promise<SealedMailboxRow[]> {
   return db.query(
-    'SELECT id, secrets, secrets_version FROM mailboxes WHERE secrets_version < $1 ORDER BY id',
-    [version],
+    `SELECT id, secrets, secrets_version FROM mailboxes
+     WHERE secrets_version < $1
+        OR EXISTS (SELECT 1 FROM jsonb_each_text(secrets) s WHERE split_part(s.value, ':', 2) <> $2)
+     ORDER BY id`,
+    [version, currentKeyId],
   );
 }
 
-/** Stores re-sealed secrets, only while the row is still in the form they were read in. */
+/** Stores re-sealed secrets, only while the row is still as it was read. */
 export async function storeResealedSecrets(
   db: Queryable,
-  id: string,
+  row: SealedMailboxRow,
   secrets: Record<string, string>,
-  from: number,
-  to: number,
+  version: number,
 ): Promise<boolean> {
   const rows = await db.query(
-    'UPDATE mailboxes SET secrets = $2, secrets_version = $4 WHERE id = $1 AND secrets_version = $3 RETURNING id',
-    [id, secrets, from, to],
+    `UPDATE mailboxes SET secrets = $2, secrets_version = $4
+     WHERE id = $1 AND secrets_version = $3 AND secrets = $5::jsonb RETURNING id`,
+    [row.id, secrets, row.secrets_version, version, JSON.stringify(row.secrets)],
   );
   return rows.length > 0;
 }

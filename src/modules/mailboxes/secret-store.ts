@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { bindingContext } from '../../shared/sealed.js';
 import { decryptSecret, encryptSecret, secretKeyring } from '../../shared/secrets.js';
 
 /**
@@ -9,8 +10,9 @@ import { decryptSecret, encryptSecret, secretKeyring } from '../../shared/secret
  * mailbox, or into another field of the same one, does not open.
  *
  * Values sealed before this binding (associated data `mailbox` only; the row's
- * `secrets_version` 1) are re-sealed once at start-up by `resealMailboxSecrets` (service.ts):
- * a SQL migration cannot decrypt, so migration 0037 only adds the version marker.
+ * `secrets_version` 1), or under a key other than the current one, are re-sealed at start-up by
+ * `resealMailboxSecrets` (service.ts, through `shared/sealed.ts`): a SQL migration cannot
+ * decrypt, so migration 0037 only adds the version marker.
  */
 export interface SecretBinding {
   mailboxId: string;
@@ -20,8 +22,6 @@ export interface SecretBinding {
 export interface SecretStore {
   encryptSecret(plain: string, binding: SecretBinding): string;
   decryptSecret(stored: string, binding: SecretBinding): string;
-  /** Opens a value sealed before the row binding (version 1): only the start-up re-seal uses it. */
-  openUnbound(stored: string): string;
   /** A key for HMAC tags of one purpose (e.g. our Message-IDs), derived from the current key. */
   hmacKey(purpose: string): Buffer;
   /** The same purpose's keys derived from the other listed keys (rotation: tags made before). */
@@ -29,11 +29,10 @@ export interface SecretStore {
 }
 
 /** The associated data of version 1 (purpose only). */
-const UNBOUND_CONTEXT = 'mailbox';
-/** The `secrets_version` of values bound to their row and field. */
-export const BOUND_SECRETS_VERSION = 2;
+export const UNBOUND_CONTEXT = 'mailbox';
 
-export const secretContext = (binding: SecretBinding) => `mailboxes:${binding.mailboxId}:${binding.field}`;
+export const secretContext = (binding: SecretBinding) =>
+  bindingContext({ table: 'mailboxes', rowId: binding.mailboxId, field: binding.field });
 
 /** The stored secret `field` of a mailbox, opened (an absent one is the empty string). */
 export function openSecret(
@@ -57,7 +56,6 @@ export function secretStoreFor(config: {
   return {
     encryptSecret: (plain, binding) => encryptSecret(keyring(), plain, secretContext(binding)),
     decryptSecret: (stored, binding) => decryptSecret(keyring(), stored, secretContext(binding)),
-    openUnbound: (stored) => decryptSecret(keyring(), stored, UNBOUND_CONTEXT),
     hmacKey(purpose) {
       const { currentId, keys } = keyring();
       return derive(keys.get(currentId)!, purpose);

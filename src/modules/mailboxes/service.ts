@@ -21,8 +21,9 @@ import {
   listMailboxes,
   listReceivedMails,
   bouncedAddresses,
-  mailboxesWithSecretsBefore,
+  mailboxesToReseal,
   storeResealedSecrets,
+  type SealedMailboxRow,
   updateMailbox,
   type ReceivedMailRow,
   type MailboxFields,
@@ -35,8 +36,8 @@ import type {
   MailboxSettings,
   UpdateMailboxBody,
 } from './schema.js';
-import { BOUND_SECRETS_VERSION, type SecretStore } from './secret-store.js';
-import { SecretDecryptError } from '../../shared/secrets.js';
+import { UNBOUND_CONTEXT, type SecretStore } from './secret-store.js';
+import { BOUND_SECRETS_VERSION, resealRows, type ResealTable, type RowSecrets } from '../../shared/sealed.js';
 
 /** What each kind cannot work without. */
 const REQUIRED: Record<
@@ -78,33 +79,27 @@ function sealAll(
   return sealed;
 }
 
+/** The mailboxes' part in the start-up re-seal (shared/sealed.ts). */
+const MAILBOX_RESEAL: ResealTable<SealedMailboxRow> = {
+  table: 'mailboxes',
+  candidates: mailboxesToReseal,
+  values: (row) => row.secrets,
+  openStored: (row, field, stored, secrets) =>
+    row.secrets_version < BOUND_SECRETS_VERSION
+      ? secrets.openWithContext(stored, UNBOUND_CONTEXT)
+      : secrets.open(stored, { table: 'mailboxes', rowId: row.id, field }),
+  store: storeResealedSecrets,
+};
+
 /**
- * Re-seals the secrets of mailboxes sealed before the row binding (version 1: associated data
- * `mailbox` only) with their row and field bound in (version 2). Runs at start-up, after the
- * migrations; each row is written only while still at version 1, so instances starting
- * together do not trip over each other. A value that does not open (another key) is left as
- * it is and reported; it could not be used anyway.
+ * Re-seals mailbox secrets sealed before the row binding (version 1: associated data `mailbox`
+ * only) or under a key other than the current one. Runs at start-up, after the migrations.
  */
-export async function resealMailboxSecrets(
+export function resealMailboxSecrets(
   db: Queryable,
-  store: SecretStore,
+  secrets: RowSecrets,
 ): Promise<{ resealed: number; failed: string[] }> {
-  let resealed = 0;
-  const failed: string[] = [];
-  for (const row of await mailboxesWithSecretsBefore(db, BOUND_SECRETS_VERSION)) {
-    try {
-      const secrets: Record<string, string> = {};
-      for (const [field, stored] of Object.entries(row.secrets)) {
-        secrets[field] = store.encryptSecret(store.openUnbound(stored), { mailboxId: row.id, field });
-      }
-      if (await storeResealedSecrets(db, row.id, secrets, row.secrets_version, BOUND_SECRETS_VERSION))
-        resealed += 1;
-    } catch (error) {
-      if (!(error instanceof SecretDecryptError)) throw error;
-      failed.push(row.id);
-    }
-  }
-  return { resealed, failed };
+  return resealRows(db, secrets, MAILBOX_RESEAL);
 }
 
 /**

@@ -52,8 +52,10 @@ export interface ConnectionFields {
   clearUnhealthy: boolean;
 }
 
+/** A new connection; its id is chosen first, as its secrets are sealed bound to it. */
 export function insertConnection(
   db: Queryable,
+  id: string,
   tenantId: string,
   botId: string,
   kind: ConnectionKind,
@@ -61,10 +63,46 @@ export function insertConnection(
 ): Promise<ConnectionRow | undefined> {
   return queryOne<ConnectionRow>(
     db,
-    `INSERT INTO channel_connections (tenant_id, bot_id, kind, name, is_active, settings, secrets)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [tenantId, botId, kind, f.name, f.isActive, f.settings, f.secrets],
+    `INSERT INTO channel_connections (id, tenant_id, bot_id, kind, name, is_active, settings, secrets)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [id, tenantId, botId, kind, f.name, f.isActive, f.settings, f.secrets],
   );
+}
+
+export interface SealedConnectionRow {
+  id: string;
+  secrets: Record<string, string>;
+  secrets_version: number;
+}
+
+/** Connections sealed in an older form (below `version`) or with a value under another key. */
+export function connectionsToReseal(
+  db: Queryable,
+  version: number,
+  currentKeyId: string,
+): Promise<SealedConnectionRow[]> {
+  return db.query(
+    `SELECT id, secrets, secrets_version FROM channel_connections
+     WHERE secrets_version < $1
+        OR EXISTS (SELECT 1 FROM jsonb_each_text(secrets) s WHERE split_part(s.value, ':', 2) <> $2)
+     ORDER BY id`,
+    [version, currentKeyId],
+  );
+}
+
+/** Stores re-sealed secrets, only while the row is still as it was read. */
+export async function storeResealedConnection(
+  db: Queryable,
+  row: SealedConnectionRow,
+  secrets: Record<string, string>,
+  version: number,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE channel_connections SET secrets = $2, secrets_version = $4
+     WHERE id = $1 AND secrets_version = $3 AND secrets = $5::jsonb RETURNING id`,
+    [row.id, secrets, row.secrets_version, version, JSON.stringify(row.secrets)],
+  );
+  return rows.length > 0;
 }
 
 export function listConnections(db: Queryable, tenantId: string, botId: string): Promise<ConnectionRow[]> {

@@ -40,7 +40,7 @@ const viaMeta: Provider = (ctx, conn, row, part) =>
     ctx.config.messaging.graphBaseUrl,
     {
       phoneNumberId: conn.settings.phone_number_id!,
-      token: channelSecretsFor(ctx.config).open(conn.secrets.access_token!),
+      token: channelSecretsFor(ctx.config).open(conn, 'access_token'),
     },
     row.to_number,
     part,
@@ -52,7 +52,7 @@ const viaTwilio: Provider = (ctx, conn, row, part) => {
   const prefix = conn.kind === 'twilio_whatsapp' ? 'whatsapp:' : '';
   return sendTwilio(
     ctx.config.messaging.twilioApiBaseUrl,
-    { sid: conn.settings.account_sid!, token: channelSecretsFor(ctx.config).open(conn.secrets.auth_token!) },
+    { sid: conn.settings.account_sid!, token: channelSecretsFor(ctx.config).open(conn, 'auth_token') },
     {
       from: `${prefix}${bareNumber(conn.settings.from_number!)}`,
       to: `${prefix}${row.to_number}`,

@@ -2,6 +2,7 @@
  * Channel connections of a bot (WhatsApp Cloud API, Twilio SMS / WhatsApp / voice): the rules of
  * creating and changing them, the write-only secrets, the webhook URLs, and health.
  */
+import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
@@ -11,7 +12,7 @@ import * as repo from './repository.js';
 import type { ConnectionKind, ConnectionRow, ConnectionSettings } from './repository.js';
 import { QUIET_WINDOW_DEFAULT_MS, windowState } from './rules.js';
 import type { CreateConnectionBody, UpdateConnectionBody } from './schema.js';
-import type { ChannelSecrets } from './secret-store.js';
+import { openedOrEmpty, type ChannelSecrets } from './secret-store.js';
 
 const SECRET_NAMES = ['access_token', 'app_secret', 'verify_token', 'auth_token'] as const;
 const SETTING_NAMES = [
@@ -93,7 +94,7 @@ async function ownBot(db: Queryable, tenantId: string, botId: string): Promise<v
   await getBot(db, tenantId, botId);
 }
 
-function split(kind: ConnectionKind, body: Record<string, unknown>, secrets: ChannelSecrets) {
+function split(kind: ConnectionKind, id: string, body: Record<string, unknown>, secrets: ChannelSecrets) {
   const settings: ConnectionSettings = {};
   const sealed: Record<string, string> = {};
   for (const key of Object.keys(body)) {
@@ -115,7 +116,7 @@ function split(kind: ConnectionKind, body: Record<string, unknown>, secrets: Cha
     );
   for (const name of SECRET_NAMES) {
     const value = body[name];
-    if (typeof value === 'string') sealed[name] = secrets.seal(value);
+    if (typeof value === 'string') sealed[name] = secrets.seal(value, id, name);
   }
   return { settings, sealed };
 }
@@ -152,9 +153,10 @@ export async function createConnection(
   body: CreateConnectionBody,
 ): Promise<ConnectionRow> {
   await ownBot(deps.db, tenantId, botId);
-  const { settings, sealed } = split(body.kind, body, deps.secrets);
+  const id = randomUUID();
+  const { settings, sealed } = split(body.kind, id, body, deps.secrets);
   checkComplete(body.kind, settings, sealed);
-  const row = await repo.insertConnection(deps.db, tenantId, botId, body.kind, {
+  const row = await repo.insertConnection(deps.db, id, tenantId, botId, body.kind, {
     name: body.name.trim(),
     isActive: body.is_active ?? true,
     settings,
@@ -178,7 +180,7 @@ export async function editConnection(
       ? await repo.findConnection(tx, tenantId, botId, id, { lock: true })
       : undefined;
     if (!current) throw notFound('Channel connection');
-    const { settings, sealed } = split(current.kind, body, deps.secrets);
+    const { settings, sealed } = split(current.kind, current.id, body, deps.secrets);
     const merged = { ...current.settings, ...settings };
     const secrets = { ...current.secrets, ...sealed };
     checkComplete(current.kind, merged, secrets);
@@ -233,7 +235,9 @@ export async function activeVoiceConnection(
 ): Promise<{ row: ConnectionRow; authToken: string } | null> {
   const row = isUuid(id) ? await repo.findConnectionById(db, id) : undefined;
   if (!row || row.kind !== 'twilio_voice' || !row.is_active || !row.secrets.auth_token) return null;
-  return { row, authToken: secrets.open(row.secrets.auth_token) };
+  // A token that does not open here (copied from another row, or a key no longer listed) is none.
+  const authToken = openedOrEmpty(secrets, row, 'auth_token');
+  return authToken ? { row, authToken } : null;
 }
 
 export interface ConnectionExtras {

@@ -4,7 +4,7 @@
  * (pure), and the Messages API (the library's client with `api.baseUrl` from configuration).
  */
 import twilio from 'twilio';
-import { checkOutboundHost } from './guards.js';
+import { checkProviderUrl } from './guards.js';
 import type { ParsedInbound, SendOutcome } from './whatsapp.js';
 import { transportFailure } from './whatsapp.js';
 import { parseChoiceId } from './render.js';
@@ -76,7 +76,7 @@ export async function sendTwilio(
   message: { from: string; to: string; body: string; statusCallback: string },
   timeoutMs: number,
 ): Promise<SendOutcome> {
-  checkOutboundHost(
+  checkProviderUrl(
     `${baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${account.sid}/Messages.json`,
     baseUrl,
   );

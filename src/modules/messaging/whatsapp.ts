@@ -3,7 +3,7 @@
  * inbound messages and statuses (pure), and `POST /{phone-number-id}/messages`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { checkOutboundHost } from './guards.js';
+import { checkProviderUrl } from './guards.js';
 import { parseChoiceId } from './render.js';
 
 /** X-Hub-Signature-256 = "sha256=" + HMAC-SHA256(app secret, raw body); compared in constant time. */
@@ -181,7 +181,7 @@ export async function graphPost(
   timeoutMs: number,
 ): Promise<SendOutcome> {
   const url = `${base.replace(/\/+$/, '')}/${encodeURIComponent(phoneNumberId)}/${path}`;
-  checkOutboundHost(url, base);
+  checkProviderUrl(url, base);
   let response: Response;
   let text: string;
   try {

@@ -10,9 +10,10 @@ export interface EndpointRow {
   description: string | null;
   event_types: string[];
   is_active: boolean;
-  /** Storage form (see SecretBox); never leaves the service. */
+  /** Sealed, bound to this row and field (secret-box.ts); never leaves the service. */
   secret: string;
   previous_secret: string | null;
+  secrets_version: number;
   previous_secret_expires_at: Date | null;
   disabled_reason: string | null;
   disabled_at: Date | null;
@@ -43,6 +44,8 @@ export async function insertEndpoint(
   db: Queryable,
   tenantId: string,
   input: {
+    /** Chosen first: the secret is sealed bound to it. */
+    id: string;
     url: string;
     description: string | null;
     eventTypes: string[];
@@ -53,8 +56,8 @@ export async function insertEndpoint(
 ): Promise<EndpointRow> {
   return (await queryOne<EndpointRow>(
     db,
-    `INSERT INTO webhook_endpoints (tenant_id, url, description, event_types, is_active, secret, created_by)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    `INSERT INTO webhook_endpoints (tenant_id, url, description, event_types, is_active, secret, created_by, id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
     [
       tenantId,
       input.url,
@@ -63,6 +66,7 @@ export async function insertEndpoint(
       input.isActive,
       input.sealedSecret,
       input.createdBy,
+      input.id,
     ],
   ))!;
 }
@@ -140,21 +144,78 @@ export async function deleteEndpoint(db: Queryable, tenantId: string, id: string
 }
 
 /** The current secret becomes the previous one, still signing until `graceUntil`. */
+/** The endpoint, locked for a change of its secrets. */
+export function lockEndpoint(db: Queryable, tenantId: string, id: string): Promise<EndpointRow | undefined> {
+  if (!isUuid(id)) return Promise.resolve(undefined);
+  return queryOne<EndpointRow>(
+    db,
+    'SELECT * FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR UPDATE',
+    [tenantId, id],
+  );
+}
+
+/** The new secret signs from now on; the former one (sealed for its new field) until `graceUntil`. */
 export function rotateEndpointSecret(
   db: Queryable,
   tenantId: string,
   id: string,
-  sealedSecret: string,
+  sealed: { secret: string; previous: string },
   graceUntil: Date,
 ): Promise<EndpointRow | undefined> {
   if (!isUuid(id)) return Promise.resolve(undefined);
   return queryOne<EndpointRow>(
     db,
     `UPDATE webhook_endpoints
-     SET previous_secret = secret, previous_secret_expires_at = $4, secret = $3, updated_at = now()
+     SET previous_secret = $5, previous_secret_expires_at = $4, secret = $3, updated_at = now()
      WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-    [tenantId, id, sealedSecret, graceUntil],
+    [tenantId, id, sealed.secret, graceUntil, sealed.previous],
   );
+}
+
+export interface SealedEndpointRow {
+  id: string;
+  secret: string;
+  previous_secret: string | null;
+  secrets_version: number;
+}
+
+/** Endpoints whose secrets are of the former form (below `version`) or under another key. */
+export function endpointsToReseal(
+  db: Queryable,
+  version: number,
+  currentKeyId: string,
+): Promise<SealedEndpointRow[]> {
+  return db.query(
+    `SELECT id, secret, previous_secret, secrets_version FROM webhook_endpoints
+     WHERE secrets_version < $1 OR split_part(secret, ':', 2) <> $2
+        OR (previous_secret IS NOT NULL AND split_part(previous_secret, ':', 2) <> $2)
+     ORDER BY id`,
+    [version, currentKeyId],
+  );
+}
+
+/** Stores re-sealed secrets, only while the row is still as it was read. */
+export async function storeResealedEndpoint(
+  db: Queryable,
+  row: SealedEndpointRow,
+  sealed: Record<string, string>,
+  version: number,
+): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE webhook_endpoints SET secret = $2, previous_secret = $3, secrets_version = $5
+     WHERE id = $1 AND secrets_version = $4 AND secret = $6 AND previous_secret IS NOT DISTINCT FROM $7
+     RETURNING id`,
+    [
+      row.id,
+      sealed.secret,
+      sealed.previous_secret ?? null,
+      row.secrets_version,
+      version,
+      row.secret,
+      row.previous_secret,
+    ],
+  );
+  return rows.length > 0;
 }
 
 const DELIVERY_COLUMNS = `d.id, d.tenant_id, d.event_id, d.endpoint_id, e.type AS event_type, d.status, d.attempts,

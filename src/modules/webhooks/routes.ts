@@ -18,7 +18,7 @@ import {
   EndpointWithSecret,
   UpdateEndpointBody,
 } from './schema.js';
-import { SecretBox } from './secret-box.js';
+import { webhookSecretsFor } from './secret-box.js';
 import { serializeAttempt, serializeDelivery, serializeEndpoint } from './serialize.js';
 import * as service from './service.js';
 
@@ -29,7 +29,7 @@ import * as service from './service.js';
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const deps: service.EndpointServiceDeps = {
     db: ctx.db,
-    secrets: new SecretBox(ctx.config.webhooks.secretsKey),
+    secrets: webhookSecretsFor(ctx.config),
     allowPrivateTargets: ctx.config.webhooks.allowPrivateTargets,
   };
   const guard = requireUser(ctx, 'webhook:manage');

@@ -13,7 +13,7 @@ import {
 import { postJson, type PostResult } from '../../shared/guarded-http.js';
 import { WEBHOOK_KIND } from './outbox.js';
 import { disableEndpointOfDelivery, findDeliveryToSend, type DeliveryToSend } from './repository.js';
-import { SecretBox } from './secret-box.js';
+import { webhookSecretsFor, type WebhookSecrets } from './secret-box.js';
 import { signedHeaders } from './signing.js';
 
 export const GONE_REASON = 'The receiver answered 410 Gone';
@@ -51,20 +51,20 @@ export function verdictOf(result: Pick<PostResult, 'statusCode' | 'retryAfter'>)
 export interface WebhookSenderOptions {
   db: Queryable;
   webhooks: Config['webhooks'];
-  secrets: SecretBox;
+  secrets: WebhookSecrets;
 }
 
 /** Sends webhook deliveries: a signed POST, no redirects, the SSRF guard at connection time. */
 export function webhookSender(options: WebhookSenderOptions): OutboxSender {
   const { db, webhooks, secrets } = options;
   const signingSecrets = (delivery: DeliveryToSend, now: Date): string[] => {
-    const all = [secrets.open(delivery.secret)];
+    const all = [secrets.open(delivery.secret, delivery.endpoint_id, 'secret')];
     if (
       delivery.previous_secret &&
       delivery.previous_secret_expires_at &&
       delivery.previous_secret_expires_at > now
     ) {
-      all.push(secrets.open(delivery.previous_secret));
+      all.push(secrets.open(delivery.previous_secret, delivery.endpoint_id, 'previous_secret'));
     }
     return all;
   };
@@ -118,7 +118,7 @@ export function createWebhookSender(
   ctx: AppContext,
   webhooks: Config['webhooks'] = ctx.config.webhooks,
 ): OutboxSender {
-  return webhookSender({ db: ctx.db, webhooks, secrets: new SecretBox(ctx.config.webhooks.secretsKey) });
+  return webhookSender({ db: ctx.db, webhooks, secrets: webhookSecretsFor(ctx.config) });
 }
 
 /** An outbox worker that sends webhook deliveries only (tests drive it by hand). */

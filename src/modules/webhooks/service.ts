@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import { timePage } from '../../shared/pagination.js';
 import { lockTenant } from '../tenants/service.js';
 import { queueDeliveries } from './outbox.js';
 import * as repo from './repository.js';
-import type { SecretBox } from './secret-box.js';
+import type { WebhookSecrets } from './secret-box.js';
 import { generateSigningSecret } from './signing.js';
 import { TargetRefusedError, urlRefusal, checkWebhookUrl } from '../../shared/ssrf.js';
 
@@ -15,7 +16,7 @@ export const ROTATION_GRACE_MS = 24 * 3600_000;
 
 export interface EndpointServiceDeps {
   db: Database;
-  secrets: SecretBox;
+  secrets: WebhookSecrets;
   allowPrivateTargets: boolean;
 }
 
@@ -41,6 +42,7 @@ export async function createEndpoint(
 ): Promise<{ endpoint: repo.EndpointRow; secret: string }> {
   const url = await checkedUrl(input.url, deps.allowPrivateTargets);
   const secret = generateSigningSecret();
+  const id = randomUUID();
   const endpoint = await deps.db.transaction(async (tx) => {
     // The tenant row lock serialises concurrent registrations, so the limit holds.
     await lockTenant(tx, tenantId);
@@ -51,11 +53,12 @@ export async function createEndpoint(
       });
     }
     return repo.insertEndpoint(tx, tenantId, {
+      id,
       url,
       description: input.description ?? null,
       eventTypes: input.eventTypes,
       isActive: input.isActive ?? true,
-      sealedSecret: deps.secrets.seal(secret),
+      sealedSecret: deps.secrets.seal(secret, id, 'secret'),
       createdBy: input.createdBy,
     });
   });
@@ -81,13 +84,22 @@ export async function rotateSecret(
   now = new Date(),
 ): Promise<{ endpoint: repo.EndpointRow; secret: string }> {
   const secret = generateSigningSecret();
-  const endpoint = await repo.rotateEndpointSecret(
-    deps.db,
-    tenantId,
-    id,
-    deps.secrets.seal(secret),
-    new Date(now.getTime() + ROTATION_GRACE_MS),
-  );
+  const endpoint = await deps.db.transaction(async (tx) => {
+    const current = await repo.lockEndpoint(tx, tenantId, id);
+    if (!current) return undefined;
+    // The former secret moves to its own field: sealed again, bound to that field.
+    const previous = deps.secrets.open(current.secret, current.id, 'secret');
+    return repo.rotateEndpointSecret(
+      tx,
+      tenantId,
+      current.id,
+      {
+        secret: deps.secrets.seal(secret, current.id, 'secret'),
+        previous: deps.secrets.seal(previous, current.id, 'previous_secret'),
+      },
+      new Date(now.getTime() + ROTATION_GRACE_MS),
+    );
+  });
   if (!endpoint) throw notFound('Webhook endpoint');
   return { endpoint, secret };
 }
