@@ -1,5 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { EngineRefusal } from '../modules/chat/pipeline/refusal.js';
+import { noteChatRefusal } from '../observability/metrics.js';
+import { asChatError } from './chat-refusal.js';
 import { AppError, CHAT_TEXT, ErrorCode, type ErrorCodeName } from './errors.js';
 import { serviceUnavailable } from './unavailable.js';
 
@@ -141,7 +144,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((caught: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     // A database that cannot be reached is a 503 with Retry-After, logged once per outage
     // (src/health.ts), not a stack trace per request.
-    const error = isDatabaseUnavailable(caught) ? serviceUnavailable(request) : caught;
+    if (caught instanceof EngineRefusal) noteChatRefusal(request, caught.reason);
+    // The conversation engine's refusals become the chat's status and German text here, and only here.
+    const error = (isDatabaseUnavailable(caught) ? serviceUnavailable(request) : asChatError(caught)) as
+      FastifyError | AppError;
     const chat = request.routeOptions.config?.errorStyle === 'chat';
     const { status, body } = chat ? chatBodyFor(error) : apiBodyFor(error);
     // 503s are logged where they arise; a client that went away is not an error of the service.

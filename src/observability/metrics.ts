@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { CHAT_EXTRA_TEXT, CHAT_TEXT } from '../http/errors.js';
+import type { RefusalReason } from '../modules/chat/pipeline/refusal.js';
 
 export const registry = new Registry();
 
@@ -39,23 +40,20 @@ export const CHAT_OUTCOMES = {
   [CHAT_TEXT.keyRequired]: 'api_key_required',
   [CHAT_TEXT.keyInvalid]: 'api_key_invalid',
   [CHAT_TEXT.keyExpired]: 'api_key_expired',
-  [CHAT_TEXT.botDisabled]: 'bot_disabled',
-  [CHAT_TEXT.botNotFound]: 'bot_not_found',
-  [CHAT_TEXT.conversationNotFound]: 'conversation_not_found',
-  [CHAT_TEXT.quotaExhausted]: 'quota_exhausted',
   [CHAT_TEXT.rateLimited]: 'rate_limited',
   [CHAT_TEXT.internal]: 'internal_error',
   [CHAT_EXTRA_TEXT.invalidMetadata]: 'invalid_metadata',
   [CHAT_EXTRA_TEXT.unknownField]: 'unknown_field',
   [CHAT_EXTRA_TEXT.invalidIdempotencyKey]: 'invalid_idempotency_key',
-  [CHAT_EXTRA_TEXT.idempotencyMismatch]: 'idempotency_mismatch',
-  [CHAT_EXTRA_TEXT.idempotencyInFlight]: 'idempotency_in_flight',
-  [CHAT_EXTRA_TEXT.handedOver]: 'handed_over',
-  [CHAT_EXTRA_TEXT.modelUnavailable]: 'model_unavailable',
   [CHAT_EXTRA_TEXT.serviceUnavailable]: 'service_unavailable',
 } as const satisfies Record<string, string>;
 
-export type ChatOutcome = (typeof CHAT_OUTCOMES)[keyof typeof CHAT_OUTCOMES] | 'other_error';
+/**
+ * The chat's outcomes: ok, replayed, the conversation engine's refusal codes (noted by the
+ * error handler and the stream writers, never read back from a text), or the label of an error
+ * text of the HTTP layer (request parsing, keys, rate limit).
+ */
+export type ChatOutcome = (typeof CHAT_OUTCOMES)[keyof typeof CHAT_OUTCOMES] | RefusalReason | 'other_error';
 
 /** The outcome label of a chat answer from its status and error text (never free text). */
 export function chatOutcomeOf(statusCode: number, errorText?: string): ChatOutcome {
@@ -277,9 +275,17 @@ const CHAT_ROUTE = '/api/bot-chat/:botId/chat';
 /** Routes that answer with the chat's error texts: the chat endpoint and the dashboard's test chat. */
 const CHAT_TEXT_ROUTES = new Set([CHAT_ROUTE, '/api/bots/:id/test-chat']);
 const chatErrorText = new WeakMap<FastifyRequest, string>();
+const chatRefusal = new WeakMap<FastifyRequest, RefusalReason>();
+
+/** Notes the conversation engine's refusal a chat request ended with (its code). */
+export function noteChatRefusal(request: FastifyRequest, reason: RefusalReason): void {
+  chatRefusal.set(request, reason);
+}
 
 /** The outcome of an answered chat request (after its body was sent). */
 export function chatOutcomeFor(request: FastifyRequest, reply: FastifyReply): ChatOutcome {
+  const refusal = chatRefusal.get(request);
+  if (refusal !== undefined) return refusal;
   const text = chatErrorText.get(request);
   if (text !== undefined || reply.statusCode >= 400) return chatOutcomeOf(reply.statusCode, text ?? '');
   return reply.getHeader('idempotent-replayed') === 'true' ? 'replayed' : 'ok';

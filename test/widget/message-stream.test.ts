@@ -1,3 +1,4 @@
+import { AppError } from '../../src/http/errors.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatResponse } from '../../src/modules/chat/pipeline/types.js';
 import { MESSAGE_HEARTBEAT_MS, widgetMessageStream } from '../../src/modules/widget/message-stream.js';
@@ -40,7 +41,7 @@ describe('widget message stream (pure port)', () => {
     const t = target();
     const sink = widgetMessageStream({ ...t, anchorId: undefined, replyId: async () => undefined });
     sink.delta('x');
-    sink.fail({ error: 'Modell nicht erreichbar' });
+    sink.fail(new AppError(503, 'Modell nicht erreichbar'));
     sink.close();
     await vi.waitFor(() => expect(t.ended()).toBe(true));
     expect(t.chunks[0]).toBe('event: delta\ndata: {"text":"x"}\n\n');

@@ -1593,7 +1593,7 @@ export interface paths {
         put?: never;
         /**
          * Send the visitor’s message to the bot (JSON, or server-sent events with Accept: text/event-stream)
-         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its `message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with `Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a `: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.
+         * @description The same conversation engine as the chat endpoint, channel `widget`, sender = the visitor id, in the visitor’s open conversation with the bot. `text` (1–10000 characters) or `choice` (an item of the reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its `message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with `Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a `: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget. While people hold the conversation (hand-over) the message is stored for them and shown live in the inbox, the bot stays silent: 202 with the stored message (no model call, nothing of the quota used). An `Idempotency-Key` header (1–255 visible ASCII characters, one fresh key per message, the same on its retries; 24 h per visitor) stores and answers a message once: a retry gets the first answer again (header `Idempotent-Replayed: true`), the same key with another message 422, while the first attempt still runs 409. Without the header every request is a new message.
          */
         post: operations["sendWidgetMessage"];
         delete?: never;
@@ -12379,7 +12379,10 @@ export interface operations {
     sendWidgetMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description One fresh key per message, the same on its retries (1–255 visible ASCII characters) */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12408,6 +12411,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponse"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "handed_over";
+                        /** Format: uuid */
+                        conversation_id: string;
+                        message: components["schemas"]["WidgetTranscriptMessage"];
+                    };
                 };
             };
             /** @description Default Response */
@@ -12448,6 +12466,15 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -444,6 +444,8 @@ export function mount(context: MountContext): PanelHandle {
       if (saved && response.conversation_id && response.conversation_id !== saved.conversation_id)
         persist({ ...saved, conversation_id: response.conversation_id });
       const id = response.message_id ?? response.id;
+      // Handed over: the message is stored for the people (shown as sent); its echo on the stream is not shown again.
+      if (response.message?.id) seen.add(response.message.id);
       if (response.reply) {
         recentReplies.push(response.reply);
         if (recentReplies.length > 5) recentReplies.shift();

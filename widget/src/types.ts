@@ -54,6 +54,9 @@ export type BotResponse = Pick<Schemas['ChatResponse'], 'reply'> &
     blocks?: Block[] | undefined;
     message_id?: string;
     id?: string;
+    /** 202 while people hold the conversation: the visitor's message as stored for them. */
+    status?: string;
+    message?: { id: string };
   };
 
 /** The visitor's satisfaction rating (the body of rateWidgetConversation). */

@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { noteChatStreamError } from '../../observability/metrics.js';
+import { chatErrorBody } from '../../http/chat-refusal.js';
+import { noteChatRefusal, noteChatStreamError } from '../../observability/metrics.js';
+import { EngineRefusal } from './pipeline/refusal.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import type { ChatResponse, StreamSink } from './pipeline/types.js';
 
@@ -24,8 +26,10 @@ export function eventStream(reply: FastifyReply): StreamSink {
     open: () => void open(),
     delta: (text) => open()(sseEvent('delta', { text })),
     done: (response) => open()(sseEvent('done', response)),
-    fail(body) {
-      noteChatStreamError(reply.request, body.error);
+    fail(error) {
+      const body = chatErrorBody(error);
+      if (error instanceof EngineRefusal) noteChatRefusal(reply.request, error.reason);
+      else noteChatStreamError(reply.request, body.error);
       open()(sseEvent('error', body));
     },
     close() {

@@ -265,3 +265,18 @@ export async function displayNameOf(db: Queryable, tenantId: string, userId: str
   );
   return row?.name ?? null;
 }
+
+/** The conversation's message stored with this Idempotency-Key, if any. */
+export function messageByKey(
+  db: Queryable,
+  tenantId: string,
+  conversationId: string,
+  idempotencyKey: string,
+): Promise<{ id: string; created_at: Date } | undefined> {
+  return queryOne<{ id: string; created_at: Date }>(
+    db,
+    `SELECT id, created_at FROM messages
+      WHERE tenant_id = $1 AND conversation_id = $2 AND idempotency_key = $3`,
+    [tenantId, conversationId, idempotencyKey],
+  );
+}

@@ -349,17 +349,23 @@ export async function recordCustomerMessage(
   conversationId: string,
   content: string,
   idempotencyKey: string | null = null,
-): Promise<void> {
+): Promise<{ id: string; created_at: Date } | undefined> {
   const stored = await ctx.db.transaction(async (tx) => {
     const row = await repo.lockForInbox(tx, tenantId, conversationId);
     if (!row || row.status !== 'handed_over') return undefined;
-    // A repeated request (same Idempotency-Key) finds its message stored already.
-    return insertStaffMessage(tx, tenantId, row, {
+    const inserted = await insertStaffMessage(tx, tenantId, row, {
       role: 'user',
       content,
       authorUserId: null,
       idempotencyKey,
     });
+    if (inserted) return { ...inserted, fresh: true };
+    // A repeated request (same Idempotency-Key) finds its message stored already.
+    if (!idempotencyKey) return undefined;
+    const earlier = await repo.messageByKey(tx, tenantId, conversationId, idempotencyKey);
+    return earlier ? { ...earlier, fresh: false } : undefined;
   });
-  if (stored) await publishMessage(ctx, tenantId, conversationId, stored.id);
+  if (!stored) return undefined;
+  if (stored.fresh) await publishMessage(ctx, tenantId, conversationId, stored.id);
+  return { id: stored.id, created_at: stored.created_at };
 }

@@ -18,7 +18,8 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
-import { AppError, CHAT_EXTRA_TEXT, CHAT_TEXT } from '../../http/errors.js';
+import { AppError } from '../../http/errors.js';
+import { EngineRefusal } from '../chat/pipeline/refusal.js';
 import { detectLanguage } from '../../shared/language.js';
 import { converse } from '../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../chat/pipeline/types.js';
@@ -191,12 +192,22 @@ export function afterAccept(
 
 /** The engine's refusals this adapter tells apart (kept in one place: the engine's codes may change). */
 function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'retry' | 'failed' {
-  if (!(error instanceof AppError)) return 'retry';
-  if (error.error === CHAT_EXTRA_TEXT.handedOver) return 'handed_over';
-  if (error.error === CHAT_TEXT.botDisabled) return 'bot_disabled';
-  if (error.error === CHAT_TEXT.quotaExhausted) return 'quota_exhausted';
-  if (error.statusCode >= 500 || error.statusCode === 409) return 'retry';
-  return 'failed';
+  if (!(error instanceof EngineRefusal)) {
+    return error instanceof AppError && error.statusCode < 500 ? 'failed' : 'retry';
+  }
+  switch (error.reason) {
+    case 'handed_over':
+    case 'bot_disabled':
+    case 'quota_exhausted':
+      return error.reason;
+    case 'idempotency_in_flight':
+    case 'model_unavailable':
+      return 'retry';
+    case 'bot_not_found':
+    case 'conversation_not_found':
+    case 'idempotency_mismatch':
+      return 'failed';
+  }
 }
 
 /** The block a numbered reply or a tap refers to: the latest outbound message's. */
@@ -337,7 +348,11 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
       turnId,
       status,
       conversationId,
-      refusal === 'failed' ? (error as AppError).error : refusal,
+      refusal !== 'failed'
+        ? refusal
+        : error instanceof EngineRefusal
+          ? error.reason
+          : (error as AppError).error,
     );
     return;
   }

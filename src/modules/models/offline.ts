@@ -325,6 +325,7 @@ export function offlineProvider(): ModelProvider {
       model: OFFLINE_MODEL_NAME,
       promptTokens: countPromptTokens(request.system, request.messages),
       completionTokens: countTokens(text),
+      ...(isHandOverReply(text) ? { noAnswer: true } : {}),
     };
   };
   return {

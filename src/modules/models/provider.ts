@@ -39,6 +39,11 @@ export interface ModelReply {
   model: string;
   promptTokens: number;
   completionTokens: number;
+  /**
+   * The model found no answer in the knowledge (the offline model's hand-over reply). Real
+   * providers signal it with the marker `[NO_ANSWER]` in the text instead (no-answer.ts).
+   */
+  noAnswer?: boolean;
 }
 
 export type ModelStreamEvent = { type: 'delta'; text: string } | { type: 'done'; reply: ModelReply };

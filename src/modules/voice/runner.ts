@@ -6,7 +6,7 @@
  * (channel `voice`) with a streaming port like the chat's server-sent events.
  */
 import type { AppContext } from '../../shared/context.js';
-import { AppError } from '../../http/errors.js';
+import { EngineRefusal } from '../chat/pipeline/refusal.js';
 import { converse } from '../chat/pipeline/engine.js';
 import type { ChatResponse, StreamSink } from '../chat/pipeline/types.js';
 import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from '../models/provider.js';
@@ -159,12 +159,22 @@ function fixedModel(name: string, text: string): ModelProvider {
 }
 
 function refusalOf(error: unknown): VoiceTurnResult | null {
-  if (!(error instanceof AppError)) return null;
-  if (error.statusCode === 403 || error.statusCode === 404) return { kind: 'refused', reason: 'bot_off' };
-  if (error.statusCode === 429) return { kind: 'refused', reason: 'quota' };
-  if (error.statusCode === 409) return { kind: 'refused', reason: 'handed_over' };
-  if (error.statusCode === 503) return { kind: 'refused', reason: 'unavailable' };
-  return null;
+  if (!(error instanceof EngineRefusal)) return null;
+  switch (error.reason) {
+    case 'bot_disabled':
+    case 'bot_not_found':
+    case 'conversation_not_found':
+      return { kind: 'refused', reason: 'bot_off' };
+    case 'quota_exhausted':
+      return { kind: 'refused', reason: 'quota' };
+    case 'handed_over':
+    case 'idempotency_in_flight':
+      return { kind: 'refused', reason: 'handed_over' };
+    case 'model_unavailable':
+      return { kind: 'refused', reason: 'unavailable' };
+    case 'idempotency_mismatch':
+      return null;
+  }
 }
 
 /** The voice turn on the conversation engine. */

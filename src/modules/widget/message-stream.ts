@@ -10,6 +10,7 @@
  * and receives the visitor's message and the reply once stored; without an id it reads the
  * transcript.
  */
+import { chatErrorBody } from '../../http/chat-refusal.js';
 import type { ChatErrorBody, ChatResponse, StreamSink } from '../chat/pipeline/types.js';
 import { sseEvent } from '../../shared/sse.js';
 
@@ -71,7 +72,8 @@ export function widgetMessageStream(options: MessageStreamOptions): StreamSink {
           writer(withId(id ?? options.anchorId, 'done', id ? { ...response, message_id: id } : response)),
         );
     },
-    fail(body: ChatErrorBody) {
+    fail(error: unknown) {
+      const body = chatErrorBody(error);
       options.onError?.(body);
       open()(withId(options.anchorId, 'error', body));
     },

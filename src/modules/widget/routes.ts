@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
@@ -6,7 +7,10 @@ import { errorResponses, eventStreamResponse } from '../../http/schemas.js';
 import { rateLimitRefusals } from '../../observability/metrics.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { answerChat } from '../chat/answer.js';
-import { parseChatRequest } from '../chat/request.js';
+import { parseChatRequest, parseIdempotencyKey } from '../chat/request.js';
+import { requestFingerprint } from '../chat/idempotency.js';
+import { EngineRefusal } from '../chat/pipeline/refusal.js';
+import { createHash } from 'node:crypto';
 import { openEventStream as openStream } from '../../shared/sse.js';
 import { noteChatStreamError } from '../../observability/metrics.js';
 import { ChatResponseSchema } from '../chat/schema.js';
@@ -30,7 +34,13 @@ import { widgetMessageStream } from './message-stream.js';
 import * as repo from './repository.js';
 import { findBot } from '../bots/service.js';
 import { deleteConversationsByIds } from '../conversations/service.js';
-import { SessionBody, SessionSchema, TranscriptSchema, WidgetMessageBody } from './schema.js';
+import {
+  SessionBody,
+  SessionSchema,
+  TranscriptSchema,
+  WidgetKeptMessageSchema,
+  WidgetMessageBody,
+} from './schema.js';
 import { identitySecretContext, replyByEmail, serializeMessage } from './service.js';
 import {
   issueVisitorToken,
@@ -360,15 +370,34 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           'reply’s `blocks`; send its title as `text` too). Streams `delta`, then `done` with the response and its ' +
           '`message_id`, or `error`; every event has an id (a message id to resume from on /v1/widget/events with ' +
           '`Last-Event-ID`: the deltas the conversation’s last message before, `done` the stored reply), and a ' +
-          '`: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget.',
+          '`: ping` comment comes every 15 s. Limits per visitor, address and publishable key (RateLimit-* headers), and the bot’s daily budget. ' +
+          'While people hold the conversation (hand-over) the message is stored for them and shown live in the inbox, the ' +
+          'bot stays silent: 202 with the stored message (no model call, nothing of the quota used). An `Idempotency-Key` ' +
+          'header (1–255 visible ASCII characters, one fresh key per message, the same on its retries; 24 h per visitor) ' +
+          'stores and answers a message once: a retry gets the first answer again (header `Idempotent-Replayed: true`), ' +
+          'the same key with another message 422, while the first attempt still runs 409. Without the header every ' +
+          'request is a new message.',
         security,
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({
+              description:
+                'One fresh key per message, the same on its retries (1–255 visible ASCII characters)',
+            }),
+          ),
+        }),
         body: WidgetMessageBody,
-        response: { 200: ChatResponseSchema, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+        response: {
+          200: ChatResponseSchema,
+          202: WidgetKeptMessageSchema,
+          ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
+        },
       },
     },
     async (request, reply) => {
       const { claims, settings } = visitorOf(request);
       const { text, choice } = request.body;
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const input = parseChatRequest({
         message: text ?? (choice ? choice.item_id : ''),
         ...(choice ? { choice } : {}),
@@ -399,20 +428,52 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
             },
           },
         },
-        idempotencyKey: null,
+        // A visitor's key is theirs alone: another visitor's same key neither replays nor blocks it.
+        idempotencyKey: key
+          ? `widget:${createHash('sha256').update(`${claims.visitor_id}:${key}`).digest('hex')}`
+          : null,
+        // The first attempt may open the conversation: a retry is compared by its message, not its conversation.
+        ...(key
+          ? {
+              requestHash: requestFingerprint(claims.bot_id, {
+                ...input,
+                channel: 'widget',
+                senderId: claims.visitor_id,
+                conversationId: null,
+                metadata: {},
+              }),
+            }
+          : {}),
       };
       // Stream events carry message ids to resume from on /v1/widget/events.
       const anchorId = open ? await repo.lastMessageId(ctx.db, claims.tenant_id, open.id) : undefined;
-      const answered = await answerChat(ctx, inbound, request, reply, (target) =>
-        widgetMessageStream({
-          open: () => openStream(target),
-          end: () => target.raw.end(),
-          anchorId,
-          replyId: (response) =>
-            repo.lastMessageId(ctx.db, claims.tenant_id, response.conversation_id, 'assistant'),
-          onError: (body) => noteChatStreamError(request, body.error),
-        }),
-      );
+      let answered;
+      try {
+        answered = await answerChat(ctx, inbound, request, reply, (target) =>
+          widgetMessageStream({
+            open: () => openStream(target),
+            end: () => target.raw.end(),
+            anchorId,
+            replyId: (response) =>
+              repo.lastMessageId(ctx.db, claims.tenant_id, response.conversation_id, 'assistant'),
+            onError: (body) => noteChatStreamError(request, body.error),
+          }),
+        );
+      } catch (error) {
+        // People hold the conversation: the message is theirs (stored once, live in the inbox), the bot is silent.
+        if (!(error instanceof EngineRefusal) || error.reason !== 'handed_over' || !error.kept) throw error;
+        await noteVisitor(ctx, claims, request, request.body.context);
+        return reply.code(202).send({
+          status: 'handed_over' as const,
+          conversation_id: error.kept.conversationId,
+          message: {
+            id: error.kept.messageId,
+            from: 'visitor' as const,
+            text: input.message,
+            created_at: error.kept.createdAt.toISOString(),
+          },
+        });
+      }
       await noteVisitor(ctx, claims, request, request.body.context);
       return answered;
     },

@@ -194,6 +194,16 @@ export const TranscriptMessageSchema = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
 });
 
+/** 202 of a message while people hold the conversation: stored for them, the bot stays silent. */
+export const WidgetKeptMessageSchema = Type.Object(
+  {
+    status: Type.Literal('handed_over'),
+    conversation_id: Type.String({ format: 'uuid' }),
+    message: TranscriptMessageSchema,
+  },
+  { additionalProperties: false },
+);
+
 export const TranscriptSchema = Type.Object({
   conversation_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
   status: Type.Union([

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
-import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
 import {
   claimIdempotencyKey,
   purgeExpiredIdempotencyKeys,
@@ -17,6 +16,7 @@ import { recordCustomerMessage } from '../../inbox/service.js';
 import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';
+import { EngineRefusal } from './refusal.js';
 import type { ChatResponse, InboundMessage, StageObserver } from './types.js';
 
 /** What an admitted message holds: the bot, the conversation, the quota reservation and claim. */
@@ -82,7 +82,7 @@ async function claimKey(
   const attempt = () =>
     claimIdempotencyKey(ctx.db, inbound.tenantId, {
       key,
-      requestHash: requestFingerprint(inbound.botId, inbound.input),
+      requestHash: inbound.requestHash ?? requestFingerprint(inbound.botId, inbound.input),
       leaseSeconds: claim.leaseSeconds,
       claimId: claim.claimId,
       validUntil: statementDeadline(ctx),
@@ -94,8 +94,8 @@ async function claimKey(
 }
 
 /**
- * Runs admission. A replayed key returns the stored response; a refusal throws the chat's
- * error; whatever fails after the claim gives it back.
+ * Runs admission. A replayed key returns the stored response; a refusal throws an
+ * EngineRefusal; whatever fails after the claim gives it back.
  */
 export async function admit(ctx: AppContext, inbound: InboundMessage, observe: Observe): Promise<Admission> {
   const { tenantId, idempotencyKey } = inbound;
@@ -110,12 +110,8 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
     );
     if (claim.kind === 'replay')
       return { kind: 'replay', response: claim.response as unknown as ChatResponse };
-    if (claim.kind === 'mismatch') {
-      throw new AppError(422, CHAT_EXTRA_TEXT.idempotencyMismatch, CHAT_MESSAGE.idempotencyMismatch);
-    }
-    if (claim.kind === 'in_flight') {
-      throw new AppError(409, CHAT_EXTRA_TEXT.idempotencyInFlight, CHAT_MESSAGE.idempotencyInFlight);
-    }
+    if (claim.kind === 'mismatch') throw new EngineRefusal('idempotency_mismatch');
+    if (claim.kind === 'in_flight') throw new EngineRefusal('idempotency_in_flight');
     // Expired records are cleared now and then, outside the request's critical path.
     if (Math.random() < 0.01) void purgeExpiredIdempotencyKeys(ctx.db, tenantId).catch(() => undefined);
   }
@@ -139,23 +135,26 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
     );
     switch (checked.kind) {
       case 'bot_not_found':
-        throw new AppError(404, CHAT_TEXT.botNotFound);
       case 'bot_disabled':
-        throw new AppError(403, CHAT_TEXT.botDisabled);
       case 'conversation_not_found':
-        throw new AppError(404, CHAT_TEXT.conversationNotFound);
-      case 'handed_over':
+        throw new EngineRefusal(checked.kind);
+      case 'handed_over': {
         // People hold the conversation: the bot stays silent, the customer's message is kept for them.
-        await recordCustomerMessage(
+        const conversationId = inbound.input.conversationId!;
+        const kept = await recordCustomerMessage(
           ctx,
           tenantId,
-          inbound.input.conversationId!,
+          conversationId,
           inbound.input.message,
           idempotencyKey ?? null,
         );
-        throw handedOver();
+        throw new EngineRefusal(
+          'handed_over',
+          kept ? { kept: { conversationId, messageId: kept.id, createdAt: kept.created_at } } : {},
+        );
+      }
       case 'quota_exhausted':
-        throw new AppError(429, CHAT_TEXT.quotaExhausted);
+        throw new EngineRefusal('quota_exhausted');
     }
     return {
       kind: 'admitted',
@@ -188,9 +187,9 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
   }
 }
 
-/** 409: a person took the conversation over; the bot answers no more in it. */
-export function handedOver(): AppError {
-  return new AppError(409, CHAT_EXTRA_TEXT.handedOver, CHAT_MESSAGE.handedOver);
+/** A person took the conversation over; the bot answers no more in it. */
+export function handedOver(): EngineRefusal {
+  return new EngineRefusal('handed_over');
 }
 
 /**

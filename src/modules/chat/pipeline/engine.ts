@@ -14,21 +14,24 @@
  *              into `blocks`, then one transaction stores the exchange with its actions, the
  *              flow's new position and the channel's outbox row
  *   fail       anything after admission gives back the reservation and the claim; a model
- *              outage or the deadline becomes the chat's 503
+ *              outage or the deadline becomes the refusal `model_unavailable`
+ *   refusals  typed (refusal.ts: EngineRefusal with a reason code); only the HTTP layer turns
+ *              them into the chat's status and German text (http/chat-refusal.ts)
  *
  * Adapters (routes.ts, test-chat-routes.ts, channels) only authenticate, build the inbound
  * message and choose the output port (types.ts). Tracing and metrics wrap the stages from
  * outside through the observer; the stages know nothing of them.
  */
 import type { AppContext } from '../../../shared/context.js';
-import { AppError } from '../../../http/errors.js';
+import { noAnswerFilter } from '../../models/no-answer.js';
 import type { ModelReply, ModelRequest, ModelStreamEvent } from '../../models/provider.js';
 import * as flowStage from '../../flow/stage.js';
 import { asksForPerson, connectingReply } from '../../conversations/person-request.js';
 import { decideReply } from '../extensions.js';
 import { admit, chatDeadlineMs, type Admitted } from './admission.js';
+import { EngineRefusal } from './refusal.js';
 import { buildContext, turnOf } from './context.js';
-import { chatErrorBody, fail, finish, type FinishOptions, type Turn } from './finish.js';
+import { fail, finish, type FinishOptions, type Turn } from './finish.js';
 import {
   WHOLE_REPLY,
   type ChatOutcome,
@@ -234,12 +237,17 @@ async function streamed(
 
   sink.open();
   let stored = false;
+  // The no-answer marker never reaches the customer, not even in a delta.
+  const marker = noAnswerFilter();
   try {
     while (!next.done) {
       const event = next.value;
       if (event.type === 'delta') {
-        sink.delta(event.text);
+        const text = marker.push(event.text);
+        if (text) sink.delta(text);
       } else {
+        const rest = marker.flush();
+        if (rest) sink.delta(rest);
         observer.end('model');
         observer.tokens(event.reply.promptTokens, event.reply.completionTokens, event.reply.model);
         // The client left (or the deadline passed) while the model finished: nothing is stored.
@@ -256,10 +264,10 @@ async function streamed(
   } catch (caught) {
     observer.end('model', undefined, caught);
     const error = await fail(ctx, turn, caught, { ...options, stored });
-    if (!(error instanceof AppError) && !options.signal?.aborted) {
+    if (!(error instanceof EngineRefusal) && !options.signal?.aborted) {
       options.log?.error({ err: error }, 'chat stream failed');
     }
-    sink.fail(chatErrorBody(error));
+    sink.fail(error);
     return undefined;
   } finally {
     sink.close();

@@ -3,28 +3,27 @@
  * exchange (question, answer, conversation, tokens, quota, idempotency record) together with
  * the reply's actions (bookings), the flow's new position and a channel's outbox row — or,
  * when the turn has none of them, one atomic statement does. A conversation handed over meanwhile stores nothing and books
- * nothing (409). Fail: whatever a failed turn holds is given back, and the error is turned into
+ * nothing (the refusal `handed_over`). Fail: whatever a failed turn holds is given back, and the error is turned into
  * the chat's own.
  */
 import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
-import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../../http/errors.js';
 import type { HandoverReason } from '../../conversations/handover.js';
 import { enqueueEvent } from '../../webhooks/outbox.js';
 import * as flowStage from '../../flow/stage.js';
 import { handoverNotify, publishHandover } from '../../inbox/events.js';
 import type { StatementNotify } from '../../../coordination/index.js';
-import { isHandOverReply } from '../../models/offline.js';
+import { recogniseNoAnswer } from '../../models/no-answer.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
 import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
 import { IDEMPOTENCY_TTL_HOURS } from '../idempotency.js';
 import * as repo from '../repository.js';
 import { abandon, handedOver, type Admitted } from './admission.js';
+import { EngineRefusal } from './refusal.js';
 import {
   chatSource,
   type ChannelDelivery,
-  type ChatErrorBody,
   type ChatResponse,
   type ConverseOptions,
   type StageObserver,
@@ -41,17 +40,20 @@ export interface Turn {
   signal: AbortSignal;
   /** The turn hands the conversation over to people (the customer asked for a person). */
   handover?: HandoverReason;
+  /** The model found no answer (its `noAnswer` flag or the `[NO_ANSWER]` marker); set by finish. */
+  noAnswer?: boolean;
 }
 
 type Observe = StageObserver['stage'];
 
 /**
- * The hits the reply rests on: none when the model handed over all the same (the offline model
- * found no sentence in them that answers the question), so such a reply is neither counted as
- * knowledge used nor cites sources, and it hands the conversation over like a reply without hits.
+ * The hits the reply rests on: none when the model said it has no answer all the same (the
+ * offline model found no sentence in them that answers the question, or a provider's reply
+ * carried `[NO_ANSWER]`), so such a reply is neither counted as knowledge used nor cites
+ * sources, and it hands the conversation over like a reply without hits.
  */
-function usedHits(turn: Turn, reply: string): KnowledgeHit[] {
-  return isHandOverReply(reply) ? [] : turn.hits;
+function usedHits(turn: Turn): KnowledgeHit[] {
+  return turn.noAnswer ? [] : turn.hits;
 }
 
 /** The hand-over this turn decides, stored with the exchange. */
@@ -101,7 +103,7 @@ function responseOf(
   actions: unknown[],
   blocks: flowStage.ChatBlock[],
 ): ChatResponse {
-  const hits = usedHits(turn, processed.reply);
+  const hits = usedHits(turn);
   return {
     reply: processed.reply,
     conversation_id: turn.turn.conversationId,
@@ -178,19 +180,16 @@ export interface FinishOptions {
 
 /**
  * Whether the turn hands the conversation over, decided before storing: a `handover` step or
- * option of the flow; else the customer asking for a person; else no answer (the offline
- * model's hand-over reply, also when it had hits: see usedHits) when HANDOVER_ON_NO_ANSWER is on. The
+ * option of the flow; else the customer asking for a person; else no answer (the model's
+ * no-answer signal, also when it had hits: see usedHits) when HANDOVER_ON_NO_ANSWER is on. The
  * dashboard's test chat is not handed over for a missing answer, only when asked for a person.
  */
-function handoverOf(ctx: AppContext, turn: Turn, reply: string): Handover | null {
+function handoverOf(ctx: AppContext, turn: Turn): Handover | null {
   const flow = flowStage.handoverOf(turn.flow);
   const reason: HandoverReason | null =
     flow?.reason ??
     turn.handover ??
-    (ctx.config.conversations.handoverOnNoAnswer &&
-    !turn.admitted.inbound.test &&
-    usedHits(turn, reply).length === 0 &&
-    isHandOverReply(reply)
+    (ctx.config.conversations.handoverOnNoAnswer && !turn.admitted.inbound.test && turn.noAnswer === true
       ? 'no_answer'
       : null);
   if (!reason) return null;
@@ -206,9 +205,13 @@ function handoverOf(ctx: AppContext, turn: Turn, reply: string): Handover | null
 export async function finish(
   ctx: AppContext,
   turn: Turn,
-  reply: ModelReply,
+  modelReply: ModelReply,
   options: FinishOptions,
 ): Promise<ChatResponse> {
+  // The no-answer signal: the marker leaves the text; the turn counts as unanswered.
+  const signal = recogniseNoAnswer(modelReply);
+  turn.noAnswer = signal.noAnswer;
+  const reply = { ...modelReply, text: signal.text };
   const processed = await options.observe('reply', () =>
     processReply(ctx.chatExtensions, turn.turn, reply.text, ctx.db),
   );
@@ -216,7 +219,7 @@ export async function finish(
   // The flow stage after the model: block tags leave the reply and become `blocks`.
   const flowReply = flowStage.after(turn.flow, processed.reply);
   processed.reply = flowReply.reply;
-  const handover = handoverOf(ctx, turn, processed.reply);
+  const handover = handoverOf(ctx, turn);
   const { tenantId } = turn.admitted.inbound;
   const { conversationId } = turn.turn;
   // On PostgreSQL's fan-out the statement that stores the hand-over also sends its events.
@@ -234,12 +237,9 @@ export async function finish(
   return response;
 }
 
-/** The chat error for a model failure: 503 with Retry-After, no provider internals. */
-export function modelFailure(error: ModelUnavailableError): AppError {
-  const seconds = error.retryAfterSeconds;
-  return new AppError(503, CHAT_EXTRA_TEXT.modelUnavailable, CHAT_MESSAGE.modelUnavailable(seconds), {
-    headers: { 'retry-after': String(seconds) },
-  });
+/** The refusal for a model failure: try again after Retry-After, no provider internals. */
+export function modelFailure(error: ModelUnavailableError): EngineRefusal {
+  return new EngineRefusal('model_unavailable', { retryAfterSeconds: error.retryAfterSeconds });
 }
 
 /** The model failure for a turn that ran past its own deadline, if it did. */
@@ -254,7 +254,8 @@ function pastDeadline(ctx: AppContext, signal: AbortSignal): ModelUnavailableErr
 /**
  * The one failure path of an admitted turn: gives back what it reserved (unless the exchange
  * was stored), and returns the error to report — a model outage or the deadline as the chat's
- * 503 (logged with its cause, which the client never sees), anything else unchanged.
+ * refusal `model_unavailable` (logged with its cause, which the client never sees), anything
+ * else unchanged.
  */
 export async function fail(
   ctx: AppContext,
@@ -269,12 +270,4 @@ export async function fail(
     return modelFailure(error);
   }
   return error;
-}
-
-/** The body an error has in the chat: its text and sentence; anything unknown is internal. */
-export function chatErrorBody(error: unknown): ChatErrorBody {
-  if (error instanceof AppError) {
-    return error.hasMessage ? { error: error.error, message: error.message } : { error: error.error };
-  }
-  return { error: CHAT_TEXT.internal };
 }

@@ -23,6 +23,12 @@ export interface InboundMessage {
   botId: string;
   input: ChatInput;
   idempotencyKey: string | null;
+  /**
+   * What a repeated Idempotency-Key is compared with; by default the bot and the whole input. A
+   * channel whose input changes between retries (the widget's conversation, opened by the first
+   * attempt) gives its own.
+   */
+  requestHash?: string;
   /** The dashboard's test chat: the conversation is marked a test and the quota is not charged. */
   test?: boolean;
 }
@@ -69,8 +75,8 @@ export interface StreamSink {
   delta(text: string): void;
   /** The exchange is stored: the whole response. */
   done(response: ChatResponse): void;
-  /** A failure after `open`: nothing was stored or charged. */
-  fail(body: ChatErrorBody): void;
+  /** A failure after `open` (an EngineRefusal or any error): nothing was stored or charged. */
+  fail(error: unknown): void;
   /** Ends the stream (after `done`, `fail` or `replay`). */
   close(): void;
 }

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
-import { AppError, CHAT_EXTRA_TEXT, CHAT_TEXT } from '../../../http/errors.js';
+import { AppError } from '../../../http/errors.js';
+import { EngineRefusal } from '../../chat/pipeline/refusal.js';
 import { converse } from '../../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../../chat/pipeline/types.js';
 import { detectLanguage } from '../../../shared/language.js';
@@ -448,14 +449,26 @@ export async function converseMail(
     const outcome = await turn(conversationId);
     return { status: 'answered', inboundId: id, conversationId: outcome!.response.conversation_id };
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    if (error.error === CHAT_EXTRA_TEXT.handedOver) return skip('handed_over', 'skipped', conversationId);
-    if (error.error === CHAT_TEXT.botDisabled) return skip('bot_disabled');
-    if (error.error === CHAT_TEXT.quotaExhausted) return skip('quota_exhausted', 'skipped', conversationId);
-    // Another instance (a dead one, until its reservation runs out) holds this mail's turn.
-    if (error.error === CHAT_EXTRA_TEXT.idempotencyInFlight)
-      return { status: 'deferred', inboundId: id, reason: 'turn_reserved' };
-    if (error.statusCode >= 500 || error.statusCode === 409) throw error;
-    return skip(error.error, 'failed');
+    if (!(error instanceof EngineRefusal)) {
+      if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+      return skip(error.error, 'failed');
+    }
+    switch (error.reason) {
+      case 'handed_over':
+        return skip('handed_over', 'skipped', conversationId);
+      case 'bot_disabled':
+        return skip('bot_disabled');
+      case 'quota_exhausted':
+        return skip('quota_exhausted', 'skipped', conversationId);
+      // Another instance (a dead one, until its reservation runs out) holds this mail's turn.
+      case 'idempotency_in_flight':
+        return { status: 'deferred', inboundId: id, reason: 'turn_reserved' };
+      case 'model_unavailable':
+        throw error;
+      case 'bot_not_found':
+      case 'conversation_not_found':
+      case 'idempotency_mismatch':
+        return skip(error.reason, 'failed');
+    }
   }
 }
