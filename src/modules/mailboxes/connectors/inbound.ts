@@ -14,6 +14,7 @@ import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
+import { contactOfMailPerson } from '../../contacts/service.js';
 import * as repo from './repository.js';
 import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
@@ -414,6 +415,9 @@ export async function converseMail(
     });
     if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
   }
+
+  // The person answered is the contact (a contact form's customer in Reply-To, not the website).
+  await contactOfMailPerson(ctx.db, mailbox.tenant_id, recipients.to);
 
   const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
   if (attachments.notes.length > 0) await repo.setAttachmentNotes(ctx.db, id, attachments.notes);
