@@ -361,7 +361,9 @@ async function decide(
 }
 
 async function matchDeliveryReport(ctx: AppContext, mailbox: MailboxRow, mail: InboundMail): Promise<void> {
-  const text = [mail.raw?.toString('utf8') ?? '', mail.text, mail.html ?? ''].join('\n');
+  // The decoded text first: the server's words are read from the first match, and the raw form
+  // may be quoted-printable (lines cut with `=`); the returned headers are found in the raw form.
+  const text = [mail.text, mail.html ?? '', mail.raw?.toString('utf8') ?? ''].join('\n');
   const report = readDeliveryReport(text, domainOf(mailbox.address));
   if (report.messageIds.length === 0 || report.action === null) return;
   const words = report.diagnostic ?? (report.action === 'failed' ? 'bounced' : 'delayed');

@@ -47,7 +47,7 @@ export function ContactPage() {
               })}
             </Text>
             {c.email_bounced.detail && (
-              <Text size="xs" c="dimmed" mt={4} style={{ wordBreak: 'break-word' }}>
+              <Text size="xs" mt={4} style={{ wordBreak: 'break-word' }}>
                 {t('contacts.bouncedDetail', { detail: c.email_bounced.detail })}
               </Text>
             )}
