@@ -31,7 +31,10 @@ describeApp('contacts API', (get) => {
       channel: 'whatsapp',
       metadata: { source: 'Messe' },
     });
-    expect((await req(tenant, 'GET', `/api/contacts/${contact.id}`)).json()).toEqual(contact);
+    expect((await req(tenant, 'GET', `/api/contacts/${contact.id}`)).json()).toEqual({
+      ...contact,
+      email_bounced: null,
+    });
     const updated = await req(tenant, 'PUT', `/api/contacts/${contact.id}`, {
       phone: null,
       name: 'Erika M.',

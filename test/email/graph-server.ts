@@ -35,6 +35,8 @@ export interface FakeMessage {
   headers?: Array<{ name: string; value: string }>;
   isRead?: boolean;
   attachments?: FakeAttachment[];
+  /** The message's MIME as `$value` gives it (default: one built from the fields above). */
+  mime?: Buffer;
 }
 
 /**
@@ -59,6 +61,8 @@ export interface FakeGraph {
   attachmentPageSize: number;
   /** The attachments endpoint answers with this status (e.g. 503) until set back to null. */
   failAttachments(status: number | null): void;
+  /** A message's `$value` (its MIME) answers with this status until set back to null. */
+  failMime(status: number | null): void;
   sent: Array<{
     replyTo: string;
     comment: string;
@@ -84,7 +88,12 @@ export async function startFakeGraph(): Promise<FakeGraph> {
   const drafts = new Map<string, FakeGraph['sent'][number]>();
   const sent: FakeGraph['sent'] = [];
   let refusal: string | null = null;
-  const state = { tokenRequests: 0, attachmentPageSize: 2, attachmentFailure: null as number | null };
+  const state = {
+    tokenRequests: 0,
+    attachmentPageSize: 2,
+    attachmentFailure: null as number | null,
+    mimeFailure: null as number | null,
+  };
   let base = '';
   let deltaSeq = 0;
   // delta token → how many inbox messages it has seen, and the $select of the query it continues
@@ -229,6 +238,34 @@ export async function startFakeGraph(): Promise<FakeGraph> {
           : {}),
       });
     }
+    if ((m = /^\/users\/([^/]+)\/messages\/([^/]+)\/\$value$/.exec(api)) && req.method === 'GET') {
+      if (state.mimeFailure !== null) {
+        return json(res, state.mimeFailure, {
+          error: { code: 'ServiceUnavailable', message: 'The service is temporarily unavailable.' },
+        });
+      }
+      const msg = inbox.find((x) => x.id === decodeURIComponent(m![2]!));
+      if (!msg)
+        return json(res, 404, {
+          error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+        });
+      const mime =
+        msg.mime ??
+        Buffer.from(
+          [
+            `From: ${msg.fromName ?? 'Kunde'} <${msg.from}>`,
+            `Subject: ${msg.subject}`,
+            `Message-ID: ${msg.internetMessageId}`,
+            ...(msg.headers ?? []).map((h) => `${h.name}: ${h.value}`),
+            'Content-Type: text/plain; charset=utf-8',
+            '',
+            msg.text,
+            '',
+          ].join('\r\n'),
+        );
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(mime.length) });
+      return res.end(mime);
+    }
     if ((m = /^\/users\/([^/]+)\/mailFolders\/inbox$/.exec(api)) && req.method === 'GET') {
       return json(res, 200, { id: 'inbox-id', unreadItemCount: inbox.filter((x) => !x.isRead).length });
     }
@@ -289,6 +326,7 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       state.attachmentPageSize = size;
     },
     failAttachments: (status) => (state.attachmentFailure = status),
+    failMime: (status) => (state.mimeFailure = status),
     sent,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -26,6 +26,12 @@ const CONTACT_FORMS: [string, string][] = [
   ['gravity-forms.eml', 'eva.keller@outlook.example'],
 ];
 
+const CONTACT_NAMES: Record<string, string> = {
+  'anna.becker@gmail.example': 'Anna Becker',
+  'maria.rossi@libero.example': 'Maria Rossi',
+  'eva.keller@outlook.example': 'Eva Keller',
+};
+
 let smtp: SmtpRecorder;
 let graph: FakeGraph;
 beforeAll(async () => {
@@ -109,6 +115,14 @@ describeApp('e-mail recipients: Reply-To, Cc, contact forms, one parsed address'
       );
       // The conversation's sender is the customer: contacts are found or made from it.
       expect(conversation!.sender_id).toBe(customer);
+      const contacts = await ctx.db.query<{ email: string | null; name: string | null; channel: string }>(
+        'SELECT email, name, channel FROM contacts WHERE tenant_id = $1',
+        [mailbox.tenant_id],
+      );
+      // The contact is the Reply-To person, named as there (Typeform and Webflow give no name).
+      expect(contacts).toEqual([
+        { email: customer, name: CONTACT_NAMES[customer] ?? null, channel: 'email' },
+      ]);
     });
   }
 

@@ -331,5 +331,64 @@ describeApp('a second chance for mails not answered; delivery status', (get) => 
       headers: tenant.owner.headers,
     });
     expect(conversationMails.json().bounced).toHaveLength(1);
+
+    // The warning on the contact: the person the reply went to, with the date and the server's words.
+    const found = await app.inject({
+      method: 'GET',
+      url: '/api/contacts?q=paul@kunde.example',
+      headers: tenant.owner.headers,
+    });
+    const contactId = (found.json().data as { id: string; email: string }[]).find(
+      (c) => c.email === 'paul@kunde.example',
+    )!.id;
+    const contact = await app.inject({
+      method: 'GET',
+      url: `/api/contacts/${contactId}`,
+      headers: (await tenant.user('agent')).headers,
+    });
+    expect(contact.statusCode).toBe(200);
+    expect(contact.json().email_bounced).toEqual({
+      address: 'paul@kunde.example',
+      detail: expect.stringContaining('User unknown'),
+      at: expect.any(String),
+    });
+    // Editing the contact answers the same warning; an address changed away from the bounce clears it.
+    const kept = await app.inject({
+      method: 'PUT',
+      url: `/api/contacts/${contactId}`,
+      headers: tenant.owner.headers,
+      payload: { name: 'Paul' },
+    });
+    expect(kept.json().email_bounced).toMatchObject({ address: 'paul@kunde.example' });
+    const changed = await app.inject({
+      method: 'PUT',
+      url: `/api/contacts/${contactId}`,
+      headers: tenant.owner.headers,
+      payload: { email: 'paul.neu@kunde.example' },
+    });
+    expect(changed.json().email_bounced).toBeNull();
+    // A contact of the same address in another tenant sees nothing of it; the contact itself is 404 there.
+    const strangers = await app.inject({
+      method: 'POST',
+      url: '/api/contacts',
+      headers: stranger.owner.headers,
+      payload: { email: 'paul@kunde.example' },
+    });
+    const theirs = await app.inject({
+      method: 'GET',
+      url: `/api/contacts/${strangers.json().id}`,
+      headers: stranger.owner.headers,
+    });
+    expect(theirs.json().email_bounced).toBeNull();
+    expect(
+      (
+        await app.inject({
+          method: 'GET',
+          url: `/api/contacts/${contactId}`,
+          headers: stranger.owner.headers,
+        })
+      ).statusCode,
+    ).toBe(404);
+    expect((await app.inject({ method: 'GET', url: `/api/contacts/${contactId}` })).statusCode).toBe(401);
   });
 });

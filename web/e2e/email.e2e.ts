@@ -135,5 +135,39 @@ describe('e-mail channel: connect a mailbox', () => {
     await expect.poll(() => mails.getByTestId('conversation-mails-more').count()).toBe(0);
     await mails.getByText('beantwortet', { exact: true }).waitFor();
     await screenshots(page, 'email-conversation-more');
+
+    // The reply to Anna comes back undeliverable: her contact warns, with the server's words.
+    const [reply] = await harness.query<{ message_id: string }>(
+      "SELECT message_id FROM email_outbound WHERE to_address = 'anna@kunde.example'",
+    );
+    const bounce = await page.request.post(`/v1/email/inbound/postmark/${mailboxId}`, {
+      headers: { authorization: `Basic ${Buffer.from('pm:inbound-password-123').toString('base64')}` },
+      data: {
+        From: 'MAILER-DAEMON@mx.kunde.example',
+        FromFull: { Email: 'MAILER-DAEMON@mx.kunde.example' },
+        Subject: 'Undelivered Mail Returned to Sender',
+        MessageID: 'dsn-1',
+        TextBody: [
+          'Final-Recipient: rfc822; anna@kunde.example',
+          'Action: failed',
+          'Status: 5.1.1',
+          'Diagnostic-Code: smtp; 550 5.1.1 <anna@kunde.example>: Recipient address rejected: User unknown',
+          '',
+          `Message-ID: ${reply!.message_id}`,
+        ].join('\n'),
+        Headers: [{ Name: 'Message-ID', Value: '<dsn-1@mx.kunde.example>' }],
+      },
+    });
+    expect(await bounce.json()).toEqual({ status: 'skipped' });
+    const contacts = await page.request.get('/api/contacts?q=anna@kunde.example');
+    const contact = ((await contacts.json()) as { data: { id: string; email: string }[] }).data.find(
+      (c) => c.email === 'anna@kunde.example',
+    )!;
+    await page.goto(`/contacts/${contact.id}`);
+    const warning = page.getByTestId('contact-bounced');
+    await warning.getByText('Antwort unzustellbar').waitFor();
+    await warning.getByText(/User unknown/).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'email-contact-bounced');
   }, 180_000);
 });

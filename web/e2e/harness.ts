@@ -66,6 +66,8 @@ export interface Harness {
   apiKey: string;
   /** One pass of the webhook delivery worker (it does not run on its own here). */
   deliverWebhooks(): Promise<void>;
+  /** Reads the service's database (what the page cannot show, e.g. the Message-ID of a reply). */
+  query<T>(sql: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -118,6 +120,7 @@ export async function startHarness(): Promise<Harness> {
     async deliverWebhooks() {
       await createWebhookWorker(ctx).sendDue();
     },
+    query: <T>(sql: string, params: unknown[] = []) => ctx.db.query<T>(sql, params),
     async close() {
       await browser.close();
       await app.close();

@@ -9,10 +9,19 @@ import { settleCapacity } from '../events/capacity.js';
 import { findEvent, lockEventsForUpdate, recomputeEventCounts, setBookingStatus } from '../events/service.js';
 import { signalBooking } from '../events/signals.js';
 import { deleteConversationsOfPerson, moveConversationsOfPerson } from '../conversations/service.js';
-import { forgetSender } from '../mailboxes/service.js';
+import { forgetSender, lastBounceOf } from '../mailboxes/service.js';
 import * as repo from './repository.js';
 import type { ContactRow } from './repository.js';
 import { serializeContact } from './service.js';
+
+/**
+ * A contact for its page: its fields and, when replies to its e-mail address bounced, the
+ * latest bounce with its date and the receiving server's words (the warning on the contact).
+ */
+export async function contactDetail(db: Queryable, contact: ContactRow) {
+  const bounce = contact.email ? await lastBounceOf(db, contact.tenant_id, contact.email) : null;
+  return { ...serializeContact(contact), email_bounced: bounce };
+}
 
 /**
  * Deletes a contact with its past bookings (cancelled, attended, no-show). A contact with a

@@ -66,6 +66,19 @@ export async function updateContact(
   );
 }
 
+/** Gives a contact without a name this one (a name typed meanwhile is kept). */
+export async function nameUnnamedContact(
+  db: Queryable,
+  tenantId: string,
+  contactId: string,
+  name: string,
+): Promise<void> {
+  await db.query(
+    'UPDATE contacts SET name = $3, updated_at = now() WHERE tenant_id = $1 AND id = $2 AND name IS NULL',
+    [tenantId, contactId, name],
+  );
+}
+
 export function findContact(
   db: Queryable,
   tenantId: string,

@@ -6,6 +6,7 @@ import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
   ContactBookingSchema,
+  ContactDetailSchema,
   ContactLeadSchema,
   ContactListQuery,
   ContactSchema,
@@ -20,6 +21,7 @@ import {
   UpdateContactBody,
 } from './schema.js';
 import {
+  contactDetail,
   deleteContact,
   erasePerson,
   exportPerson,
@@ -84,14 +86,15 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       schema: {
         operationId: 'getContact',
         tags,
-        summary: 'A contact',
+        summary:
+          'A contact, with the latest bounce of a reply to its e-mail address (the warning on the contact)',
         security,
         params: IdParams,
-        response: { 200: ContactSchema, ...errorResponses(401, 403, 404) },
+        response: { 200: ContactDetailSchema, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
-      serializeContact(await getContact(ctx.db, currentUser(request).tenantId, request.params.id)),
+      contactDetail(ctx.db, await getContact(ctx.db, currentUser(request).tenantId, request.params.id)),
   );
 
   app.get(
@@ -141,11 +144,12 @@ export const contactRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
         security,
         params: IdParams,
         body: UpdateContactBody,
-        response: { 200: ContactSchema, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: ContactDetailSchema, ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) =>
-      serializeContact(
+      contactDetail(
+        ctx.db,
         await editContact(ctx.db, currentUser(request).tenantId, request.params.id, request.body),
       ),
   );

@@ -65,8 +65,37 @@ export const ContactSchema = Type.Object(
   { title: 'Contact' },
 );
 
+export const ContactMailBounceSchema = Type.Object(
+  {
+    address: Type.String({ description: 'The address the reply went to (lower case)' }),
+    detail: Type.Union([Type.String(), Type.Null()], {
+      description: "The receiving server's words from the delivery report",
+    }),
+    at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the report arrived',
+    }),
+  },
+  { title: 'ContactMailBounce' },
+);
+
+/** One contact with what the e-mail channel knows about its address. */
+export const ContactDetailSchema = Type.Object(
+  {
+    ...ContactSchema.properties,
+    email_bounced: Type.Union([ContactMailBounceSchema, Type.Null()], {
+      description:
+        "The latest bot or staff reply to the contact's e-mail address that came back undeliverable (a delivery report naming our Message-ID); null when none did",
+    }),
+  },
+  { title: 'ContactDetail' },
+);
+
 // Named component schemas of the OpenAPI document.
-nameSchemas({ Contact: ContactSchema });
+nameSchemas({
+  Contact: ContactSchema,
+  ContactDetail: ContactDetailSchema,
+  ContactMailBounce: ContactMailBounceSchema,
+});
 
 export const ContactBookingSchema = Type.Object(
   {

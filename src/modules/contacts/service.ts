@@ -21,6 +21,25 @@ import * as repo from './repository.js';
 export { findContact, findOrCreateContactBySender } from './repository.js';
 export type { LeadContact } from './repository.js';
 
+/**
+ * The person an e-mail is answered to (Reply-To's first address, or From): one contact per
+ * address, found by sender id or e-mail, made when there is none; a contact without a name
+ * gets the display name of the mail.
+ */
+export async function contactOfMailPerson(
+  db: Queryable,
+  tenantId: string,
+  person: { address: string; name: string },
+): Promise<ContactRow> {
+  const contact = await repo.findOrCreateContactBySender(db, tenantId, {
+    senderId: person.address,
+    channel: 'email',
+  });
+  const name = person.name.trim().slice(0, 200);
+  if (!contact.name && name) await repo.nameUnnamedContact(db, tenantId, contact.id, name);
+  return contact;
+}
+
 const CONTACT_LIST = 'contacts';
 const CONTACT_BOOKINGS = 'contact-bookings';
 const CONTACT_LEADS = 'contact-leads';

@@ -356,6 +356,16 @@ export async function bouncedWarnings(db: Queryable, tenantId: string, address: 
   };
 }
 
+/** The latest bounce of a reply to the address (case-insensitive), or null: the warning on a contact. */
+export async function lastBounceOf(
+  db: Queryable,
+  tenantId: string,
+  address: string,
+): Promise<{ address: string; detail: string | null; at: string | null } | null> {
+  const [row] = await bouncedAddresses(db, tenantId, { address });
+  return row ? { address: row.address, detail: row.detail, at: row.at?.toISOString() ?? null } : null;
+}
+
 /** Forgets what mails from the address held (an erased person): the received mails are deleted. */
 export function forgetSender(db: Queryable, tenantId: string, address: string): Promise<number> {
   return deleteInboundOfSender(db, tenantId, address);

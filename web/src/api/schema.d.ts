@@ -862,7 +862,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact */
+        /** A contact, with the latest bounce of a reply to its e-mail address (the warning on the contact) */
         get: operations["getContact"];
         /** Change contact fields (fields left out are kept, null clears) */
         put: operations["updateContact"];
@@ -3482,6 +3482,35 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** ContactMailBounce */
+        ContactMailBounce: {
+            /** @description The address the reply went to (lower case) */
+            address: string;
+            /** @description The receiving server's words from the delivery report */
+            detail: string | null;
+            /** @description When the report arrived */
+            at: string | null;
+        };
+        /** ContactDetail */
+        ContactDetail: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            email: string | null;
+            phone: string | null;
+            sender_id: string | null;
+            channel: string | null;
+            /** @description Free-form data */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The latest bot or staff reply to the contact's e-mail address that came back undeliverable (a delivery report naming our Message-ID); null when none did */
+            email_bounced: components["schemas"]["ContactMailBounce"] | null;
         };
         /** ContactBooking */
         ContactBooking: {
@@ -8604,7 +8633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Contact"];
+                    "application/json": components["schemas"]["ContactDetail"];
                 };
             };
             /** @description Default Response */
@@ -8669,7 +8698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Contact"];
+                    "application/json": components["schemas"]["ContactDetail"];
                 };
             };
             /** @description Default Response */

@@ -13,6 +13,8 @@ import type { Verdict } from '../../outbox/policy.js';
 import { headersFromPairs } from '../../email/mail.js';
 import { attachmentType, type InboundAttachment } from './attachments.js';
 import type { InboundMail } from './inbound.js';
+import { rebuildMime } from './mime.js';
+import { MAX_RAW_BYTES } from './parse.js';
 import type { OutgoingMail } from './smtp.js';
 
 interface CachedToken {
@@ -171,7 +173,6 @@ export function graphMail(message: GraphMessage): InboundMail {
       replyTo: (message.replyTo ?? []).map(structured).filter((a) => a !== null),
       cc: (message.ccRecipients ?? []).map(structured).filter((a) => a !== null),
     },
-    raw: rawOf(headers, content, html !== null),
   };
 }
 
@@ -180,20 +181,55 @@ function structured(recipient: GraphRecipient | undefined): { name: string; addr
   return address ? { name: recipient?.emailAddress?.name ?? '', address } : null;
 }
 
-/** The mail for download: Graph's internet headers and its body (Graph gives no original MIME here). */
-function rawOf(headers: Record<string, readonly string[]>, content: string, html: boolean): Buffer {
-  const lines = Object.entries(headers)
-    .filter(([name]) => name !== 'content-type' && name !== 'content-transfer-encoding')
-    .flatMap(([name, values]) => values.map((v) => `${name}: ${v}`));
-  lines.push(
-    `content-type: ${html ? 'text/html' : 'text/plain'}; charset=utf-8`,
-    'content-transfer-encoding: 8bit',
-  );
-  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${content}`, 'utf8');
+/**
+ * The mail as received, for download: Graph's MIME of the message (`GET …/messages/{id}/$value`),
+ * the original bytes. When Graph does not give it (an error, no answer, or larger than a mail
+ * that is read), a MIME rebuilt from the message's properties, internet headers, body and the
+ * attachments read (mime.ts, marked `X-Parley-Rebuilt: graph-json`). Never fails the round.
+ */
+export async function graphRaw(
+  client: GraphClient,
+  mailbox: MailboxRow,
+  message: GraphMessage,
+  mail: InboundMail,
+): Promise<Buffer> {
+  const url = `/users/${encodeURIComponent(mailbox.address)}/messages/${encodeURIComponent(message.id)}/$value`;
+  try {
+    const response = await client.request('GET', url);
+    const length = Number(response.headers.get('content-length') ?? 0);
+    if (response.ok && length <= MAX_RAW_BYTES) {
+      const body = Buffer.from(await response.arrayBuffer());
+      if (body.length > 0 && body.length <= MAX_RAW_BYTES) return body;
+    } else {
+      await response.body?.cancel();
+    }
+  } catch {
+    // rebuilt below
+  }
+  const people = (list: GraphRecipient[] | undefined) =>
+    (list ?? []).map(structured).filter((a) => a !== null);
+  return rebuildMime({
+    source: 'graph-json',
+    from: people([message.from ?? message.sender ?? {}]),
+    to: people(message.toRecipients),
+    cc: people(message.ccRecipients),
+    replyTo: people(message.replyTo),
+    subject: message.subject ?? null,
+    date: mail.headers['date']?.[0] ?? message.receivedDateTime ?? null,
+    messageId: mail.messageId,
+    inReplyTo: mail.inReplyTo,
+    references: mail.references,
+    headers: (message.internetMessageHeaders ?? []).map((h) => ({ name: h.name, value: h.value })),
+    text: mail.html === null ? mail.text : null,
+    html: mail.html ?? null,
+    attachments: (mail.attachments ?? [])
+      .filter((a) => !a.refused && a.content.length > 0)
+      .map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+  });
 }
 
 const SELECT =
-  'id,internetMessageId,subject,from,sender,replyTo,ccRecipients,body,internetMessageHeaders,isRead,hasAttachments';
+  'id,internetMessageId,subject,from,sender,replyTo,toRecipients,ccRecipients,receivedDateTime,body,internetMessageHeaders,isRead,hasAttachments';
 
 /**
  * One delta round: the pages from the stored delta link (or the first query), the unread

@@ -15,6 +15,7 @@ import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { enqueue } from '../../outbox/service.js';
+import { contactOfMailPerson } from '../../contacts/service.js';
 import * as repo from './repository.js';
 import { readAttachments, type InboundAttachment } from './attachments.js';
 import type { MailInput } from '../../email/mail.js';
@@ -361,7 +362,9 @@ async function decide(
 }
 
 async function matchDeliveryReport(ctx: AppContext, mailbox: MailboxRow, mail: InboundMail): Promise<void> {
-  const text = [mail.raw?.toString('utf8') ?? '', mail.text, mail.html ?? ''].join('\n');
+  // The decoded text first: the server's words are read from the first match, and the raw form
+  // may be quoted-printable (lines cut with `=`); the returned headers are found in the raw form.
+  const text = [mail.text, mail.html ?? '', mail.raw?.toString('utf8') ?? ''].join('\n');
   const report = readDeliveryReport(text, domainOf(mailbox.address));
   if (report.messageIds.length === 0 || report.action === null) return;
   const words = report.diagnostic ?? (report.action === 'failed' ? 'bounced' : 'delayed');
@@ -415,6 +418,9 @@ export async function converseMail(
     });
     if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
   }
+
+  // The person answered is the contact (a contact form's customer in Reply-To, not the website).
+  await contactOfMailPerson(ctx.db, mailbox.tenant_id, recipients.to);
 
   const attachments = await readAttachments(ctx, mailbox, mail.attachments ?? []);
   if (attachments.notes.length > 0) await repo.setAttachmentNotes(ctx.db, id, attachments.notes);

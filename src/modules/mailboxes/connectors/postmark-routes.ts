@@ -20,6 +20,8 @@ import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle } from '../../../shared/webhoo
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
 import { openSecret, secretStoreFor } from '../../mailboxes/secret-store.js';
 import { headersFromPairs } from '../../email/mail.js';
+import addressparser from 'nodemailer/lib/addressparser';
+import { rebuildMime } from './mime.js';
 import type { InboundMail } from './inbound.js';
 import { isPermanentFailure, receiveMail } from './inbound.js';
 
@@ -34,6 +36,16 @@ const PostmarkInbound = Type.Object(
       ),
     ),
     ReplyTo: Type.Optional(Type.String()),
+    To: Type.Optional(Type.String()),
+    ToFull: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { Email: Type.Optional(Type.String()), Name: Type.Optional(Type.String()) },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
+    Date: Type.Optional(Type.String()),
     Cc: Type.Optional(Type.String()),
     CcFull: Type.Optional(
       Type.Array(
@@ -69,6 +81,9 @@ type PostmarkInbound = {
   From?: string;
   FromFull?: { Email?: string; Name?: string };
   ReplyTo?: string;
+  To?: string;
+  ToFull?: Array<{ Email?: string; Name?: string }>;
+  Date?: string;
   Cc?: string;
   CcFull?: Array<{ Email?: string; Name?: string }>;
   RawEmail?: string;
@@ -117,7 +132,44 @@ export function authorized(
   return Boolean(mailbox && mailbox.is_active && given && stored && opened && userOk && passwordOk);
 }
 
-export function postmarkMail(body: PostmarkInbound): InboundMail {
+/**
+ * Postmark's JSON as an arrived mail. The raw form kept for download is Postmark's `RawEmail`
+ * when the inbound stream includes it ("Include raw email content in JSON payload"), the
+ * original bytes; otherwise a MIME rebuilt from the JSON (mime.ts), marked as such.
+ */
+export async function postmarkMail(body: PostmarkInbound): Promise<InboundMail> {
+  const mail = postmarkFields(body);
+  if (body.RawEmail) return { ...mail, raw: Buffer.from(body.RawEmail, 'utf8') };
+  const people = (list: Array<{ Email?: string; Name?: string }> | undefined, plain: string | undefined) =>
+    list
+      ? list.filter((p) => p.Email).map((p) => ({ name: p.Name ?? '', address: p.Email! }))
+      : plain
+        ? addressparser(plain, { flatten: true }).map((a) => ({ name: a.name, address: a.address }))
+        : [];
+  const raw = await rebuildMime({
+    source: 'postmark-json',
+    from: body.FromFull?.Email ? people([body.FromFull], undefined) : people(undefined, body.From),
+    to: people(body.ToFull, body.To),
+    cc: people(body.CcFull, body.Cc),
+    replyTo: people(undefined, body.ReplyTo),
+    subject: body.Subject ?? null,
+    date: body.Date ?? null,
+    messageId: mail.messageId,
+    inReplyTo: mail.inReplyTo,
+    references: mail.references,
+    headers: (body.Headers ?? []).map((h) => ({ name: h.Name, value: h.Value })),
+    text: body.TextBody ?? null,
+    html: body.HtmlBody ?? null,
+    attachments: (mail.attachments ?? []).map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: a.content,
+    })),
+  }).catch(() => undefined);
+  return raw ? { ...mail, raw } : mail;
+}
+
+function postmarkFields(body: PostmarkInbound): InboundMail {
   const headers = headersFromPairs((body.Headers ?? []).map((h) => ({ name: h.Name, value: h.Value })));
   const ids = (value: string | undefined) => value?.match(/<[^<>\s]+>/g) ?? [];
   const html = body.HtmlBody ?? null;
@@ -147,12 +199,6 @@ export function postmarkMail(body: PostmarkInbound): InboundMail {
           ? [body.Cc]
           : [],
     },
-    raw: body.RawEmail
-      ? Buffer.from(body.RawEmail, 'utf8')
-      : Buffer.from(
-          `${(body.Headers ?? []).map((h) => `${h.Name}: ${h.Value}`).join('\r\n')}\r\n\r\n${body.TextBody ?? html ?? ''}`,
-          'utf8',
-        ),
     attachments: (body.Attachments ?? []).map((a) => {
       const content = Buffer.from(a.Content ?? '', 'base64');
       return {
@@ -208,7 +254,7 @@ export const postmarkInboundRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext 
       const mailbox = authenticated.get(request);
       if (!mailbox) throw unauthorized('Inbound webhook credentials missing or wrong');
       try {
-        const outcome = await receiveMail(ctx, mailbox, postmarkMail(request.body as PostmarkInbound));
+        const outcome = await receiveMail(ctx, mailbox, await postmarkMail(request.body as PostmarkInbound));
         await recordSyncSuccess(ctx.db, mailbox.id);
         return { status: outcome.status };
       } catch (error) {

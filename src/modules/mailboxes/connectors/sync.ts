@@ -21,7 +21,7 @@ import {
   type MailboxRow,
 } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
-import { deltaRound, graphAttachments, graphClient, graphMail, markRead } from './graph.js';
+import { deltaRound, graphAttachments, graphClient, graphMail, graphRaw, markRead } from './graph.js';
 import { imapClient, syncRound } from './imap.js';
 import { receiveMail } from './inbound.js';
 import { describeConnectorError } from '../../email/connector-errors.js';
@@ -207,6 +207,7 @@ export async function graphRound(ctx: AppContext, mailboxId: string, holder: str
       // A failure here fails the round before the mail is stored: the next round tries it again.
       if (message.hasAttachments)
         mail.attachments = await graphAttachments(client, mailbox, message.id, ctx.config.email);
+      mail.raw = await graphRaw(client, mailbox, message, mail);
       const outcome = await receiveMail(ctx, mailbox, mail);
       // A mail whose turn is still reserved stays unread, and the delta link stays where it
       // was: the next round sees it again (the settled ones as duplicates).

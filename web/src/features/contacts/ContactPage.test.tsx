@@ -6,6 +6,7 @@ import { serveFakeApi, json, renderWithApp } from '../../test/render';
 
 const ID = '6f1d2c3b-0000-4000-8000-0000000000c1';
 const OTHER = '6f1d2c3b-0000-4000-8000-0000000000c2';
+const BOUNCED = '6f1d2c3b-0000-4000-8000-0000000000c3';
 const contact = {
   id: ID,
   name: 'Erika Muster',
@@ -30,7 +31,19 @@ const conversation = {
 };
 
 const { requests, bodies } = serveFakeApi((line) => {
-  if (line === `GET /api/contacts/${ID}`) return json(contact);
+  if (line === `GET /api/contacts/${ID}`) return json({ ...contact, email_bounced: null });
+  if (line === `GET /api/contacts/${BOUNCED}`) {
+    return json({
+      ...contact,
+      id: BOUNCED,
+      email: 'paul@kunde.example',
+      email_bounced: {
+        address: 'paul@kunde.example',
+        detail: 'smtp; 550 5.1.1 <paul@kunde.example>: Recipient address rejected: User unknown',
+        at: '2026-03-11T09:30:00.000Z',
+      },
+    });
+  }
   if (line === `GET /api/contacts/${ID}/conversations`) return json({ data: [conversation] });
   if (line === `POST /api/contacts/${ID}/merge`) {
     return json(
@@ -73,5 +86,25 @@ describe('ContactPage', () => {
     expect(await screen.findByText(/Beide Kontakte haben eine Buchung/)).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Daten exportieren (JSON)' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Person löschen' })).toBeTruthy();
+  });
+
+  it('warns about an address whose replies bounced, with the date and the server words; none without a bounce', async () => {
+    const { ContactPage } = await import('./ContactPage');
+    const view = renderWithApp(<ContactPage />, {
+      me,
+      path: '/contacts/:contactId',
+      route: `/contacts/${BOUNCED}`,
+    });
+    const alert = await screen.findByTestId('contact-bounced');
+    expect(within(alert).getByText('Antwort unzustellbar')).toBeTruthy();
+    expect(
+      within(alert).getByText(/Die letzte Antwort an paul@kunde\.example kam am .*11\.03\.2026/),
+    ).toBeTruthy();
+    expect(within(alert).getByText(/Antwort des Empfangsservers: .*User unknown/)).toBeTruthy();
+    view.unmount();
+
+    renderWithApp(<ContactPage />, { me, path: '/contacts/:contactId', route: `/contacts/${ID}` });
+    expect(await screen.findByText('+4930123456')).toBeTruthy();
+    expect(screen.queryByTestId('contact-bounced')).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { Anchor, Breadcrumbs, Card, Group, Stack, Text } from '@mantine/core';
+import { Alert, Anchor, Breadcrumbs, Card, Group, Stack, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { useCan } from '../../app/session';
@@ -38,6 +38,21 @@ export function ContactPage() {
       </Breadcrumbs>
       <PageTitle title={c.name ?? c.email ?? t('contacts.unnamed')} />
       <Stack>
+        {c.email_bounced && (
+          <Alert color="red" title={t('contacts.bouncedTitle')} data-testid="contact-bounced">
+            <Text size="sm">
+              {t('contacts.bouncedText', {
+                address: c.email_bounced.address,
+                date: formatDateTime(c.email_bounced.at, i18n.language),
+              })}
+            </Text>
+            {c.email_bounced.detail && (
+              <Text size="xs" mt={4} style={{ wordBreak: 'break-word' }}>
+                {t('contacts.bouncedDetail', { detail: c.email_bounced.detail })}
+              </Text>
+            )}
+          </Alert>
+        )}
         {canEdit && <ContactActions contact={c} />}
         <Card withBorder>
           <Stack gap={4}>
