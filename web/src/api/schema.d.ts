@@ -15524,6 +15524,14 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     ReplyTo?: string;
+                    To?: string;
+                    ToFull?: ({
+                        Email?: string;
+                        Name?: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                    Date?: string;
                     Cc?: string;
                     CcFull?: ({
                         Email?: string;
