@@ -1,5 +1,4 @@
-import '@mantine/charts/styles.css';
-import { BarChart, DonutChart } from '@mantine/charts';
+import { BarChart, DonutChart } from '../../components/charts';
 import { SimpleGrid, Stack, Text } from '@mantine/core';
 
 export interface NumbersChartTexts {
@@ -75,7 +74,7 @@ export default function NumbersCharts({
           {texts.ratings}
         </Text>
         {ratings.length > 0 ? (
-          <DonutChart data={ratings} withTooltip withLabelsLine={false} size={160} thickness={24} />
+          <DonutChart data={ratings} size={160} thickness={24} />
         ) : (
           <Text size="sm" c="dimmed">
             {texts.noRatings}

@@ -1,5 +1,4 @@
-import '@mantine/charts/styles.css';
-import { BarChart } from '@mantine/charts';
+import { BarChart } from '../../components/charts';
 
 /** Messages per day as bars; its own chunk, loaded when the overview has data to draw. */
 export default function UsageChart({
@@ -10,6 +9,12 @@ export default function UsageChart({
   label: string;
 }) {
   return (
-    <BarChart h={220} data={data} dataKey="day" series={[{ name: 'messages', label, color: 'indigo.8' }]} />
+    <BarChart
+      h={220}
+      width={720}
+      data={data}
+      dataKey="day"
+      series={[{ name: 'messages', label, color: 'indigo.8' }]}
+    />
   );
 }
