@@ -2,7 +2,7 @@
  * The HTTP face of the conversation engine's refusals: each reason's status and the chat's
  * exact German text (the specification's table and the texts beyond it, docs/chat.md).
  */
-import { EngineRefusal, type RefusalReason } from '../modules/chat/pipeline/refusal.js';
+import { EngineRefusal, type RefusalReason } from '../shared/refusal.js';
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from './errors.js';
 
 const STATUS: Record<RefusalReason, number> = {

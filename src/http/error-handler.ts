@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/errors.js';
-import { EngineRefusal } from '../modules/chat/pipeline/refusal.js';
+import { EngineRefusal } from '../shared/refusal.js';
 import { noteChatRefusal } from '../observability/metrics.js';
 import { asChatError } from './chat-refusal.js';
 import { AppError, CHAT_TEXT, ErrorCode, type ErrorCodeName } from './errors.js';

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { CHAT_EXTRA_TEXT, CHAT_TEXT } from '../http/errors.js';
-import type { RefusalReason } from '../modules/chat/pipeline/refusal.js';
+import type { RefusalReason } from '../shared/refusal.js';
 
 export const registry = new Registry();
 

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { chatErrorBody } from '../../http/chat-refusal.js';
 import { noteChatRefusal, noteChatStreamError } from '../../observability/metrics.js';
-import { EngineRefusal } from './pipeline/refusal.js';
+import { EngineRefusal } from '../../shared/refusal.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import type { ChatResponse, StreamSink } from './pipeline/types.js';
 

@@ -19,7 +19,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
-import { EngineRefusal } from '../chat/pipeline/refusal.js';
+import { EngineRefusal } from '../../shared/refusal.js';
 import { detectLanguage } from '../../shared/language.js';
 import { converse } from '../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../chat/pipeline/types.js';

@@ -5,7 +5,7 @@ import { findBot, setGeneratedPrompt } from '../bots/service.js';
 import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/service.js';
 import { getKbOnboarding } from '../knowledge/onboarding.js';
 import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';
-import { listConnections } from '../messaging/repository.js';
+import { listBotConnections } from '../messaging/service.js';
 import { WHATSAPP_CONNECTION_KINDS, messagingWarnings, type MessagingWarning } from './messaging-fit.js';
 import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
 
@@ -37,7 +37,7 @@ export async function runPreflight(db: Queryable, tenantId: string, botId: strin
     listBlocks(db, tenantId, botId),
     listSteps(db, tenantId, botId),
     getKbOnboarding(db, tenantId),
-    listConnections(db, tenantId, botId),
+    listBotConnections(db, tenantId, botId),
   ]);
   const onWhatsApp = connections.some(
     (c) => c.is_active && (WHATSAPP_CONNECTION_KINDS as readonly string[]).includes(c.kind),

@@ -6,7 +6,7 @@
  * (channel `voice`) with a streaming port like the chat's server-sent events.
  */
 import type { AppContext } from '../../shared/context.js';
-import { EngineRefusal } from '../chat/pipeline/refusal.js';
+import { EngineRefusal } from '../../shared/refusal.js';
 import { converse } from '../chat/pipeline/engine.js';
 import type { ChatResponse, StreamSink } from '../chat/pipeline/types.js';
 import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from '../models/provider.js';

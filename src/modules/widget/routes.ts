@@ -9,7 +9,7 @@ import { decryptSecret } from '../../shared/secrets.js';
 import { answerChat } from '../chat/answer.js';
 import { parseChatRequest, parseIdempotencyKey } from '../chat/request.js';
 import { requestFingerprint } from '../chat/idempotency.js';
-import { EngineRefusal } from '../chat/pipeline/refusal.js';
+import { EngineRefusal } from '../../shared/refusal.js';
 import { createHash } from 'node:crypto';
 import { openEventStream as openStream } from '../../shared/sse.js';
 import { noteChatStreamError } from '../../observability/metrics.js';

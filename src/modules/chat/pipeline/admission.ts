@@ -16,7 +16,7 @@ import { recordCustomerMessage } from '../../inbox/service.js';
 import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';
-import { EngineRefusal } from './refusal.js';
+import { EngineRefusal } from '../../../shared/refusal.js';
 import type { ChatResponse, InboundMessage, StageObserver } from './types.js';
 
 /** What an admitted message holds: the bot, the conversation, the quota reservation and claim. */

@@ -29,7 +29,7 @@ import * as flowStage from '../../flow/stage.js';
 import { asksForPerson, connectingReply } from '../../conversations/person-request.js';
 import { decideReply } from '../extensions.js';
 import { admit, chatDeadlineMs, type Admitted } from './admission.js';
-import { EngineRefusal } from './refusal.js';
+import { EngineRefusal } from '../../../shared/refusal.js';
 import { buildContext, turnOf } from './context.js';
 import { fail, finish, type FinishOptions, type Turn } from './finish.js';
 import {

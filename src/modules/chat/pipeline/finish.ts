@@ -20,7 +20,7 @@ import { processReply, type ChatTurn, type CollectedReply } from '../extensions.
 import { IDEMPOTENCY_TTL_HOURS } from '../idempotency.js';
 import * as repo from '../repository.js';
 import { abandon, handedOver, type Admitted } from './admission.js';
-import { EngineRefusal } from './refusal.js';
+import { EngineRefusal } from '../../../shared/refusal.js';
 import {
   chatSource,
   type ChannelDelivery,

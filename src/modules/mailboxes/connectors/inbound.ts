@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError } from '../../../http/errors.js';
-import { EngineRefusal } from '../../chat/pipeline/refusal.js';
+import { EngineRefusal } from '../../../shared/refusal.js';
 import { converse } from '../../chat/pipeline/engine.js';
 import type { ChannelDelivery, OutboundReply } from '../../chat/pipeline/types.js';
 import { detectLanguage } from '../../../shared/language.js';

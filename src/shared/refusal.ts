@@ -1,6 +1,6 @@
 /**
  * The engine's refusals as codes. The engine throws an `EngineRefusal` with its `reason`; only
- * the HTTP layer (http/chat-refusal.ts) turns a reason into the chat's status and German text,
+ * the HTTP layer (http/chat-refusal.ts; this type lives in the base floor so that layer can name it) turns a reason into the chat's status and German text,
  * and channel adapters (e-mail, messaging, voice, widget) branch on the reason, never on a text.
  */
 
