@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metaPayload, signMeta, textMessage } from '../../test/messaging/meta-helpers';
 import { newPage, screenshots, seriousViolations, signIn, startHarness, type Harness } from './harness';
 
 /**
@@ -138,34 +138,10 @@ describe('dashboard: channels and go-live checklist', () => {
 
     // A customer's message, signed as Meta signs it, shows on the card as the last one received.
     await expect(card.getByText('Zuletzt empfangen: noch nie', { exact: false }).count()).resolves.toBe(1);
-    const raw = JSON.stringify({
-      object: 'whatsapp_business_account',
-      entry: [
-        {
-          id: '2233445566',
-          changes: [
-            {
-              field: 'messages',
-              value: {
-                messaging_product: 'whatsapp',
-                metadata: { display_phone_number: '4930999999', phone_number_id: '1098765432' },
-                contacts: [{ profile: { name: 'Kundin' }, wa_id: '491701234567' }],
-                messages: [
-                  {
-                    from: '491701234567',
-                    id: 'wamid.E2E0001',
-                    timestamp: String(Math.floor(Date.now() / 1000)),
-                    type: 'text',
-                    text: { body: 'Hallo, wann habt ihr offen?' },
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      ],
-    });
-    const signature = `sha256=${createHmac('sha256', 'e2e-app-secret').update(raw).digest('hex')}`;
+    const raw = JSON.stringify(
+      metaPayload('1098765432', { messages: [textMessage('491701234567', 'Hallo, wann habt ihr offen?')] }),
+    );
+    const signature = signMeta(raw, 'e2e-app-secret');
     const posted = await fetch(`${harness.baseUrl}/v1/channels/${id}/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature },
