@@ -68,6 +68,34 @@ export interface ResealTable<R extends { id: string }> {
   store(db: Queryable, row: R, sealed: Record<string, string>, version: number): Promise<boolean>;
 }
 
+/** A row whose sealed values sit in one JSON object column `secrets`, by field. */
+export interface JsonSecretsRow {
+  id: string;
+  secrets: Record<string, string>;
+  secrets_version: number;
+}
+
+/**
+ * The re-seal part of a table that keeps its sealed values in a JSON `secrets` column (mailboxes,
+ * channel connections): values by field, rows of the unbound form opened with the purpose they
+ * were sealed with, bound ones with their row and field.
+ */
+export function jsonSecretsReseal<R extends JsonSecretsRow>(
+  table: string,
+  unboundContext: string,
+  rows: Pick<ResealTable<R>, 'candidates' | 'store'>,
+): ResealTable<R> {
+  return {
+    table,
+    ...rows,
+    values: (row) => row.secrets,
+    openStored: (row, field, stored, secrets) =>
+      row.secrets_version < BOUND_SECRETS_VERSION
+        ? secrets.openWithContext(stored, unboundContext)
+        : secrets.open(stored, { table, rowId: row.id, field }),
+  };
+}
+
 /**
  * Re-seals the rows of one table bound to their row and field under the current key. A value
  * that does not open (a key no longer listed) is left as it is and its row reported; it could

@@ -37,7 +37,7 @@ import type {
   UpdateMailboxBody,
 } from './schema.js';
 import { UNBOUND_CONTEXT, type SecretStore } from './secret-store.js';
-import { BOUND_SECRETS_VERSION, resealRows, type ResealTable, type RowSecrets } from '../../shared/sealed.js';
+import { jsonSecretsReseal, resealRows, type RowSecrets } from '../../shared/sealed.js';
 
 /** What each kind cannot work without. */
 const REQUIRED: Record<
@@ -80,16 +80,10 @@ function sealAll(
 }
 
 /** The mailboxes' part in the start-up re-seal (shared/sealed.ts). */
-const MAILBOX_RESEAL: ResealTable<SealedMailboxRow> = {
-  table: 'mailboxes',
+const MAILBOX_RESEAL = jsonSecretsReseal<SealedMailboxRow>('mailboxes', UNBOUND_CONTEXT, {
   candidates: mailboxesToReseal,
-  values: (row) => row.secrets,
-  openStored: (row, field, stored, secrets) =>
-    row.secrets_version < BOUND_SECRETS_VERSION
-      ? secrets.openWithContext(stored, UNBOUND_CONTEXT)
-      : secrets.open(stored, { table: 'mailboxes', rowId: row.id, field }),
   store: storeResealedSecrets,
-};
+});
 
 /**
  * Re-seals mailbox secrets sealed before the row binding (version 1: associated data `mailbox`

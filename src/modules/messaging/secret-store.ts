@@ -1,11 +1,10 @@
 import type { Queryable } from '../../db/database.js';
 import { SecretDecryptError } from '../../shared/secrets.js';
 import {
-  BOUND_SECRETS_VERSION,
+  jsonSecretsReseal,
   resealRows,
   rowSecretsFor,
   type KeyConfig,
-  type ResealTable,
   type RowSecrets,
 } from '../../shared/sealed.js';
 import { connectionsToReseal, storeResealedConnection, type SealedConnectionRow } from './repository.js';
@@ -56,16 +55,10 @@ export function openedOrEmpty(
 }
 
 /** The connections' part in the start-up re-seal. */
-const CONNECTION_RESEAL: ResealTable<SealedConnectionRow> = {
-  table: CONNECTION_TABLE,
+const CONNECTION_RESEAL = jsonSecretsReseal<SealedConnectionRow>(CONNECTION_TABLE, UNBOUND_CONTEXT, {
   candidates: connectionsToReseal,
-  values: (row) => row.secrets,
-  openStored: (row, field, stored, secrets) =>
-    row.secrets_version < BOUND_SECRETS_VERSION
-      ? secrets.openWithContext(stored, UNBOUND_CONTEXT)
-      : secrets.open(stored, { table: CONNECTION_TABLE, rowId: row.id, field }),
   store: storeResealedConnection,
-};
+});
 
 /** Re-seals connection secrets of an older form or under another key (start-up). */
 export function resealConnectionSecrets(db: Queryable, secrets: RowSecrets) {
