@@ -87,9 +87,11 @@ export async function acceptMessages(
   messages: ParsedInbound[],
 ): Promise<{ waiting: InboundRow[]; queued: boolean }> {
   if (messages.length === 0) return { waiting: [], queued: false };
-  const accepted = await ctx.db.transaction(async (tx) => {
+  const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
+  // Plain messages are one INSERT, atomic on its own; what asks for more gets a transaction.
+  const needsTransaction = [...specials.values()].some((s) => s !== null && s.kind !== 'silent');
+  const store = async (tx: Queryable) => {
     let queued = false;
-    const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
     const stored = await repo.insertInbound(
       tx,
       messages.map((m) => {
@@ -128,7 +130,8 @@ export async function acceptMessages(
       queued = true;
     }
     return { waiting: stored.filter((r) => r.status === 'received'), queued, stored: stored.length };
-  });
+  };
+  const accepted = needsTransaction ? await ctx.db.transaction(store) : await store(ctx.db);
   // The connection's row is not locked inside the transaction (see recordInboundAt).
   if (accepted.stored > 0) await repo.recordInboundAt(ctx.db, conn.id);
   return { waiting: accepted.waiting, queued: accepted.queued };
@@ -279,7 +282,8 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
     return;
   }
   const turnId = randomUUID();
-  const claimed = await ctx.db.transaction((tx) => repo.claimPending(tx, conn.id, from, turnId));
+  // One statement, atomic on its own: rows locked by another instance's claim are skipped.
+  const claimed = await repo.claimPending(ctx.db, conn.id, from, turnId);
   if (claimed.length === 0) return;
   // The provider's order, not the order of arrival.
   claimed.sort(
