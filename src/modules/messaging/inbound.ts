@@ -37,6 +37,7 @@ import {
   quietWindowMs,
 } from './rules.js';
 import { sendDueNow } from './sender.js';
+import { transcribeVoiceNote, transcriptionConfigured } from './transcribe.js';
 import type { ParsedInbound } from './whatsapp.js';
 
 /** Told to a customer who sent a picture, a voice note or a file without text. */
@@ -61,8 +62,10 @@ type Special =
   | { kind: 'silent'; reason: string }
   | null;
 
-function special(conn: ConnectionRow, m: ParsedInbound): Special {
+function special(conn: ConnectionRow, m: ParsedInbound, transcribes: boolean): Special {
   const twilio = conn.kind !== 'whatsapp_cloud';
+  // A voice note waits for its turn like text when it can be transcribed there.
+  if (m.kind === 'voice' && m.media && transcribes) return null;
   if (m.kind === 'reaction') return { kind: 'silent', reason: 'reaction' };
   if (twilio && m.kind === 'text' && isOptOut(m.text))
     return { kind: 'opt_out', reply: optOutConfirmation(m.text) };
@@ -87,7 +90,8 @@ export async function acceptMessages(
   messages: ParsedInbound[],
 ): Promise<{ waiting: InboundRow[]; queued: boolean }> {
   if (messages.length === 0) return { waiting: [], queued: false };
-  const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
+  const transcribes = transcriptionConfigured(ctx.config.messaging);
+  const specials = new Map(messages.map((m) => [m.providerId, special(conn, m, transcribes)]));
   // Plain messages are one INSERT, atomic on its own; what asks for more gets a transaction.
   const needsTransaction = [...specials.values()].some((s) => s !== null && s.kind !== 'silent');
   const store = async (tx: Queryable) => {
@@ -105,6 +109,7 @@ export async function acceptMessages(
           text: m.text,
           choice: m.choice,
           contextId: m.contextId,
+          media: m.media ?? null,
           providerTs: m.ts,
           status: s ? 'skipped' : 'received',
           skipReason: s ? (s.kind === 'opt_out' || s.kind === 'opt_in' ? s.kind : s.reason) : null,
@@ -213,6 +218,17 @@ function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exha
   }
 }
 
+/** The claimed voice notes as text (kept on their rows); one that cannot be read stays empty. */
+async function transcribeClaimed(ctx: AppContext, conn: ConnectionRow, rows: InboundRow[]): Promise<void> {
+  for (const row of rows) {
+    if (row.kind !== 'voice' || row.text.trim() || !row.media) continue;
+    const text = await transcribeVoiceNote(ctx, conn, row.media);
+    if (!text) continue;
+    row.text = text;
+    await repo.setInboundText(ctx.db, row.id, text);
+  }
+}
+
 /** The block a numbered reply or a tap refers to: the latest outbound message's. */
 async function resolveChoice(
   db: Queryable,
@@ -291,6 +307,24 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
       a.provider_ts.getTime() - b.provider_ts.getTime() || a.received_at.getTime() - b.received_at.getTime(),
   );
   const conversationId = await repo.openConversation(ctx.db, conn.tenant_id, conn.id, from);
+  await transcribeClaimed(ctx, conn, claimed);
+  if (claimed.every((r) => !r.text.trim())) {
+    // Only voice notes that could not be read: the customer is told, as without transcription.
+    await ctx.db.transaction(async (tx) => {
+      await queueOutbound(tx, conn, {
+        conversationId,
+        messageId: null,
+        to: from,
+        purpose: 'notice',
+        automated: true,
+        body: renderBody(conn, onlyTextNotice('de', true), null, 'de'),
+        key: `notice:${turnId}`,
+      });
+      await repo.settleTurn(tx, turnId, 'skipped', conversationId, 'voice_without_text');
+    });
+    await sendDueNow(ctx);
+    return;
+  }
   const message = claimed
     .map((r) => r.text.trim())
     .filter(Boolean)

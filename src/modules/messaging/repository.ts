@@ -1,4 +1,5 @@
 import { queryOne, type Queryable } from '../../db/database.js';
+import type { VoiceMedia } from './whatsapp.js';
 
 export type ConnectionKind = 'whatsapp_cloud' | 'twilio_sms' | 'twilio_whatsapp' | 'twilio_voice';
 
@@ -244,6 +245,7 @@ export interface NewInbound {
   text: string;
   choice: { block_id: string; item_id: string } | null;
   contextId: string | null;
+  media?: VoiceMedia | null;
   providerTs: Date;
   status?: 'received' | 'skipped';
   skipReason?: string | null;
@@ -259,6 +261,7 @@ export interface InboundRow {
   text: string;
   choice: { block_id: string; item_id: string } | null;
   context_id: string | null;
+  media: VoiceMedia | null;
   provider_ts: Date;
   status: string;
   skip_reason: string | null;
@@ -275,12 +278,12 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
   if (items.length === 0) return [];
   return db.query<InboundRow>(
     `INSERT INTO channel_inbound (tenant_id, connection_id, provider_message_id, from_number, kind, text,
-       choice, context_id, provider_ts, status, skip_reason)
+       choice, context_id, media, provider_ts, status, skip_reason)
      SELECT m.tenant_id, m.connection_id, m.provider_message_id, m.from_number, m.kind, m.text, m.choice,
-       m.context_id, m.provider_ts, m.status, m.skip_reason
+       m.context_id, m.media, m.provider_ts, m.status, m.skip_reason
      FROM jsonb_to_recordset($1::jsonb) AS m(tenant_id uuid, connection_id uuid, provider_message_id text,
-       from_number text, kind text, text text, choice jsonb, context_id text, provider_ts timestamptz,
-       status text, skip_reason text)
+       from_number text, kind text, text text, choice jsonb, context_id text, media jsonb,
+       provider_ts timestamptz, status text, skip_reason text)
      ON CONFLICT (connection_id, provider_message_id) DO NOTHING
      RETURNING *`,
     [
@@ -294,6 +297,7 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
           text: i.text,
           choice: i.choice,
           context_id: i.contextId?.slice(0, 200) ?? null,
+          media: i.media ?? null,
           provider_ts: i.providerTs.toISOString(),
           status: i.status ?? 'received',
           skip_reason: i.skipReason ?? null,
@@ -311,6 +315,11 @@ export async function recordInboundAt(db: Queryable, connectionId: string): Prom
       WHERE id = $1 AND (last_inbound_at IS NULL OR last_inbound_at < now() - interval '1 second')`,
     [connectionId],
   );
+}
+
+/** A voice note's transcript, kept on its row. */
+export async function setInboundText(db: Queryable, id: string, text: string): Promise<void> {
+  await db.query('UPDATE channel_inbound SET text = $2 WHERE id = $1', [id, text]);
 }
 
 /** The waiting messages of one customer on one connection, oldest (by provider time) first. */
