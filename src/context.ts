@@ -8,9 +8,14 @@ import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
+import type { ChannelDeliveries, ChannelDelivery } from './modules/chat/pipeline/types.js';
 import { eventBookingExtension } from './modules/events/chat-extension.js';
 import { createEmbeddings } from './modules/knowledge/embeddings.js';
+import { personMailDelivery } from './modules/mailboxes/connectors/sender.js';
+import { personDelivery as messagingDelivery } from './modules/messaging/outbound.js';
 import { createModelProvider } from './modules/models/index.js';
+import { enqueueConversationMessage } from './modules/webhooks/outbox.js';
+import { widgetDelivery } from './modules/widget/events.js';
 import { tracingFor } from './observability/tracing.js';
 import type { AppContext } from './shared/context.js';
 
@@ -37,6 +42,25 @@ export async function openDatabase(
     release();
     throw error;
   }
+}
+
+/**
+ * Per channel kind, the delivery of a person's reply from the inbox: the channel's own sender
+ * where it has one (the bot's replies on it leave the same way), else the API's
+ * `conversation.message` event for the tenant's system. A new channel kind adds its line here.
+ */
+export function channelDeliveries(config: Config): ChannelDeliveries {
+  const api: ChannelDelivery = { enqueue: enqueueConversationMessage };
+  return {
+    api,
+    webhook: api,
+    test: api,
+    voice: api,
+    widget: widgetDelivery,
+    email: personMailDelivery({ config }, api),
+    whatsapp: messagingDelivery,
+    sms: messagingDelivery,
+  };
 }
 
 export async function createContext(
@@ -73,6 +97,7 @@ export async function createContext(
     model: createModelProvider(config.model),
     embeddings: createEmbeddings(config),
     chatExtensions: [eventBookingExtension()],
+    deliveries: channelDeliveries(config),
     health,
     tracing,
     async close() {

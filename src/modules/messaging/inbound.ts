@@ -243,14 +243,14 @@ function channelDelivery(
 ): ChannelDelivery {
   return {
     async enqueue(tx: Queryable, reply: OutboundReply) {
-      const block = (reply.response.blocks[0] as ReplyBlock | undefined) ?? null;
+      const block = (reply.blocks[0] as ReplyBlock | undefined) ?? null;
       await queueOutbound(tx, conn, {
         conversationId: reply.conversationId,
         messageId: null,
         to: from,
         purpose: 'reply',
         automated: true,
-        body: renderBody(conn, reply.response.reply, block, language),
+        body: renderBody(conn, reply.text, block, language),
         key: `turn:${turnId}`,
       });
       await repo.settleTurn(tx, turnId, 'answered', reply.conversationId);

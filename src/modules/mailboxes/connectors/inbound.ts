@@ -40,6 +40,20 @@ const ATTACHMENTS_LEAD = 'Text der Anhänge:';
 /** The outbox kind of e-mail replies (the bot's and a person's). */
 export const EMAIL_REPLY_KIND = 'email.reply';
 
+/**
+ * The outbox message of an outbound mail row: one payload, `{outbound_id}`, for the bot's reply
+ * (send-once key per received mail) and a person's (per message, sender.ts).
+ */
+export async function enqueueMail(tx: Queryable, tenantId: string, outboundId: string, key: string) {
+  await enqueue(tx, tenantId, [
+    {
+      kind: EMAIL_REPLY_KIND,
+      idempotencyKey: `${EMAIL_REPLY_KIND}:${key}`,
+      payload: { outbound_id: outboundId },
+    },
+  ]);
+}
+
 export type { InboundAttachment } from './attachments.js';
 
 export interface InboundMail {
@@ -90,7 +104,7 @@ function domainOf(address: string): string {
 const MESSAGE_ID_PURPOSE = 'email-message-id';
 
 /** The HMAC secret of our Message-IDs (derived from the service's current secret key). */
-export function messageIdSecret(ctx: AppContext): string {
+export function messageIdSecret(ctx: Pick<AppContext, 'config'>): string {
   return secretStoreFor(ctx.config).hmacKey(MESSAGE_ID_PURPOSE).toString('hex');
 }
 
@@ -238,18 +252,12 @@ function mailDelivery(
         inReplyTo: mail.messageId,
         references: threading.references.map((id) => `<${id}>`),
         text: renderMailReply({
-          reply: reply.response.reply,
-          blocks: reply.response.blocks,
+          reply: reply.text,
+          blocks: reply.blocks,
           language: detectLanguage(strippedText),
         }),
       });
-      await enqueue(tx, mailbox.tenant_id, [
-        {
-          kind: EMAIL_REPLY_KIND,
-          idempotencyKey: `${EMAIL_REPLY_KIND}:${inboundId}`,
-          payload: { outbound_id: outboundId },
-        },
-      ]);
+      await enqueueMail(tx, mailbox.tenant_id, outboundId, inboundId);
       await repo.markInboundAnswered(tx, inboundId, reply.conversationId);
     },
   };
