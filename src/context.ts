@@ -8,14 +8,18 @@ import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
+import type { ChannelGuards } from './modules/chat/pipeline/guards.js';
 import type { ChannelDeliveries, ChannelDelivery } from './modules/chat/pipeline/types.js';
 import { eventBookingExtension } from './modules/events/chat-extension.js';
 import { createEmbeddings } from './modules/knowledge/embeddings.js';
+import { emailLoopGuard } from './modules/mailboxes/connectors/loop-guard.js';
 import { personMailDelivery } from './modules/mailboxes/connectors/sender.js';
+import { optOutGuard } from './modules/messaging/guards.js';
 import { personDelivery as messagingDelivery } from './modules/messaging/outbound.js';
 import { createModelProvider } from './modules/models/index.js';
 import { enqueueConversationMessage } from './modules/webhooks/outbox.js';
 import { widgetDelivery } from './modules/widget/events.js';
+import { widgetBudgetGuard } from './modules/widget/limits.js';
 import { tracingFor } from './observability/tracing.js';
 import type { AppContext } from './shared/context.js';
 
@@ -63,6 +67,13 @@ export function channelDeliveries(config: Config): ChannelDeliveries {
   };
 }
 
+/** The channel guards by the name the registry's descriptors give them (chat/pipeline/guards.ts). */
+export const CHANNEL_GUARDS: ChannelGuards = {
+  email_loop: emailLoopGuard,
+  widget_budget: widgetBudgetGuard,
+  messaging_opt_out: optOutGuard,
+};
+
 export async function createContext(
   config: Config,
   opened?: { db: Database; release?: () => void; coordination?: Coordination },
@@ -98,6 +109,7 @@ export async function createContext(
     embeddings: createEmbeddings(config),
     chatExtensions: [eventBookingExtension()],
     deliveries: channelDeliveries(config),
+    guards: CHANNEL_GUARDS,
     health,
     tracing,
     async close() {

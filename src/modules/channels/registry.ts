@@ -9,7 +9,7 @@
  * The database's check constraint on `conversations.channel`, the OpenAPI enums (conversation
  * schema and `?channel=` filter, bot channels, contact channels, go-live channels) and the
  * dashboard's filter and labels are checked against this list (test/channels/registry.test.ts).
- * A new channel kind is one descriptor here, an adapter folder and a sender (docs/ARCHITECTURE.md).
+ * A new channel kind is one descriptor here, an adapter folder and a sender (docs/channels.md).
  */
 
 /** Every channel kind, in the order lists show them. */
@@ -43,6 +43,14 @@ export const GO_LIVE_ENTRIES = ['widget', 'share_link', 'email'] as const;
 export type GoLiveEntry = (typeof GO_LIVE_ENTRIES)[number];
 export type GoLiveFact = 'widgetLive' | 'shareLink' | 'mailboxes';
 
+/**
+ * The channel guards admission runs for a turn on a channel (chat/pipeline/guards.ts), by name:
+ * the e-mail loop guard with its caps, the widget's daily budget, the customer's opt-out on a
+ * messaging channel. Their implementations are composed in src/context.ts (`ctx.guards`).
+ */
+export const GUARD_NAMES = ['email_loop', 'widget_budget', 'messaging_opt_out'] as const;
+export type GuardName = (typeof GUARD_NAMES)[number];
+
 export interface ChannelDescriptor {
   kind: ChannelKind;
   /** The dashboard's label. */
@@ -73,6 +81,8 @@ export interface ChannelDescriptor {
    * tenant's `conversation.message` webhook event.
    */
   outboxKinds: readonly string[];
+  /** The guards admission runs for its inbound turns, in this order. */
+  guards: readonly GuardName[];
   /** The go-live checklist's entries it makes count, and the fact each needs. */
   goLive: readonly { entry: GoLiveEntry; fact: GoLiveFact }[];
   /**
@@ -108,6 +118,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
     outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -125,6 +136,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
     outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -141,6 +153,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
     outboxKinds: ['widget.push'],
+    guards: ['widget_budget'],
     goLive: [
       { entry: 'widget', fact: 'widgetLive' },
       { entry: 'share_link', fact: 'shareLink' },
@@ -160,6 +173,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: NONE,
     outboxKinds: ['email.reply'],
+    guards: ['email_loop'],
     goLive: [{ entry: 'email', fact: 'mailboxes' }],
     promptHint: null,
   },
@@ -176,6 +190,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
     outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -192,6 +207,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: MESSAGING_MAX_CHARS,
     nativeBlocks: ['buttons', 'list'],
     outboxKinds: ['whatsapp.send', 'twilio.send'],
+    guards: ['messaging_opt_out'],
     goLive: NONE,
     promptHint: null,
   },
@@ -209,6 +225,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: MESSAGING_MAX_CHARS,
     nativeBlocks: NONE,
     outboxKinds: ['twilio.send'],
+    guards: ['messaging_opt_out'],
     goLive: NONE,
     promptHint:
       `## Kanal: SMS\nDer Kunde schreibt per SMS. Antworte kurz und knapp: möglichst höchstens ${SMS_PREFERRED_CHARS} Zeichen, ` +
@@ -227,6 +244,7 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     maxMessageChars: null,
     nativeBlocks: NONE,
     outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },

@@ -32,6 +32,18 @@ export interface InboundMessage {
   requestHash?: string;
   /** The dashboard's test chat: the conversation is marked a test and the quota is not charged. */
   test?: boolean;
+  /** What the adapter knows of the turn that its channel's guards read (guards.ts). */
+  facts?: ChannelFacts;
+}
+
+/** The adapters' facts for the channel guards; a guard without its facts passes. */
+export interface ChannelFacts {
+  /** The received mail: its stored id and text without quotes, from which mailbox and sender. */
+  email?: { mailboxId: string; inboundId: string; sender: string; strippedText: string };
+  /** The widget's daily budget of messages for the bot. */
+  widget?: { dailyBudget: number };
+  /** The messaging connection and the customer's number. */
+  messaging?: { connectionId: string; from: string };
 }
 
 export type ChatSource = Static<typeof ChatSourceSchema>;
