@@ -199,14 +199,18 @@ export function afterAccept(
 }
 
 /** The engine's refusals this adapter tells apart (kept in one place: the engine's codes may change). */
-function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'retry' | 'failed' {
+function refusalOf(
+  error: unknown,
+): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'opted_out' | 'retry' | 'failed' {
   if (!(error instanceof EngineRefusal)) {
     return error instanceof AppError && error.statusCode < 500 ? 'failed' : 'retry';
   }
   switch (error.reason) {
+    // `opted_out`: the opt-out guard (guards.ts); the turn is skipped with that reason.
     case 'handed_over':
     case 'bot_disabled':
     case 'quota_exhausted':
+    case 'opted_out':
       return error.reason;
     case 'idempotency_in_flight':
     case 'model_unavailable':
@@ -214,6 +218,8 @@ function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exha
     case 'bot_not_found':
     case 'conversation_not_found':
     case 'idempotency_mismatch':
+    case 'budget_exhausted':
+    case 'loop_guarded':
       return 'failed';
   }
 }
@@ -262,14 +268,14 @@ function channelDelivery(
 ): ChannelDelivery {
   return {
     async enqueue(tx: Queryable, reply: OutboundReply) {
-      const block = (reply.response.blocks[0] as ReplyBlock | undefined) ?? null;
+      const block = (reply.blocks[0] as ReplyBlock | undefined) ?? null;
       await queueOutbound(tx, conn, {
         conversationId: reply.conversationId,
         messageId: null,
         to: from,
         purpose: 'reply',
         automated: true,
-        body: renderBody(conn, reply.response.reply, block, language),
+        body: renderBody(conn, reply.text, block, language),
         key: `turn:${turnId}`,
       });
       await repo.settleTurn(tx, turnId, 'answered', reply.conversationId);
@@ -348,10 +354,6 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
     await sendDueNow(ctx);
     return;
   }
-  if (await repo.isOptedOut(ctx.db, conn.id, from)) {
-    await repo.settleTurn(ctx.db, turnId, 'skipped', conversationId, 'opted_out');
-    return;
-  }
   const channel = channelOf(conn);
   // The person behind the number: one contact per E.164 number, whatever channel they use.
   await findOrCreateContactBySender(ctx.db, conn.tenant_id, { senderId: from, channel });
@@ -370,6 +372,8 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
           ...(resolved.choice ? { choice: resolved.choice } : {}),
         },
         idempotencyKey: `messaging:${turnId}`,
+        // The opt-out guard (guards.ts) reads them.
+        facts: { messaging: { connectionId: conn.id, from } },
       },
       { delivery: channelDelivery(conn, from, turnId, language) },
     );
