@@ -1,5 +1,4 @@
 import { queryOne, type Queryable } from '../../db/database.js';
-import type { VoiceMedia } from './whatsapp.js';
 
 export type ConnectionKind = 'whatsapp_cloud' | 'twilio_sms' | 'twilio_whatsapp' | 'twilio_voice';
 
@@ -235,6 +234,13 @@ export async function recordOutboundOk(db: Queryable, id: string): Promise<void>
 }
 
 // ---- inbound ----
+
+/** A voice note's audio as the provider names it: Meta's media id or Twilio's media URL. */
+export interface VoiceMedia {
+  id?: string;
+  url?: string;
+  mime_type: string;
+}
 
 export interface NewInbound {
   tenantId: string;

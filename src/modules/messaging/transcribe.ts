@@ -15,9 +15,8 @@
  */
 import type { AppContext } from '../../shared/context.js';
 import { checkProviderUrl } from './guards.js';
-import type { ConnectionRow } from './repository.js';
+import type { ConnectionRow, VoiceMedia } from './repository.js';
 import { channelSecretsFor, openedOrEmpty } from './secret-store.js';
-import type { VoiceMedia } from './whatsapp.js';
 
 type Settings = AppContext['config']['messaging'];
 

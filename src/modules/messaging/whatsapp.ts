@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { checkProviderUrl } from './guards.js';
 import { parseChoiceId } from './render.js';
+import type { VoiceMedia } from './repository.js';
 
 /** X-Hub-Signature-256 = "sha256=" + HMAC-SHA256(app secret, raw body); compared in constant time. */
 export function verifyMetaSignature(raw: Buffer, header: string | undefined, appSecret: string): boolean {
@@ -26,12 +27,6 @@ export interface ParsedInbound {
   ts: Date;
   /** A voice note's audio: Meta's media id or Twilio's media URL, and its content type. */
   media?: VoiceMedia;
-}
-
-export interface VoiceMedia {
-  id?: string;
-  url?: string;
-  mime_type: string;
 }
 
 export interface ParsedStatus {
