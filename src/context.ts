@@ -6,11 +6,12 @@ import type { Database } from './db/database.js';
 import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
-import { ApiKeyService } from './modules/auth/api-keys.js';
-import { SessionService } from './modules/auth/sessions.js';
-import { eventBookingExtension } from './modules/events/chat-extension.js';
-import { createEmbeddings } from './modules/knowledge/embeddings.js';
+import { ApiKeyService, SessionService } from './modules/auth/index.js';
+import { eventBookingExtension } from './modules/events/index.js';
+import { recordCustomerMessage } from './modules/inbox/index.js';
+import { createEmbeddings } from './modules/knowledge/index.js';
 import { createModelProvider } from './modules/models/index.js';
+import { checkActivation } from './modules/preflight/index.js';
 import { tracingFor } from './observability/tracing.js';
 import type { AppContext } from './shared/context.js';
 
@@ -73,6 +74,8 @@ export async function createContext(
     model: createModelProvider(config.model),
     embeddings: createEmbeddings(config),
     chatExtensions: [eventBookingExtension()],
+    botActivationCheck: checkActivation,
+    customerMessageRecorder: recordCustomerMessage,
     health,
     tracing,
     async close() {

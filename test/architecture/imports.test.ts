@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cycles, sourceFiles } from './graph.js';
+import { cycles, folderGraph, loopArrows, sourceFiles } from './graph.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -71,8 +71,21 @@ function importsOfOtherModules(picked: (target: string) => boolean): string[] {
 
 describe('house order (import graph)', () => {
   it('has no import cycle in src/', () => {
-    const graph = new Map(files.map((f) => [relative(SRC, f), importsOf(f)]));
+    // The context's type names the services it carries (erased at build): no edge of a cycle.
+    const graph = new Map(
+      files.map((f) => {
+        const from = relative(SRC, f);
+        const edges = edgesOf(f).filter((edge) => !(edge.typeOnly && TYPE_ONLY_UPWARDS.has(from)));
+        return [from, edges.map((edge) => edge.target)];
+      }),
+    );
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('no feature folder imports one that imports it back, directly or around a loop', () => {
+    const graph = new Map(files.map((f) => [relative(SRC, f), importsOf(f)]));
+    // Every arrow that closes a loop between folders of src/modules (see docs/ARCHITECTURE.md, layers).
+    expect(loopArrows(folderGraph(graph, moduleOf))).toEqual([]);
   });
 
   it('nothing imports a higher floor (base ← modules ← wiring ← entry)', () => {
@@ -86,6 +99,30 @@ describe('house order (import graph)', () => {
       }
     }
     expect(offences).toEqual([]);
+  });
+
+  it('a module is reached from outside only through its index.ts (the wiring may register routes files)', () => {
+    const wiring = (path: string) => floorOf(path) >= 2;
+    const offences: string[] = [];
+    for (const file of files) {
+      const from = relative(SRC, file);
+      if (!moduleOf(from) && !wiring(from)) continue;
+      for (const target of importsOf(file)) {
+        const owner = moduleOf(target);
+        if (!owner || owner === moduleOf(from) || target === `modules/${owner}/index.ts`) continue;
+        if (wiring(from) && isRoutesFile(target)) continue;
+        offences.push(`${from} → ${target}`);
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+
+  it('every module declares its surface in index.ts', () => {
+    const modules = [...new Set(files.map((f) => moduleOf(relative(SRC, f))).filter(Boolean))];
+    const missing = modules.filter(
+      (name) => !files.some((f) => relative(SRC, f) === `modules/${name}/index.ts`),
+    );
+    expect(missing).toEqual([]);
   });
 
   it('no module imports another module’s repository (only its service or schema)', () => {

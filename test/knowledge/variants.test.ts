@@ -11,7 +11,7 @@ import {
   knownTail,
   queryWords,
   splitCandidates,
-} from '../../src/modules/knowledge/text.js';
+} from '../../src/shared/text.js';
 import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { addEntries } from './helpers.js';

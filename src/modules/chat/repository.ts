@@ -2,14 +2,14 @@ import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
 import type { StatementNotify } from '../../coordination/index.js';
-import type { BotRow } from '../bots/service.js';
+import type { BotRow } from '../bots/index.js';
 import {
   EXCHANGE_CONTINUED_CONVERSATION,
   EXCHANGE_NEW_CONVERSATION,
   MARK_TEST_CONVERSATION,
   type ConversationRow,
-} from '../conversations/service.js';
-import type { ModelMessage } from '../models/provider.js';
+} from '../conversations/index.js';
+import type { ModelMessage } from '../models/index.js';
 import type { ChatChannel } from './request.js';
 
 export interface ChatBot extends BotRow {

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { codeVariants, TS_CONFIG, type Language } from './text.js';
+import { codeVariants, TS_CONFIG, type Language } from '../../shared/text.js';
 
 export interface EntryRow {
   id: string;

@@ -1,5 +1,5 @@
-import type { BotRow } from '../bots/service.js';
-import type { KnowledgeHit } from '../knowledge/search.js';
+import type { BotRow } from '../bots/index.js';
+import type { KnowledgeHit } from '../knowledge/index.js';
 import { TAG, escapeAttribute, escapeText, inlineText, neutraliseReservedTags, wrap } from './delimiters.js';
 import {
   BEHAVIOR_RULES,

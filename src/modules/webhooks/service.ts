@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import { timePage } from '../../shared/pagination.js';
-import { lockTenant } from '../tenants/service.js';
+import { lockTenant } from '../tenants/index.js';
 import { queueDeliveries } from './outbox.js';
 import * as repo from './repository.js';
 import type { WebhookSecrets } from './secret-box.js';

@@ -11,7 +11,7 @@ import type { AppContext } from '../../shared/context.js';
 import { conversationTopic, fanoutOf, type FanoutEvent } from '../../coordination/fanout.js';
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import type { OutboxSender } from '../outbox/service.js';
+import type { OutboxSender } from '../outbox/index.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { visitorOf } from './access.js';
 import * as repo from './repository.js';

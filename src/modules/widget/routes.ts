@@ -6,14 +6,17 @@ import { AppError, ErrorCode } from '../../http/errors.js';
 import { errorResponses, eventStreamResponse } from '../../http/schemas.js';
 import { rateLimitRefusals } from '../../observability/metrics.js';
 import { decryptSecret } from '../../shared/secrets.js';
-import { answerChat } from '../chat/answer.js';
-import { parseChatRequest, parseIdempotencyKey } from '../chat/request.js';
-import { requestFingerprint } from '../chat/idempotency.js';
+import {
+  answerChat,
+  parseChatRequest,
+  parseIdempotencyKey,
+  requestFingerprint,
+  ChatResponseSchema,
+} from '../chat/index.js';
 import { EngineRefusal } from '../../shared/refusal.js';
 import { createHash } from 'node:crypto';
 import { openEventStream as openStream } from '../../shared/sse.js';
 import { noteChatStreamError } from '../../observability/metrics.js';
-import { ChatResponseSchema } from '../chat/schema.js';
 import {
   allowCors,
   authenticateVisitor,
@@ -32,8 +35,8 @@ import { streamEvents } from './events.js';
 import { availabilityOf, noteVisitor } from './visitor-service.js';
 import { widgetMessageStream } from './message-stream.js';
 import * as repo from './repository.js';
-import { findBot } from '../bots/service.js';
-import { deleteConversationsByIds } from '../conversations/service.js';
+import { findBot } from '../bots/index.js';
+import { deleteConversationsByIds } from '../conversations/index.js';
 import {
   SessionBody,
   SessionSchema,

@@ -1,0 +1,38 @@
+/** The public surface of the conversations module: what other modules may import (see docs/ARCHITECTURE.md). */
+export { recordCustomerMessage } from './customer-message.js';
+export {
+  HANDOVER_REASONS,
+  decide,
+  stateOf,
+  type HandoverAction,
+  type HandoverReason,
+  type HandoverState,
+} from './handover.js';
+export {
+  endConversation,
+  escalateConversation,
+  rateConversation,
+  sweepInactiveConversations,
+} from './lifecycle.js';
+export {
+  handoverNotify,
+  publishHandover,
+  publishInboxChange,
+  publishMessage,
+  publishTyping,
+} from './live.js';
+export { asksForPerson, connectingReply } from './person-request.js';
+export {
+  EXCHANGE_CONTINUED_CONVERSATION,
+  EXCHANGE_NEW_CONVERSATION,
+  MARK_TEST_CONVERSATION,
+  deleteConversationsByIds,
+  deleteConversationsOfPerson,
+  hasTestExchange,
+  insertStaffMessage,
+  linkSenderConversations,
+  relinkConversationsOfPerson,
+  writeHandoverState,
+  type ConversationRow,
+} from './repository.js';
+export { countAddedCustomerMessage, getConversationDetail, waitInInbox } from './service.js';

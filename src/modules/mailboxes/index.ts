@@ -1,0 +1,5 @@
+/** The public surface of the mailboxes module: what other modules may import (see docs/ARCHITECTURE.md). */
+export { warnExpiringSecrets } from './connectors/health.js';
+export { createEmailSender } from './connectors/sender.js';
+export { MailboxConnections } from './connectors/sync.js';
+export { forgetSender, lastBounceOf, listBotMailboxes, resealMailboxSecrets } from './service.js';
