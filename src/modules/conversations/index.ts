@@ -1,4 +1,5 @@
 /** The public surface of the conversations module: what other modules may import (see docs/ARCHITECTURE.md). */
+export { exchangeStatement, type ExchangeParams } from './exchange-repository.js';
 export { recordCustomerMessage } from './customer-message.js';
 export {
   HANDOVER_REASONS,
@@ -23,8 +24,6 @@ export {
 } from './live.js';
 export { asksForPerson, connectingReply } from './person-request.js';
 export {
-  EXCHANGE_CONTINUED_CONVERSATION,
-  EXCHANGE_NEW_CONVERSATION,
   MARK_TEST_CONVERSATION,
   deleteConversationsByIds,
   deleteConversationsOfPerson,
