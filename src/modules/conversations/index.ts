@@ -28,6 +28,7 @@ export {
   deleteConversationsByIds,
   deleteConversationsOfPerson,
   hasTestExchange,
+  insertCustomerMessage,
   insertStaffMessage,
   linkSenderConversations,
   relinkConversationsOfPerson,

@@ -584,3 +584,14 @@ export async function countCustomerMessage(
     [tenantId, conversationId],
   );
 }
+
+/** A customer's message that came in on a channel, stored for the people in the inbox (no bot reply). */
+export async function insertCustomerMessage(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; conversationId: string; content: string; channel: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, $5)`,
+    [input.tenantId, input.conversationId, input.botId, input.content, input.channel],
+  );
+}

@@ -1,3 +1,4 @@
+import { bumpKnowledgeVocabulary } from '../tenants/index.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
 import { findBot, holdBot, type BotRow } from '../bots/index.js';
@@ -120,7 +121,9 @@ export async function writeIndex(
   chunks: ChunkWrite[],
 ): Promise<EntryRow> {
   await repo.replaceChunks(tx, tenantId, entry, chunks);
-  await repo.addTerms(tx, tenantId, prepared.words);
+  // A new word moves the tenant's vocabulary version on: cached query-word resolutions of
+  // older versions are then no longer used (see search.ts).
+  if ((await repo.addTerms(tx, tenantId, prepared.words)) > 0) await bumpKnowledgeVocabulary(tx, tenantId);
   return { ...entry, chunk_count: chunks.length };
 }
 

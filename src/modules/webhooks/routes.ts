@@ -141,7 +141,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (request, reply) => {
-      if (!(await repo.deleteEndpoint(ctx.db, currentUser(request).tenantId, request.params.id))) {
+      if (!(await service.removeEndpoint(ctx.db, currentUser(request).tenantId, request.params.id))) {
         throw notFound('Webhook endpoint');
       }
       return reply.status(204).send(null);
