@@ -29,7 +29,7 @@ import { openPglite } from '../src/db/pglite.js';
 import { createBot } from '../src/modules/bots/editing.js';
 import { answerCandidates, decideAnswerability } from '../src/modules/knowledge/answerability.js';
 import { FEATURE_NAMES, type AnswerabilityModel } from '../src/modules/knowledge/answerability-model.js';
-import { questionText } from '../src/modules/knowledge/salutations.js';
+import { questionText } from '../src/shared/salutations.js';
 import { searchWithEvidence } from '../src/modules/knowledge/search.js';
 import { importEntries, MAX_IMPORT_ENTRIES, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
 import { createTenant } from '../src/modules/tenants/service.js';

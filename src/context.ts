@@ -6,20 +6,17 @@ import type { Database } from './db/database.js';
 import { openPostgres } from './db/postgres.js';
 import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
-import { ApiKeyService } from './modules/auth/api-keys.js';
-import { SessionService } from './modules/auth/sessions.js';
-import type { ChannelGuards } from './modules/chat/pipeline/guards.js';
-import type { ChannelDeliveries, ChannelDelivery } from './modules/chat/pipeline/types.js';
-import { eventBookingExtension } from './modules/events/chat-extension.js';
-import { createEmbeddings } from './modules/knowledge/embeddings.js';
-import { emailLoopGuard } from './modules/mailboxes/connectors/loop-guard.js';
-import { personMailDelivery } from './modules/mailboxes/connectors/sender.js';
-import { optOutGuard } from './modules/messaging/guards.js';
-import { personDelivery as messagingDelivery } from './modules/messaging/outbound.js';
+import { ApiKeyService, SessionService } from './modules/auth/index.js';
+import type { ChannelDeliveries, ChannelDelivery, ChannelGuards } from './modules/chat/index.js';
+import { eventBookingExtension } from './modules/events/index.js';
+import { recordCustomerMessage } from './modules/inbox/index.js';
+import { createEmbeddings } from './modules/knowledge/index.js';
+import { emailLoopGuard, personMailDelivery } from './modules/mailboxes/index.js';
+import { optOutGuard, personDelivery as messagingDelivery } from './modules/messaging/index.js';
 import { createModelProvider } from './modules/models/index.js';
-import { enqueueConversationMessage } from './modules/webhooks/outbox.js';
-import { widgetDelivery } from './modules/widget/events.js';
-import { widgetBudgetGuard } from './modules/widget/limits.js';
+import { checkActivation } from './modules/preflight/index.js';
+import { enqueueConversationMessage } from './modules/webhooks/index.js';
+import { widgetDelivery, widgetBudgetGuard } from './modules/widget/index.js';
 import { tracingFor } from './observability/tracing.js';
 import type { AppContext } from './shared/context.js';
 
@@ -110,6 +107,8 @@ export async function createContext(
     chatExtensions: [eventBookingExtension()],
     deliveries: channelDeliveries(config),
     guards: CHANNEL_GUARDS,
+    botActivationCheck: checkActivation,
+    customerMessageRecorder: recordCustomerMessage,
     health,
     tracing,
     async close() {

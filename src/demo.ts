@@ -1,8 +1,8 @@
 import type { AppContext } from './shared/context.js';
-import { createBot } from './modules/bots/editing.js';
-import { createTenant } from './modules/tenants/service.js';
-import { insertUser } from './modules/auth/repository.js';
-import { importEntries, type EntryInput } from './modules/knowledge/service.js';
+import { createBot } from './modules/bots/index.js';
+import { createTenant } from './modules/tenants/index.js';
+import { insertUser } from './modules/auth/index.js';
+import { importEntries, type EntryInput } from './modules/knowledge/index.js';
 
 export const DEMO_PROMPT =
   'Du bist der freundliche Assistent der Parley Demo GmbH. Beantworte Fragen zu Öffnungszeiten, Preisen und Kursen.';

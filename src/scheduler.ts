@@ -2,20 +2,14 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { maintainTables } from './db/maintenance.js';
-import { sweepExpiredReservations } from './modules/chat/repository.js';
-import { sweepInactiveConversations } from './modules/conversations/lifecycle.js';
-import { ImportWorker } from './modules/knowledge/imports/worker.js';
-import { importDeps } from './modules/knowledge/imports/service.js';
-import { backfillPass } from './modules/knowledge/vectors.js';
-import { OutboxWorker, type OutboxSender } from './modules/outbox/worker.js';
-import { createWebhookSender } from './modules/webhooks/sender.js';
-import { widgetPushSender } from './modules/widget/events.js';
-import { widgetEmailSender } from './modules/widget/visitor-service.js';
-import { createEmailSender } from './modules/mailboxes/connectors/sender.js';
-import { MailboxConnections } from './modules/mailboxes/connectors/sync.js';
-import { warnExpiringSecrets } from './modules/mailboxes/connectors/health.js';
-import { messagingSenders } from './modules/messaging/sender.js';
-import { sweepWaiting } from './modules/messaging/inbound.js';
+import { sweepExpiredReservations } from './modules/chat/index.js';
+import { sweepInactiveConversations } from './modules/conversations/index.js';
+import { ImportWorker, importDeps, backfillPass } from './modules/knowledge/index.js';
+import { OutboxWorker, type OutboxSender } from './modules/outbox/index.js';
+import { createWebhookSender } from './modules/webhooks/index.js';
+import { widgetPushSender, widgetEmailSender } from './modules/widget/index.js';
+import { createEmailSender, MailboxConnections, warnExpiringSecrets } from './modules/mailboxes/index.js';
+import { messagingSenders, sweepWaiting } from './modules/messaging/index.js';
 
 /** A background job: one pass of work, repeated every `intervalMs`. */
 export interface Job {

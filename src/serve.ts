@@ -6,9 +6,9 @@ import type { AppContext } from './shared/context.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { migrate } from './db/migrate.js';
 import { describeDemo, isEmpty, seedDemo } from './demo.js';
-import { resealMailboxSecrets } from './modules/mailboxes/service.js';
-import { resealConnectionSecrets } from './modules/messaging/secret-store.js';
-import { resealSigningSecrets } from './modules/webhooks/secret-box.js';
+import { resealMailboxSecrets } from './modules/mailboxes/index.js';
+import { resealConnectionSecrets } from './modules/messaging/index.js';
+import { resealSigningSecrets } from './modules/webhooks/index.js';
 import { rowSecretsFor } from './shared/sealed.js';
 import { SecretKeyError } from './shared/secrets.js';
 

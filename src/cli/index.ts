@@ -13,11 +13,9 @@ import { migrate } from '../db/migrate.js';
 import { describeDemo, seedDemo } from '../demo.js';
 import { AppError } from '../http/errors.js';
 import type { TimeCursor } from '../shared/pagination.js';
-import { findUserByEmail, insertUser } from '../modules/auth/repository.js';
-import { ROLES, type Role } from '../modules/auth/permissions.js';
-import { listTeamUsers } from '../modules/auth/users/repository.js';
-import { listBots } from '../modules/bots/repository.js';
-import { createTenant } from '../modules/tenants/service.js';
+import { findUserByEmail, insertUser, ROLES, type Role, listTeamUsers } from '../modules/auth/index.js';
+import { listBots } from '../modules/bots/index.js';
+import { createTenant } from '../modules/tenants/index.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import {
   checkPlan,

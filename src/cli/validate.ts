@@ -6,7 +6,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { InvalidArgumentError } from 'commander';
 import type { Queryable } from '../db/database.js';
-import { ROLES, type Role } from '../modules/auth/permissions.js';
+import { ROLES, type Role } from '../modules/auth/index.js';
 import { isUuid } from '../shared/ids.js';
 import { CliError } from './errors.js';
 

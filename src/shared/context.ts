@@ -8,12 +8,22 @@ import type { Database } from '../db/database.js';
 import type { Health } from '../health.js';
 import type { ApiKeyService } from '../modules/auth/api-keys.js';
 import type { SessionService } from '../modules/auth/sessions.js';
+import type { ActivationCheck } from '../modules/bots/editing.js';
 import type { ChatExtension } from '../modules/chat/extensions.js';
 import type { ChannelGuards } from '../modules/chat/pipeline/guards.js';
 import type { ChannelDeliveries } from '../modules/chat/pipeline/types.js';
 import type { EmbeddingsClient } from '../modules/knowledge/embeddings.js';
 import type { ModelProvider } from '../modules/models/index.js';
 import type { TracingHandle } from '../observability/tracing.js';
+
+/** See conversations/customer-message.ts. */
+export type CustomerMessageRecorder = (
+  ctx: AppContext,
+  tenantId: string,
+  conversationId: string,
+  content: string,
+  idempotencyKey: string | null,
+) => Promise<{ id: string; created_at: Date } | undefined>;
 
 /**
  * Everything a module needs, built once per process and handed to every module plugin.
@@ -38,6 +48,10 @@ export interface AppContext {
   deliveries: ChannelDeliveries;
   /** The channel guards admission runs, by the name the registry's descriptors give them. */
   guards: ChannelGuards;
+  /** The check before a bot is switched on (the pre-flight's; see bots/editing.ts). */
+  botActivationCheck: ActivationCheck;
+  /** Stores a customer's message on a conversation a person holds (the inbox's; see conversations/customer-message.ts). */
+  customerMessageRecorder: CustomerMessageRecorder;
   /** Whether the database and Redis answer (for /ready, 503 answers and outage logs). */
   health: Health;
   /** OpenTelemetry tracing of the chat; null unless an OTLP endpoint is configured. */

@@ -14,7 +14,7 @@ export function sourceFiles(
   });
 }
 
-/** Strongly connected components of the import graph with more than one file (Tarjan). */
+/** Strongly connected components of a graph with more than one node (Tarjan). */
 export function cycles(graph: Map<string, string[]>): string[][] {
   let index = 0;
   const indices = new Map<string, number>();
@@ -48,4 +48,36 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   };
   for (const node of graph.keys()) if (!indices.has(node)) visit(node);
   return found;
+}
+
+/**
+ * The graph of folders: an arrow from one folder to another when any file of the first
+ * imports a file of the second (`folderOf` names a file's folder, or undefined outside them).
+ */
+export function folderGraph(
+  files: Map<string, string[]>,
+  folderOf: (path: string) => string | undefined,
+): Map<string, string[]> {
+  const arrows = new Map<string, Set<string>>();
+  for (const [from, targets] of files) {
+    const a = folderOf(from);
+    if (!a) continue;
+    if (!arrows.has(a)) arrows.set(a, new Set());
+    for (const target of targets) {
+      const b = folderOf(target);
+      if (b && b !== a) arrows.get(a)!.add(b);
+    }
+  }
+  return new Map([...arrows].map(([folder, to]) => [folder, [...to].sort()]));
+}
+
+/** The arrows that run inside one strongly connected component: each is part of a loop. */
+export function loopArrows(graph: Map<string, string[]>): string[] {
+  const componentOf = new Map<string, number>();
+  cycles(graph).forEach((component, i) => component.forEach((node) => componentOf.set(node, i)));
+  return [...graph]
+    .flatMap(([from, to]) => to.map((target) => [from, target] as const))
+    .filter(([from, to]) => componentOf.has(from) && componentOf.get(from) === componentOf.get(to))
+    .map(([from, to]) => `${from} → ${to}`)
+    .sort();
 }

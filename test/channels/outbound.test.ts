@@ -3,7 +3,7 @@ import { CHANNEL_KINDS, channelOutboxKinds } from '../../src/modules/channels/re
 import { findMailboxById } from '../../src/modules/mailboxes/repository.js';
 import { receiveMail, type InboundMail } from '../../src/modules/mailboxes/connectors/inbound.js';
 import { createEmailSender } from '../../src/modules/mailboxes/connectors/sender.js';
-import { enqueue } from '../../src/modules/outbox/service.js';
+import { enqueue } from '../../src/modules/outbox/index.js';
 import { outboxSenders } from '../../src/scheduler.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';

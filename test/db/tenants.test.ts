@@ -3,7 +3,8 @@ import { testConfig } from '../../src/config.js';
 import { createContext } from '../../src/context.js';
 import type { AppContext } from '../../src/shared/context.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
-import { createTenant, findTenantPlan } from '../../src/modules/tenants/service.js';
+import { createTenant } from '../../src/modules/tenants/service.js';
+import { findTenantPlan } from '../../src/modules/tenants/repository.js';
 import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant } from '../helpers/factories.js';
 

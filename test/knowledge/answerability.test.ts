@@ -22,7 +22,7 @@ import {
   type QueryWord,
 } from '../../src/modules/knowledge/confidence.js';
 import type { KnowledgeHit } from '../../src/modules/knowledge/search.js';
-import { queryWords } from '../../src/modules/knowledge/text.js';
+import { queryWords } from '../../src/shared/text.js';
 import { detectLanguage, isFrequentWord } from '../../src/shared/language.js';
 
 /** The query's words as the search sees them; every word known to the corpus unless listed. */

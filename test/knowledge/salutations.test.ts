@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { questionText } from '../../src/modules/knowledge/salutations.js';
-import { queryWords } from '../../src/modules/knowledge/text.js';
+import { questionText } from '../../src/shared/salutations.js';
+import { queryWords } from '../../src/shared/text.js';
 
 /** Greetings, thanks, closings, names and signatures are no part of the question. */
 

@@ -6,7 +6,7 @@ import {
   detectLanguage,
   queryWords,
   vocabularyOf,
-} from '../../src/modules/knowledge/text.js';
+} from '../../src/shared/text.js';
 
 describe('detectLanguage', () => {
   it.each([

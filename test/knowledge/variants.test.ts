@@ -5,13 +5,7 @@ import type { AppContext } from '../../src/shared/context.js';
 import type { Queryable } from '../../src/db/database.js';
 import { memoryCoordination } from '../../src/coordination/index.js';
 import { searchForAnswer } from '../../src/modules/knowledge/service.js';
-import {
-  decompound,
-  derivedForms,
-  knownTail,
-  queryWords,
-  splitCandidates,
-} from '../../src/modules/knowledge/text.js';
+import { decompound, derivedForms, knownTail, queryWords, splitCandidates } from '../../src/shared/text.js';
 import { describeEachBackend } from '../helpers/db.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { addEntries } from './helpers.js';

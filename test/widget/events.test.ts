@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { enqueue } from '../../src/modules/outbox/service.js';
+import { enqueue } from '../../src/modules/outbox/repository.js';
 import { OutboxWorker } from '../../src/modules/outbox/worker.js';
 import { outboxSenders } from '../../src/scheduler.js';
 import { startApp, stopApp, type TestApp } from '../helpers/app.js';

@@ -5,7 +5,7 @@ import { SESSION_COOKIE, currentUser, requireUser } from './guard.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { Page, PageQuery } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { findTenant, findTenantPlan } from '../tenants/service.js';
+import { findTenant, findTenantPlan } from '../tenants/index.js';
 import { isUuid } from '../../shared/ids.js';
 import { ROLE_PERMISSIONS, type Role } from './permissions.js';
 import { listApiKeysPage } from './api-keys.js';

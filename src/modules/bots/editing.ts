@@ -1,14 +1,17 @@
 /**
  * Creating and changing a bot with what comes along: its first prompt version, a new version
- * for a changed prompt, and the pre-flight check before an activation. It sits above the bots
- * service, which prompt-versions, preflight and flow read, so that no import goes in a circle.
+ * for a changed prompt, and the check before an activation. The check is the pre-flight's,
+ * which reads the bot's flow, knowledge and channels from modules above bots: the composition
+ * root hands it over (`ctx.botActivationCheck`), so bots imports none of them.
  */
-import type { Database } from '../../db/database.js';
-import { conflict, notFound } from '../../http/errors.js';
-import { runPreflight } from '../preflight/service.js';
-import { insertCurrentVersion } from '../prompt-versions/service.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { notFound } from '../../http/errors.js';
+import { insertCurrentVersion } from './prompt-versions/service.js';
 import { findBot, insertBot, lockBot, updateBot, type BotFields, type BotRow } from './repository.js';
 import type { UpdateBotInput } from './schema.js';
+
+/** Refuses (throws) the activation of a bot that is not ready; inside the edit's transaction. */
+export type ActivationCheck = (tx: Queryable, tenantId: string, botId: string) => Promise<void>;
 
 /** Creates a bot; a bot created with a prompt also gets its first prompt version. */
 export function createBot(
@@ -43,8 +46,8 @@ export function isActivation(current: Pick<BotRow, 'is_active' | 'status'>, chan
 
 /**
  * Changes a bot in one transaction under the bot's row lock. An activation first runs the
- * pre-flight check and is refused (nothing written) while any block is red; a changed
- * system_prompt is stored as a new current prompt version.
+ * activation check (the pre-flight: refused, nothing written, while any block is red); a
+ * changed system_prompt is stored as a new current prompt version.
  */
 export function editBot(
   db: Database,
@@ -52,20 +55,12 @@ export function editBot(
   botId: string,
   change: UpdateBotInput,
   editedBy: string | null,
+  checkActivation: ActivationCheck,
 ): Promise<BotRow> {
   return db.transaction(async (tx) => {
     const current = await lockBot(tx, tenantId, botId);
     if (!current) throw notFound('Bot');
-    if (isActivation(current, change)) {
-      const preflight = await runPreflight(tx, tenantId, botId);
-      if (!preflight.canActivate) {
-        const redBlocks = preflight.blocks.filter((block) => block.status === 'red');
-        throw conflict(
-          `The bot cannot be activated: ${redBlocks.length} block(s) of its flow have no routing (pre-flight red)`,
-          { code: 'bot_activation_blocked', field: 'is_active', red_blocks: redBlocks },
-        );
-      }
-    }
+    if (isActivation(current, change)) await checkActivation(tx, tenantId, botId);
     const { system_prompt: prompt, ...fields } = change;
     let bot = (await updateBot(tx, tenantId, botId, fields))!;
     if (prompt !== undefined && prompt !== current.system_prompt) {

@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { kindsWhere } from '../channels/registry.js';
+import { kindsWhere } from '../channels/index.js';
 
 export const BOT_KINDS = ['standard', 'smart', 'specialized'] as const;
 export const BOT_STATUSES = ['draft', 'active', 'disabled'] as const;

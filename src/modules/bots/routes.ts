@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { BotListQuery, BotSchema, CreateBotBody, UpdateBotBody } from './schema.js';
@@ -93,7 +93,14 @@ export const botRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (
     },
     async (request) => {
       const user = currentUser(request);
-      const bot = await editBot(ctx.db, user.tenantId, request.params.id, request.body, user.id);
+      const bot = await editBot(
+        ctx.db,
+        user.tenantId,
+        request.params.id,
+        request.body,
+        user.id,
+        ctx.botActivationCheck,
+      );
       return serializeBot(bot);
     },
   );

@@ -13,7 +13,6 @@ import type { BotListFilters, BotResponse } from './schema.js';
  * Reads other modules use: the bot row by id (undefined when absent), with a row lock, and
  * held against deletion (FOR KEY SHARE); the pre-flight's generated prompt.
  */
-export { findBot, holdBot, lockBot, setGeneratedPrompt, type BotRow } from './repository.js';
 
 const BOT_LIST = 'bots';
 

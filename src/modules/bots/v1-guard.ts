@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
-import { requireApiKey, tenantOfKey } from '../auth/guard.js';
+import { requireApiKey, tenantOfKey, apiKeyCode } from '../auth/index.js';
 import { AppError, CHAT_TEXT, forbidden, unauthorized } from '../../http/errors.js';
-import { apiKeyCode } from '../auth/api-keys.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
-import { findTenantPlan } from '../tenants/service.js';
+import { findTenantPlan } from '../tenants/index.js';
 
 /**
  * The key check speaks the chat endpoint's German texts; /v1 answers in the one error shape

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { tenantOfKey } from '../auth/guard.js';
+import { tenantOfKey } from '../auth/index.js';
 import { Page } from '../../shared/pagination.js';
 import { BEARER_KEY_SECURITY, IdParams, errorResponses } from '../../http/schemas.js';
 import { BotListQuery, BotSchema, V1CreateBotBody } from './schema.js';

@@ -2,14 +2,9 @@ import type { Queryable } from '../../db/database.js';
 import { genericPlan, queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
 import type { StatementNotify } from '../../coordination/index.js';
-import type { BotRow } from '../bots/service.js';
-import {
-  EXCHANGE_CONTINUED_CONVERSATION,
-  EXCHANGE_NEW_CONVERSATION,
-  MARK_TEST_CONVERSATION,
-  type ConversationRow,
-} from '../conversations/service.js';
-import type { ModelMessage } from '../models/provider.js';
+import type { BotRow } from '../bots/index.js';
+import { exchangeStatement, MARK_TEST_CONVERSATION, type ConversationRow } from '../conversations/index.js';
+import type { ModelMessage } from '../models/index.js';
 import type { ChatChannel } from './request.js';
 
 export interface ChatBot extends BotRow {
@@ -273,87 +268,84 @@ export interface Exchange {
 }
 
 /**
- * The exchange statement around the conversation's part (new or continued); `notify` is the
- * number of the first of the two parameters after the conversation part's own.
+ * What the chat settles in the exchange statement (conversations' exchangeStatement), each
+ * only when the exchange was written: the idempotency record gets its response, the request's
+ * quota reservation is settled.
  */
-function exchangeSql(conversation: string, notify: number): string {
-  return `WITH conversation AS (${conversation}),
-     stored AS (
-       INSERT INTO messages (tenant_id, conversation_id, bot_id, channel, role, content, tokens, model,
-                             knowledge_used, sources, actions, blocks, handover_reason)
-       SELECT $1, c.id, $3, $4, m.role, m.content, m.tokens, $5, $6, m.sources, m.actions, m.blocks, m.handover
-       FROM conversation c
-       CROSS JOIN (VALUES (1, 'user', $7::text, $8::integer, NULL::jsonb, NULL::jsonb, NULL::jsonb, NULL::text),
-                          (2, 'assistant', $9::text, $10::integer, $20::jsonb, $21::jsonb, $22::jsonb, $17::text))
-         AS m(position, role, content, tokens, sources, actions, blocks, handover)
-       ORDER BY m.position
-       RETURNING 1
-     ),
-     idempotency AS (
+const SETTLE = `idempotency AS (
        UPDATE chat_idempotency_keys
-       SET status = 'completed', response = $12, expires_at = now() + make_interval(hours => $13)
-       WHERE tenant_id = $1 AND idempotency_key = $11 AND EXISTS (SELECT 1 FROM conversation)
+       SET status = 'completed', response = :idempotency_response,
+           expires_at = now() + make_interval(hours => :idempotency_ttl_hours)
+       WHERE tenant_id = :tenant_id AND idempotency_key = :idempotency_key
+         AND EXISTS (SELECT 1 FROM conversation)
        RETURNING 1
      ),
      reservation AS (
-       DELETE FROM chat_reservations WHERE id = $14::uuid AND EXISTS (SELECT 1 FROM conversation)
+       DELETE FROM chat_reservations WHERE id = :reservation_id::uuid AND EXISTS (SELECT 1 FROM conversation)
        RETURNING 1
      ),
      -- The lease ran out before the answer was stored and the sweep gave the message back:
      -- the stored exchange counts it again.
      recounted AS (
        UPDATE usage_counters SET messages_used = messages_used + 1
-       WHERE tenant_id = $1 AND period = $15::date AND $14::uuid IS NOT NULL
+       WHERE tenant_id = :tenant_id AND period = :period::date AND :reservation_id::uuid IS NOT NULL
          AND EXISTS (SELECT 1 FROM conversation) AND NOT EXISTS (SELECT 1 FROM reservation)
        RETURNING 1
-     ),
-     -- Delivered at commit, and only when the exchange was stored.
-     notified AS (
-       SELECT pg_notify($${notify}, payload) FROM unnest($${notify + 1}::text[]) AS payload
-       WHERE EXISTS (SELECT 1 FROM conversation)
-     )
-     SELECT count(*)::int AS stored, (SELECT count(*) FROM notified)::int AS notified FROM conversation`;
+     )`;
+interface SettleParams {
+  idempotency_key: string | null;
+  /** The response kept for a repeated request (JSON text). */
+  idempotency_response: string | null;
+  idempotency_ttl_hours: number;
+  reservation_id: string | null;
+  period: string | null;
 }
-const STORE_NEW = genericPlan(exchangeSql(EXCHANGE_NEW_CONVERSATION, 26));
-const STORE_CONTINUED = genericPlan(exchangeSql(EXCHANGE_CONTINUED_CONVERSATION, 23));
+const STORE_NEW = exchangeStatement<SettleParams>('new', SETTLE);
+const STORE_CONTINUED = exchangeStatement<SettleParams>('continued', SETTLE);
+genericPlan(STORE_NEW.text);
+genericPlan(STORE_CONTINUED.text);
 
 /**
- * Stores a question and its answer in ONE statement, which PostgreSQL runs atomically: the
- * conversation (new or continued), both messages (question first: seq keeps the order) and
- * the idempotency record. Returns false, having written nothing,
- * when a human took the conversation over in the meantime.
- * One statement instead of a transaction of five saves four round trips on the hot path.
+ * Stores a question and its answer in ONE statement (see conversations' exchangeStatement):
+ * the conversation (new or continued), both messages (question first: seq keeps the order),
+ * the idempotency record and the quota reservation. Returns false, having written nothing,
+ * when a person took the conversation over in the meantime.
  */
 export async function storeExchange(db: Queryable, tenantId: string, exchange: Exchange): Promise<boolean> {
   const fresh = exchange.newConversation;
-  const rows = await db.query<{ stored: number }>(fresh ? STORE_NEW : STORE_CONTINUED, [
-    tenantId,
-    exchange.conversationId,
-    exchange.botId,
-    exchange.channel,
-    exchange.model,
-    exchange.knowledgeUsed,
-    exchange.question.content,
-    exchange.question.tokens,
-    exchange.answer.content,
-    exchange.answer.tokens,
-    exchange.idempotency?.key ?? null,
-    exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
-    exchange.idempotency?.ttlHours ?? 0,
-    exchange.reservation?.id ?? null,
-    exchange.reservation?.period ?? null,
-    exchange.handover?.escalationReason ?? null,
-    exchange.handover?.reason ?? null,
-    exchange.handover?.question ?? null,
-    exchange.handover?.at ?? null,
-    JSON.stringify(exchange.answer.details.sources),
-    JSON.stringify(exchange.answer.details.actions),
-    JSON.stringify(exchange.answer.details.blocks),
-    // Only the new-conversation variant names these (an unreferenced parameter has no type).
-    ...(fresh ? [fresh.channel, fresh.senderId, JSON.stringify(fresh.metadata)] : []),
-    exchange.notify?.channel ?? null,
-    exchange.notify?.payloads ?? [],
-  ]);
+  const statement = fresh ? STORE_NEW : STORE_CONTINUED;
+  const rows = await db.query<{ stored: number }>(
+    statement.text,
+    statement.values({
+      tenant_id: tenantId,
+      conversation_id: exchange.conversationId,
+      bot_id: exchange.botId,
+      channel: exchange.channel,
+      model: exchange.model,
+      knowledge_used: exchange.knowledgeUsed,
+      question: exchange.question.content,
+      question_tokens: exchange.question.tokens,
+      answer: exchange.answer.content,
+      answer_tokens: exchange.answer.tokens,
+      sources: JSON.stringify(exchange.answer.details.sources),
+      actions: JSON.stringify(exchange.answer.details.actions),
+      blocks: JSON.stringify(exchange.answer.details.blocks),
+      escalation_reason: exchange.handover?.escalationReason ?? null,
+      handover_reason: exchange.handover?.reason ?? null,
+      handover_question: exchange.handover?.question ?? null,
+      handover_at: exchange.handover?.at ?? null,
+      ...(fresh
+        ? { new_channel: fresh.channel, sender_id: fresh.senderId, metadata: JSON.stringify(fresh.metadata) }
+        : {}),
+      notify_channel: exchange.notify?.channel ?? null,
+      notify_payloads: exchange.notify?.payloads ?? [],
+      idempotency_key: exchange.idempotency?.key ?? null,
+      idempotency_response: exchange.idempotency ? JSON.stringify(exchange.idempotency.response) : null,
+      idempotency_ttl_hours: exchange.idempotency?.ttlHours ?? 0,
+      reservation_id: exchange.reservation?.id ?? null,
+      period: exchange.reservation?.period ?? null,
+    }),
+  );
   return rows[0]?.stored === 1;
 }
 

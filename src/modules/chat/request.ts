@@ -1,5 +1,5 @@
 import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from '../../http/errors.js';
-import { kindsWhere, type ChannelKind } from '../channels/registry.js';
+import { kindsWhere, type ChannelKind } from '../channels/index.js';
 
 /** The channels a chat caller may name (the registry's `chatRequest`: email, api, webhook). */
 export const CHAT_CHANNELS: readonly ChannelKind[] = kindsWhere('chatRequest');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { requireApiKey, tenantOfKey } from '../auth/guard.js';
+import { requireApiKey, tenantOfKey } from '../auth/index.js';
 import { CHAT_INVALID_TEXT } from '../../http/errors.js';
 import { rateLimitFor, rateLimitPolicyHeader } from '../../http/rate-limit.js';
 import { API_KEY_SECURITY } from '../../http/schemas.js';

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { nameSchemas } from '../../http/schemas.js';
+import { ChatBlockSchema } from '../flow/index.js';
+
+export { ChatBlockSchema };
 
 /*
  * The chat body is checked by parseChatRequest (request.ts), which gives the specification's
@@ -16,19 +19,6 @@ export const ChatChoiceSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const ChatBlockSchema = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  type: Type.Union([Type.Literal('buttons'), Type.Literal('list')]),
-  name: Type.String(),
-  items: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      title: Type.String(),
-      description: Type.Union([Type.String(), Type.Null()]),
-    }),
-  ),
-});
 
 export const ChatBody = Type.Object(
   {

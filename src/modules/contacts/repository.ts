@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { channelOf, kindsWhere } from '../channels/registry.js';
+import { channelOf, kindsWhere } from '../channels/index.js';
 import { looksLikeEmail, normalizePhone } from './identity.js';
 
 /** The channels a contact may have come in on (the registry's `contactChannel`), and `manual`. */
@@ -208,26 +208,6 @@ export async function findOrCreateContactByIdentity(
   return { contact: found, created: false };
 }
 
-/** Bookings of the contact that still hold a place or a waitlist spot. */
-export async function countOpenBookings(db: Queryable, tenantId: string, contactId: string): Promise<number> {
-  const row = await queryOne<{ n: number }>(
-    db,
-    `SELECT count(*)::int AS n FROM event_bookings
-     WHERE tenant_id = $1 AND contact_id = $2 AND status IN ('confirmed', 'waitlist')`,
-    [tenantId, contactId],
-  );
-  return row?.n ?? 0;
-}
-
-/** Events whose counters include a booking of the contact (to recompute after deletion). */
-export async function eventsOfContact(db: Queryable, tenantId: string, contactId: string): Promise<string[]> {
-  const rows = await db.query<{ event_id: string }>(
-    'SELECT DISTINCT event_id FROM event_bookings WHERE tenant_id = $1 AND contact_id = $2',
-    [tenantId, contactId],
-  );
-  return rows.map((r) => r.event_id);
-}
-
 export async function deleteContactRow(db: Queryable, tenantId: string, contactId: string): Promise<boolean> {
   const rows = await db.query('DELETE FROM contacts WHERE tenant_id = $1 AND id = $2 RETURNING id', [
     tenantId,
@@ -347,35 +327,6 @@ export function listConversationsOfPerson(
   );
 }
 
-/** Events where both contacts hold an open booking (a merge would double-book them). */
-export function findBookingClashes(
-  db: Queryable,
-  tenantId: string,
-  targetId: string,
-  sourceId: string,
-): Promise<{ event_id: string; title: string }[]> {
-  return db.query<{ event_id: string; title: string }>(
-    `SELECT e.id AS event_id, e.title FROM event_bookings a
-     JOIN event_bookings b ON b.event_id = a.event_id AND b.contact_id = $3 AND b.status <> 'cancelled'
-     JOIN events e ON e.id = a.event_id
-     WHERE a.tenant_id = $1 AND a.contact_id = $2 AND a.status <> 'cancelled'
-     ORDER BY e.title`,
-    [tenantId, targetId, sourceId],
-  );
-}
-
-export async function moveBookings(
-  db: Queryable,
-  tenantId: string,
-  fromId: string,
-  toId: string,
-): Promise<void> {
-  await db.query(
-    'UPDATE event_bookings SET contact_id = $3, updated_at = now() WHERE tenant_id = $1 AND contact_id = $2',
-    [tenantId, fromId, toId],
-  );
-}
-
 /** The target keeps its fields and takes the source's where its own are empty; its metadata wins. */
 export async function mergeContactFields(
   db: Queryable,
@@ -402,21 +353,6 @@ export async function mergeContactFields(
   ))!;
 }
 
-export function exportBookingsOfContact(
-  db: Queryable,
-  tenantId: string,
-  contactId: string,
-): Promise<Record<string, unknown>[]> {
-  return db.query<Record<string, unknown>>(
-    `SELECT b.id, b.event_id, e.title AS event_title, e.event_date, b.status, b.waitlist_position,
-            b.payment_status, b.payment_amount, b.booking_channel, b.booked_at, b.cancelled_at,
-            b.metadata, b.created_at, b.updated_at
-     FROM event_bookings b JOIN events e ON e.id = b.event_id
-     WHERE b.tenant_id = $1 AND b.contact_id = $2 ORDER BY b.created_at, b.id`,
-    [tenantId, contactId],
-  );
-}
-
 export function exportConversationsOfPerson(
   db: Queryable,
   tenantId: string,
@@ -441,31 +377,6 @@ export async function exportMessagesOf(
      WHERE tenant_id = $1 AND conversation_id = ANY($2::uuid[]) ORDER BY conversation_id, seq`,
     [tenantId, conversationIds],
   );
-}
-
-export function openBookingsOfContact(
-  db: Queryable,
-  tenantId: string,
-  contactId: string,
-): Promise<{ id: string; event_id: string; status: string }[]> {
-  return db.query<{ id: string; event_id: string; status: string }>(
-    `SELECT id, event_id, status FROM event_bookings
-     WHERE tenant_id = $1 AND contact_id = $2 AND status IN ('confirmed', 'waitlist') ORDER BY created_at`,
-    [tenantId, contactId],
-  );
-}
-
-/** Deletes the contact's bookings; returns how many. */
-export async function deleteBookingsOfContact(
-  db: Queryable,
-  tenantId: string,
-  contactId: string,
-): Promise<number> {
-  const rows = await db.query<{ n: number }>(
-    'WITH gone AS (DELETE FROM event_bookings WHERE tenant_id = $1 AND contact_id = $2 RETURNING 1) SELECT count(*)::int AS n FROM gone',
-    [tenantId, contactId],
-  );
-  return rows[0]!.n;
 }
 
 export interface LeadContact {

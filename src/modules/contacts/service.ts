@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Database, Queryable } from '../../db/database.js';
-import type { LeadBody } from '../webhooks/schema.js';
+import type { LeadBody } from '../webhooks/index.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { normalizePhone } from './identity.js';
@@ -18,8 +18,6 @@ import {
 import * as repo from './repository.js';
 
 /** Used by events (bookings and the chat extension) to find or create the contact of a booking. */
-export { findContact, findOrCreateContactBySender } from './repository.js';
-export type { LeadContact } from './repository.js';
 
 /**
  * The person an e-mail is answered to (Reply-To's first address, or From): one contact per

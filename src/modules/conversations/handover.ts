@@ -7,7 +7,7 @@
  * `decide` tells whether an action is allowed in a state for an actor and what the conversation
  * becomes; the inbox service applies it under the row's lock. See docs/inbox.md.
  */
-import type { Role } from '../auth/permissions.js';
+import type { Role } from '../auth/index.js';
 
 export type HandoverState = 'bot' | 'waiting' | 'with_person' | 'closed';
 

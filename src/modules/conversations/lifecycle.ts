@@ -1,12 +1,10 @@
 import type { AppContext } from '../../shared/context.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../http/errors.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { enqueueEvent } from '../webhooks/index.js';
 import type { HandoverReason } from './handover.js';
 import * as repo from './repository.js';
 import type { ConversationRow, LifecycleConversation } from './repository.js';
-
-export type { LifecycleConversation } from './repository.js';
 
 /**
  * Conversation lifecycle: end, hand over to a human (escalation), reopen, rate, record the
@@ -151,4 +149,24 @@ export function endInactiveConversations(
     }
     return ended.length;
   });
+}
+
+const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
+
+/** A conversation as the lifecycle webhooks answer it. */
+export function serializeLifecycleConversation(conversation: LifecycleConversation) {
+  return {
+    id: conversation.id,
+    bot_id: conversation.bot_id,
+    status: conversation.status,
+    ended_at: iso(conversation.ended_at),
+    end_reason: conversation.end_reason,
+    escalated_at: iso(conversation.escalated_at),
+    escalation_reason: conversation.escalation_reason,
+    rating: conversation.rating,
+    rating_comment: conversation.rating_comment,
+    rated_at: iso(conversation.rated_at),
+    contact_id: conversation.contact_id,
+    updated_at: conversation.updated_at.toISOString(),
+  };
 }

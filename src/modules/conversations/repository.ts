@@ -443,37 +443,6 @@ export async function deleteConversationsByIds(
   return rows.length;
 }
 
-/*
- * The conversation's part of the chat's one-statement exchange (chat/repository storeExchange
- * composes it with the messages, the idempotency record and the quota in a single statement,
- * saving round trips on the hot path). Parameters: $1 tenant, $2 conversation id, $3 bot;
- * $16–$19 the hand-over (escalation reason, hand-over reason, question, time), all null for
- * none; $20–$22 the reply's sources, actions and blocks; $23 channel, $24 sender, $25 metadata
- * of a new conversation. Each returns the conversation's id when written.
- */
-export const EXCHANGE_NEW_CONVERSATION = `INSERT INTO conversations
-    (id, tenant_id, bot_id, channel, sender_id, metadata, message_count, last_message_at,
-     status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
-  VALUES ($2, $1, $3, $23, $24, $25, 2, now(),
-     CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
-     $19::timestamptz, $16::text, $17::text, $19::timestamptz, $18::text)
-  RETURNING id`;
-
-// An ended conversation that gets a new message is active again; one a human took over is
-// not touched, so nothing below is written either.
-export const EXCHANGE_CONTINUED_CONVERSATION = `UPDATE conversations
-  SET message_count = message_count + 2, last_message_at = now(), updated_at = now(),
-      status = CASE WHEN $17::text IS NULL THEN 'active' ELSE 'handed_over' END,
-      ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END,
-      escalated_at = coalesce($19::timestamptz, escalated_at),
-      escalation_reason = CASE WHEN $17::text IS NULL THEN escalation_reason ELSE $16::text END,
-      assigned_user_id = CASE WHEN $17::text IS NULL THEN assigned_user_id END,
-      handover_reason = coalesce($17::text, handover_reason),
-      handover_at = coalesce($19::timestamptz, handover_at),
-      handover_question = CASE WHEN $17::text IS NULL THEN handover_question ELSE $18::text END
-  WHERE tenant_id = $1 AND id = $2 AND status <> 'handed_over'
-  RETURNING id`;
-
 /** Marks a new conversation as a test-chat one ($1 tenant, $2 conversation, $4 whether it is new). */
 export const MARK_TEST_CONVERSATION = `UPDATE conversations SET is_test = true
   WHERE tenant_id = $1 AND id = $2 AND $4::boolean AND NOT is_test`;
@@ -613,5 +582,16 @@ export async function countCustomerMessage(
     `UPDATE conversations SET message_count = message_count + 1, last_message_at = now(), updated_at = now()
      WHERE tenant_id = $1 AND id = $2`,
     [tenantId, conversationId],
+  );
+}
+
+/** A customer's message that came in on a channel, stored for the people in the inbox (no bot reply). */
+export async function insertCustomerMessage(
+  tx: Queryable,
+  input: { tenantId: string; botId: string; conversationId: string; content: string; channel: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, $5)`,
+    [input.tenantId, input.conversationId, input.botId, input.content, input.channel],
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {

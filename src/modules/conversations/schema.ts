@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CHANNEL_KINDS } from '../channels/registry.js';
+import { CHANNEL_KINDS } from '../channels/index.js';
 import { PageQuery } from '../../shared/pagination.js';
 import { nameSchemas } from '../../http/schemas.js';
 

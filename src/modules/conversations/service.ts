@@ -29,22 +29,7 @@ import {
   type ReviewMessageResponse,
 } from './schema.js';
 
-export type { ConversationRow, PersonRef } from './repository.js';
-export {
-  deleteConversationsByIds,
-  EXCHANGE_CONTINUED_CONVERSATION,
-  EXCHANGE_NEW_CONVERSATION,
-  MARK_TEST_CONVERSATION,
-  deleteConversationsOfPerson,
-  insertStaffMessage,
-  linkConversationToContact,
-  linkSenderConversations,
-  writeHandoverState,
-  lockConversationForLead,
-  relinkConversationsOfPerson as moveConversationsOfPerson,
-} from './repository.js';
 /** Whether the dashboard's test chat held an exchange with the bot. */
-export { hasTestExchange } from './repository.js';
 
 const CONVERSATION_LIST = 'conversations';
 const MESSAGE_LIST = 'messages';

@@ -4,8 +4,7 @@
  * back: a numbered (or titled) answer read from the stripped reply as the block's choice,
  * through the flow engine's own option matching. Pure.
  */
-import { foldWord, matchChoice } from '../flow/engine.js';
-import type { FlowBlock } from '../flow/model.js';
+import { foldWord, matchChoice, type FlowBlock } from '../flow/index.js';
 
 export type MailLanguage = 'de' | 'en' | 'fr' | 'it';
 

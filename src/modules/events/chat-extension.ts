@@ -7,8 +7,8 @@
 import { LRUCache } from 'lru-cache';
 import { inSavepoint, type Database, type Queryable } from '../../db/database.js';
 import { cacheLookups } from '../../observability/metrics.js';
-import type { ChatExtension, ChatTurn } from '../chat/extensions.js';
-import { findOrCreateContactBySender } from '../contacts/service.js';
+import type { ChatExtension, ChatTurn } from '../chat/index.js';
+import { findOrCreateContactBySender } from '../contacts/index.js';
 import { bookInTransaction, type BookingOutcome } from './bookings/service.js';
 import {
   bookableEventsSection,

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, badRequest, conflict, ErrorCode, notFound } from '../../http/errors.js';
 import { DEFAULT_PAGE_SIZE, splitPage } from '../../shared/pagination.js';
-import { findBot } from '../bots/service.js';
+import { findBot } from '../bots/index.js';
 import { cancelOpenBookings } from './bookings/service.js';
 import { settleCapacity } from './capacity.js';
 import { eventCursor, parseEventCursor } from './cursor.js';
@@ -32,7 +32,6 @@ import { serializeEvent, serializeStatistics } from './serialize.js';
 import { signalEventStatus } from './signals.js';
 
 /** For the contacts' merge and erasure, which move and cancel bookings of a person. */
-export { findEvent, lockEventsForUpdate, recomputeEventCounts } from './repository.js';
 export { setBookingStatus } from './bookings/repository.js';
 
 export interface EventDeps {

@@ -4,8 +4,8 @@
  * exist exactly when the change is committed.
  */
 import type { Queryable } from '../../db/database.js';
-import { insertNotification } from '../notifications/service.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { insertNotification } from '../notifications/index.js';
+import { enqueueEvent } from '../webhooks/index.js';
 import type { BookingRow } from './bookings/repository.js';
 import type { EventStatus } from './event-status.js';
 import type { EventRow } from './repository.js';

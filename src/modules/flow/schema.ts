@@ -10,6 +10,20 @@ const FIELD_NAME = '^[A-Za-z0-9_.-]{1,100}$';
 const Uuid = Type.String({ format: 'uuid' });
 const Timestamp = Type.String({ format: 'date-time' });
 
+/** A block of the flow as a chat answer carries it (buttons or a list to choose from). */
+export const ChatBlockSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  type: Type.Union([Type.Literal('buttons'), Type.Literal('list')]),
+  name: Type.String(),
+  items: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      description: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+
 export const BlockItemSchema = Type.Object(
   {
     id: Type.String({ pattern: ITEM_ID, description: 'Stable item id; option_actions are keyed by it' }),

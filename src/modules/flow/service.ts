@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
-import { findBot, lockBot } from '../bots/service.js';
+import { findBot, lockBot } from '../bots/index.js';
 import { END_TARGET } from './model.js';
 import {
   deleteBlock,
@@ -25,7 +25,6 @@ import {
 import type { CreateBlockInput, CreateStepInput, UpdateBlockInput, UpdateStepInput } from './schema.js';
 
 /** The flow rows and their model form, for the pre-flight analysis. */
-export { listBlocks, listSteps, toFlowBlock, toFlowStep } from './repository.js';
 
 export interface BotRef {
   tenantId: string;

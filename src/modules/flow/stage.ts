@@ -6,8 +6,8 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { Queryable } from '../../db/database.js';
-import type { ChatBlockSchema } from '../chat/schema.js';
-import type { ModelProvider, ModelReply } from '../models/provider.js';
+import type { ChatBlockSchema } from './schema.js';
+import type { ModelProvider, ModelReply } from '../models/index.js';
 import { INITIAL_FLOW_STATE, decideAfter, decideBefore, type Flow, type FlowState } from './engine.js';
 import type { FlowBlock } from './model.js';
 import { saveFlowState, toFlowBlock, toFlowStep, type BlockRow, type StepRow } from './repository.js';

@@ -2,7 +2,7 @@
  * The go-live checklist of a bot, decided from facts alone (no I/O): what must be done before
  * the bot meets customers, each item with the dashboard place where it is done.
  */
-import { liveEntries, type GoLiveEntry } from '../channels/registry.js';
+import { liveEntries, type GoLiveEntry } from '../channels/index.js';
 
 export const GOLIVE_ITEMS = ['prompt', 'knowledge', 'preflight', 'channel', 'test_conversation'] as const;
 export type GoLiveItem = (typeof GOLIVE_ITEMS)[number];

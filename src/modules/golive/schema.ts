@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { nameSchemas } from '../../http/schemas.js';
 import { GOLIVE_ITEMS } from './rules.js';
-import { GO_LIVE_ENTRIES } from '../channels/registry.js';
+import { GO_LIVE_ENTRIES } from '../channels/index.js';
 
 const ItemKey = Type.Union(
   GOLIVE_ITEMS.map((key) => Type.Literal(key)),

@@ -1,12 +1,12 @@
 import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { findBot } from '../bots/service.js';
-import { hasTestExchange } from '../conversations/service.js';
-import { countKnowledgeFor } from '../knowledge/service.js';
-import { listBotMailboxes } from '../mailboxes/service.js';
-import { runPreflight } from '../preflight/service.js';
-import { widgetChannels } from '../widget/service.js';
+import { findBot } from '../bots/index.js';
+import { hasTestExchange } from '../conversations/index.js';
+import { countKnowledgeFor } from '../knowledge/index.js';
+import { listBotMailboxes } from '../mailboxes/index.js';
+import { runPreflight } from '../preflight/index.js';
+import { widgetChannels } from '../widget/index.js';
 import { goLiveChecklist, type GoLiveChecklist } from './rules.js';
 
 /** The bot's go-live checklist from its current state; 404 for a bot of another tenant. */

@@ -2,8 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { isUuid } from '../../shared/ids.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
-import type { HandoverReason } from '../conversations/handover.js';
-import type { ConversationRow } from '../conversations/service.js';
+import type { HandoverReason, ConversationRow } from '../conversations/index.js';
 
 /** A conversation as the inbox reads and locks it. */
 export interface InboxConversationRow {

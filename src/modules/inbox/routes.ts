@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { fanoutOf, tenantTopic } from '../../coordination/fanout.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { IdParams, SESSION_SECURITY, errorResponses, eventStreamResponse } from '../../http/schemas.js';
 import {
   AssignBody,

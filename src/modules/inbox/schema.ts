@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { nameSchemas } from '../../http/schemas.js';
-import { HANDOVER_REASONS } from '../conversations/handover.js';
+import { HANDOVER_REASONS } from '../conversations/index.js';
 import { INBOX_PAGE, MAX_INBOX_PAGE, MAX_TEXT } from './limits.js';
 
 const nullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);

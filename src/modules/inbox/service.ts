@@ -9,13 +9,19 @@ import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import type { AppError } from '../../http/errors.js';
 import { badRequest, conflict, forbidden, notFound } from '../../http/errors.js';
-import type { AuthenticatedUser } from '../auth/sessions.js';
-import { mailerFor } from '../auth/mailer.js';
-import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';
-import { insertStaffMessage, writeHandoverState } from '../conversations/service.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
-import { channelOf } from '../channels/registry.js';
-import { publishInboxChange, publishMessage } from './events.js';
+import { type AuthenticatedUser, mailerFor } from '../auth/index.js';
+import {
+  decide,
+  stateOf,
+  type HandoverAction,
+  type HandoverState,
+  insertStaffMessage,
+  writeHandoverState,
+  publishInboxChange,
+  publishMessage,
+} from '../conversations/index.js';
+import { enqueueEvent } from '../webhooks/index.js';
+import { channelOf } from '../channels/index.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';

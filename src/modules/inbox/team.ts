@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/context.js';
 import { notFound } from '../../http/errors.js';
-import type { AuthenticatedUser } from '../auth/sessions.js';
-import { publishTyping } from './events.js';
+import type { AuthenticatedUser } from '../auth/index.js';
+import { publishTyping } from '../conversations/index.js';
 import * as repo from './repository.js';
 
 /** A person types in a conversation of the tenant: its streams (the widget) hear their name. */

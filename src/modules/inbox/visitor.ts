@@ -3,7 +3,7 @@
  * are on, their language and device (as the widget reported), and their earlier conversations.
  */
 import type { Queryable } from '../../db/database.js';
-import { visitorContextOf } from '../widget/visitor-service.js';
+import { visitorContextOf } from '../widget/index.js';
 import * as repo from './repository.js';
 
 /** How many earlier conversations the inbox lists beside one. */

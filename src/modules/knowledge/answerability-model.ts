@@ -1,8 +1,7 @@
 import type { QueryWord } from './confidence.js';
 import type { KnowledgeHit } from './search.js';
 import type { Language } from '../../shared/language.js';
-import { bestSentence, coversTerm } from '../models/offline.js';
-import { questionType } from '../models/sentences.js';
+import { bestSentence, coversTerm, questionType } from '../models/index.js';
 
 /**
  * The learned part of the answerability decision: a logistic regression over what the search

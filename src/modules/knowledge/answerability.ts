@@ -1,9 +1,8 @@
 import type { QueryWord } from './confidence.js';
 import type { KnowledgeHit } from './search.js';
-import { questionNames } from '../models/sentences.js';
+import { questionNames, coversTerm } from '../models/index.js';
 import type { Language } from '../../shared/language.js';
-import { coversTerm } from '../models/offline.js';
-import { NAME_PREFIXES } from './text.js';
+import { NAME_PREFIXES } from '../../shared/text.js';
 import { answerProbability, hitFeatures, type AnswerabilityModel } from './answerability-model.js';
 import { ANSWERABILITY_MODEL } from './answerability-weights.js';
 

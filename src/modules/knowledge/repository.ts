@@ -2,7 +2,7 @@ import type { Queryable } from '../../db/database.js';
 import { queryOne } from '../../db/database.js';
 import { cursorTimestampSql, type TimeCursor } from '../../shared/pagination.js';
 import { isUuid } from '../../shared/ids.js';
-import { codeVariants, TS_CONFIG, type Language } from './text.js';
+import { codeVariants, TS_CONFIG, type Language } from '../../shared/text.js';
 
 export interface EntryRow {
   id: string;
@@ -277,12 +277,11 @@ export async function replaceChunks(
 
 /**
  * Adds words to the tenant's typo vocabulary; stop words of any of the four languages are left
- * out. When a word is new, the tenant's vocabulary version grows in the same statement (cached
- * query-word resolutions of older versions are then no longer used, see search.ts).
+ * out. Returns how many were new (the caller then moves the tenant's vocabulary version on).
  */
-export async function addTerms(tx: Queryable, tenantId: string, words: string[]): Promise<void> {
-  if (words.length === 0) return;
-  await tx.query(
+export async function addTerms(tx: Queryable, tenantId: string, words: string[]): Promise<number> {
+  if (words.length === 0) return 0;
+  const rows = await tx.query<{ added: number }>(
     `WITH added AS (
        INSERT INTO knowledge_terms (tenant_id, term)
        SELECT $1, w FROM unnest($2::text[]) AS w
@@ -291,10 +290,10 @@ export async function addTerms(tx: Queryable, tenantId: string, words: string[])
        ON CONFLICT DO NOTHING
        RETURNING 1
      )
-     UPDATE tenants SET knowledge_vocabulary_version = knowledge_vocabulary_version + 1
-     WHERE id = $1 AND EXISTS (SELECT 1 FROM added)`,
+     SELECT count(*)::int AS added FROM added`,
     [tenantId, words],
   );
+  return rows[0]?.added ?? 0;
 }
 
 /** The onboarding steps the tenant has done (step → when), or undefined before the checklist starts. */

@@ -2,11 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { describeOnboarding, ONBOARDING_STEP_KEYS, type OnboardingStepKey } from './onboarding.js';
-import type { EntryRow, EntryScope, EntrySummaryRow } from './repository.js';
+import {
+  findOnboarding,
+  setOnboardingStep,
+  type EntryRow,
+  type EntryScope,
+  type EntrySummaryRow,
+} from './repository.js';
 import {
   BotEntryParams,
   BotParams,
@@ -268,7 +274,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         response: { 200: OnboardingResponse, ...errorResponses(401, 403) },
       },
     },
-    async (request) => describeOnboarding(await service.getOnboarding(ctx.db, tenantOf(request))),
+    async (request) => describeOnboarding(await findOnboarding(ctx.db, tenantOf(request))),
   );
 
   app.put(
@@ -288,7 +294,7 @@ export const knowledgeRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     async (request) => {
       const step = request.params.step;
       if (!(ONBOARDING_STEP_KEYS as string[]).includes(step)) throw notFound('Onboarding step');
-      const steps = await service.setOnboardingStep(
+      const steps = await setOnboardingStep(
         ctx.db,
         tenantOf(request),
         step as OnboardingStepKey,

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CountedPage, PageQuery } from '../../shared/pagination.js';
-import { LANGUAGES } from './text.js';
+import { LANGUAGES } from '../../shared/text.js';
 import { ONBOARDING_STEP_KEYS } from './onboarding.js';
 import { nameSchemas } from '../../http/schemas.js';
 

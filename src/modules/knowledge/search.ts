@@ -13,9 +13,9 @@ import {
   splitCandidates,
   TS_CONFIG,
   type Language,
-} from './text.js';
+} from '../../shared/text.js';
 import { COMPOUND_CREDIT, MIN_COMPOUND_PART, resolveWords, searchChunks } from './search-repository.js';
-import { questionText } from './salutations.js';
+import { questionText } from '../../shared/salutations.js';
 import { confidence, questionTopicWeights, type HitEvidence, type QueryWord } from './confidence.js';
 
 export interface KnowledgeHit {

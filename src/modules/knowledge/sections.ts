@@ -1,4 +1,4 @@
-import { chunkText } from './text.js';
+import { chunkText } from '../../shared/text.js';
 
 /**
  * Pure splitting of an imported document into knowledge entries. A document is Markdown (files

@@ -1,6 +1,7 @@
+import { bumpKnowledgeVocabulary } from '../tenants/index.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, notFound, type ErrorDetails } from '../../http/errors.js';
-import { findBot, holdBot, type BotRow } from '../bots/service.js';
+import { findBot, holdBot, type BotRow } from '../bots/index.js';
 import { vectorNorm, type EmbeddingsClient } from './embeddings.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
@@ -8,10 +9,10 @@ import { MAX_IMPORT_ENTRIES, type EntryInput } from './schema.js';
 import { scheduleBackfill } from './vectors.js';
 import type { ChunkWrite, EntryRow, EntryScope, EntryWrite } from './repository.js';
 import { detectLanguage as detectMessageLanguage } from '../../shared/language.js';
-import { questionText } from './salutations.js';
+import { questionText } from '../../shared/salutations.js';
 import { decideAnswerability, type Answerability } from './answerability.js';
 import { DEFAULT_SEARCH_LIMIT, searchWithEvidence, type KnowledgeHit, type SearchInput } from './search.js';
-import { chunkText, detectLanguage, vocabularyOf } from './text.js';
+import { chunkText, detectLanguage, vocabularyOf } from '../../shared/text.js';
 
 export interface KnowledgeDeps {
   db: Database;
@@ -120,7 +121,9 @@ export async function writeIndex(
   chunks: ChunkWrite[],
 ): Promise<EntryRow> {
   await repo.replaceChunks(tx, tenantId, entry, chunks);
-  await repo.addTerms(tx, tenantId, prepared.words);
+  // A new word moves the tenant's vocabulary version on: cached query-word resolutions of
+  // older versions are then no longer used (see search.ts).
+  if ((await repo.addTerms(tx, tenantId, prepared.words)) > 0) await bumpKnowledgeVocabulary(tx, tenantId);
   return { ...entry, chunk_count: chunks.length };
 }
 
@@ -231,7 +234,6 @@ export async function listEntriesPage(
 }
 
 /** The tenant's onboarding steps, and marking one done or not done. */
-export { findOnboarding as getOnboarding, setOnboardingStep } from './repository.js';
 
 export async function removeEntry(db: Queryable, tenantId: string, scope: EntryScope, entryId: string) {
   if (!(await repo.deleteEntry(db, tenantId, scope, entryId))) throw notFound('Knowledge entry');

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { setMailboxStaleMinutes } from '../../observability/metrics.js';
 import { checkMailbox } from './connectors/check.js';

@@ -9,10 +9,9 @@ import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { checkOutboundHost, hostRefusal, isRefusal } from '../../shared/outbound.js';
 import { timePage } from '../../shared/pagination.js';
-import { getBot } from '../bots/service.js';
-import { getConversationDetail } from '../conversations/service.js';
-import { canonicalSkipReason } from '../email/reasons.js';
-import { connectorErrorText } from '../email/connector-errors.js';
+import { getBot } from '../bots/index.js';
+import { getConversationDetail } from '../conversations/index.js';
+import { canonicalSkipReason, connectorErrorText } from '../email/index.js';
 import {
   deleteInboundOfSender,
   deleteMailbox,

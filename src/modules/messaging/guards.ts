@@ -13,7 +13,7 @@
  * `WebhookAuthThrottle` (shared/webhook-auth.ts).
  */
 
-import { PASS, type ChannelGuard } from '../chat/pipeline/guards.js';
+import { PASS, type ChannelGuard } from '../chat/index.js';
 import { isOptedOut } from './repository.js';
 
 /** Throws unless `url` is an http(s) URL on the host of `base` (the configured provider base URL). */

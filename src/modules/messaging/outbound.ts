@@ -7,11 +7,11 @@
  * applied to the outbound rows (deduplicated, never backwards).
  */
 import type { Queryable } from '../../db/database.js';
-import type { ChannelDelivery, OutboundReply } from '../chat/pipeline/types.js';
+import type { ChannelDelivery, OutboundReply } from '../chat/index.js';
 import { AppError } from '../../http/errors.js';
 import { detectLanguage } from '../../shared/language.js';
-import { enqueue } from '../outbox/service.js';
-import { enqueueEvent } from '../webhooks/outbox.js';
+import { enqueue } from '../outbox/index.js';
+import { enqueueEvent } from '../webhooks/index.js';
 import * as repo from './repository.js';
 import type { ConnectionRow } from './repository.js';
 import { whatsappMessages, numberedList, type ReplyBlock } from './render.js';

@@ -11,8 +11,7 @@
  */
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
-import { OutboxWorker } from '../outbox/worker.js';
-import type { OutboxMessage, OutboxSender, SendResult } from '../outbox/service.js';
+import { OutboxWorker, type OutboxMessage, type OutboxSender, type SendResult } from '../outbox/index.js';
 import * as repo from './repository.js';
 import type { ConnectionRow, OutboundRow } from './repository.js';
 import { hasWindow, recordProviderError, TWILIO_SEND_KIND, WHATSAPP_SEND_KIND } from './outbound.js';

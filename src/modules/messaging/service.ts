@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError, ErrorCode, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { getBot } from '../bots/service.js';
+import { getBot } from '../bots/index.js';
 import * as repo from './repository.js';
 import type { ConnectionKind, ConnectionRow, ConnectionSettings } from './repository.js';
 import { QUIET_WINDOW_DEFAULT_MS, windowState } from './rules.js';

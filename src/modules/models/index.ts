@@ -148,5 +148,9 @@ export function createModelProvider(config: ModelConfig): ModelProvider {
   };
 }
 
+/* The public surface of the models module: what other modules may import (see docs/ARCHITECTURE.md). */
+export { NO_ANSWER_MARKER, noAnswerFilter, recogniseNoAnswer } from './no-answer.js';
+export { bestSentence, coversTerm } from './offline.js';
 export { ModelUnavailableError } from './provider.js';
 export type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent, ModelMessage } from './provider.js';
+export { questionNames, questionType } from './sentences.js';

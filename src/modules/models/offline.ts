@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { detectLanguage, isFrequentWord, type Language } from '../../shared/language.js';
 import type { GroundingHit, ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from './provider.js';
-import { questionText } from '../knowledge/salutations.js';
-import { codeVariants, NAME_PREFIXES, queryWords } from '../knowledge/text.js';
+import { questionText } from '../../shared/salutations.js';
+import { codeVariants, NAME_PREFIXES, queryWords } from '../../shared/text.js';
 import { questionNames, questionType, splitSentences, typeFit, type QuestionType } from './sentences.js';
 import { countPromptTokens, countTokens } from './tokens.js';
 
@@ -283,7 +283,7 @@ export function extractAnswer(
  * without a hit, a polite hand-over.
  */
 export function offlineAnswer(grounding: ModelRequest['grounding']): string {
-  // Greetings, thanks and sign-offs are no part of the question (knowledge/salutations.ts).
+  // Greetings, thanks and sign-offs are no part of the question (shared/salutations.ts).
   const question = questionText(grounding.userMessage) || grounding.userMessage;
   const language = detectLanguage(question);
   const hits = [...grounding.knowledge].sort((a, b) => b.score - a.score) as GroundingHit[];

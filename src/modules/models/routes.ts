@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { MODEL_PROVIDERS, type Config, type ModelProviderName } from '../../config.js';
 import type { AppContext } from '../../shared/context.js';
-import { requireUser } from '../auth/guard.js';
+import { requireUser } from '../auth/index.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL } from './index.js';
 import { OFFLINE_MODEL_NAME } from './offline.js';

@@ -3,8 +3,6 @@ import { notFound } from '../../http/errors.js';
 import { decodeTimeCursor, DEFAULT_PAGE_SIZE, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import { listNotifications, markNotificationRead, type NotificationRow } from './repository.js';
 
-export { insertNotification } from './repository.js';
-
 const NOTIFICATION_LIST = 'notifications';
 
 export function serializeNotification(n: NotificationRow) {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { NumbersQuery, NumbersResponse } from './schema.js';
 import { overviewNumbers } from './service.js';

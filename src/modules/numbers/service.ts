@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
-import { getBot } from '../bots/service.js';
-import { topUnanswered } from '../unanswered/service.js';
+import { getBot } from '../bots/index.js';
+import { topUnanswered } from '../unanswered/index.js';
 import * as repo from './repository.js';
 import type { Numbers, NumbersQueryInput } from './schema.js';
 

@@ -219,3 +219,12 @@ export function resend(db: Queryable, tenantId: string, id: string): Promise<Out
     [tenantId, id],
   );
 }
+
+/** Drops messages of the tenant (and, by their foreign keys, what refers to them); sent or not. */
+export async function deleteMessages(tx: Queryable, tenantId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query('DELETE FROM outbox_messages WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [
+    tenantId,
+    ids,
+  ]);
+}

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { conflict, notFound } from '../../http/errors.js';
 import { Page } from '../../shared/pagination.js';
 import { SESSION_SECURITY, errorResponses } from '../../http/schemas.js';

@@ -4,8 +4,8 @@
  * sent as a numbered text list instead — never cut. The warning says so, naming the block and
  * the limit, in German and English. Pure.
  */
-import type { FlowBlock } from '../flow/model.js';
-import { LIMITS } from '../messaging/render.js';
+import type { FlowBlock } from '../flow/index.js';
+import { LIMITS } from '../messaging/index.js';
 
 /** The connection kinds whose replies use WhatsApp's interactive limits. */
 export const WHATSAPP_CONNECTION_KINDS = ['whatsapp_cloud', 'twilio_whatsapp'] as const;

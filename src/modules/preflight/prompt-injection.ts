@@ -2,8 +2,8 @@
  * The system-prompt section that tells the model which interactive blocks exist and how to
  * show one. Pure: the same blocks always give the same text.
  */
-import { inlineText } from '../prompt/delimiters.js';
-import type { FlowBlock } from '../flow/model.js';
+import { inlineText } from '../prompt/index.js';
+import type { FlowBlock } from '../flow/index.js';
 
 export interface PromptInjection {
   /** The section to append to the bot's prompt. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import { InjectBody, InjectResponse, PreflightResponse } from './schema.js';
 import { injectPrompt, runPreflight } from './service.js';

@@ -1,11 +1,17 @@
 import type { Queryable } from '../../db/database.js';
-import { badRequest, notFound } from '../../http/errors.js';
+import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { findBot, setGeneratedPrompt } from '../bots/service.js';
-import { listBlocks, listSteps, toFlowBlock, toFlowStep } from '../flow/service.js';
-import { getKbOnboarding } from '../knowledge/onboarding.js';
-import { analysePreflight, type PreflightAnalysis } from '../flow/analysis.js';
-import { listBotConnections } from '../messaging/service.js';
+import { findBot, setGeneratedPrompt } from '../bots/index.js';
+import {
+  listBlocks,
+  listSteps,
+  toFlowBlock,
+  toFlowStep,
+  analysePreflight,
+  type PreflightAnalysis,
+} from '../flow/index.js';
+import { getKbOnboarding } from '../knowledge/index.js';
+import { listBotConnections } from '../messaging/index.js';
 import { WHATSAPP_CONNECTION_KINDS, messagingWarnings, type MessagingWarning } from './messaging-fit.js';
 import { buildPromptInjection, type PromptInjection } from './prompt-injection.js';
 
@@ -50,6 +56,20 @@ export async function runPreflight(db: Queryable, tenantId: string, botId: strin
     promptInjection: buildPromptInjection(blocks, bot.system_prompt),
     messagingWarnings: onWhatsApp ? messagingWarnings(blocks) : [],
   };
+}
+
+/**
+ * The check before a bot is switched on (the bots module's activation check): refused (409
+ * bot_activation_blocked) while any block of the flow is red.
+ */
+export async function checkActivation(db: Queryable, tenantId: string, botId: string): Promise<void> {
+  const preflight = await runPreflight(db, tenantId, botId);
+  if (preflight.canActivate) return;
+  const redBlocks = preflight.blocks.filter((block) => block.status === 'red');
+  throw conflict(
+    `The bot cannot be activated: ${redBlocks.length} block(s) of its flow have no routing (pre-flight red)`,
+    { code: 'bot_activation_blocked', field: 'is_active', red_blocks: redBlocks },
+  );
 }
 
 /**

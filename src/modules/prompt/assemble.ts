@@ -1,5 +1,5 @@
-import type { BotRow } from '../bots/service.js';
-import type { KnowledgeHit } from '../knowledge/search.js';
+import type { BotRow } from '../bots/index.js';
+import type { KnowledgeHit } from '../knowledge/index.js';
 import { TAG, escapeAttribute, escapeText, inlineText, neutraliseReservedTags, wrap } from './delimiters.js';
 import {
   BEHAVIOR_RULES,
@@ -13,7 +13,7 @@ import {
   checkpointText,
   emojiRule,
 } from './layers.js';
-import { NO_ANSWER_MARKER } from '../models/no-answer.js';
+import { NO_ANSWER_MARKER } from '../models/index.js';
 import { findIndustryVocabulary, type IndustryVocabulary } from './vocabulary.js';
 
 /**

@@ -3,7 +3,7 @@ import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode, unauthorized } from '../../http/errors.js';
 import { INTERNAL_SECURITY, errorResponses } from '../../http/schemas.js';
-import { safeEqual } from '../auth/secrets.js';
+import { safeEqual } from '../auth/index.js';
 import { assertTimeZone } from './calendar.js';
 import { DueRemindersResponse, LogReminderBody, LogReminderResponse } from './schema.js';
 import { dueReminders, logReminder } from './service.js';

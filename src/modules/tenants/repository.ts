@@ -86,3 +86,11 @@ export function findTenantPlan(db: Queryable, tenantId: string): Promise<TenantP
     [tenantId],
   );
 }
+
+/** The tenant's typo vocabulary changed: its version (the key of cached word resolutions) grows. */
+export async function bumpKnowledgeVocabulary(tx: Queryable, tenantId: string): Promise<void> {
+  await tx.query(
+    'UPDATE tenants SET knowledge_vocabulary_version = knowledge_vocabulary_version + 1 WHERE id = $1',
+    [tenantId],
+  );
+}

@@ -2,9 +2,6 @@ import type { Queryable } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
 import * as repo from './repository.js';
 
-export type { SubscriptionRow, TenantPlan, TenantRow } from './repository.js';
-export { findTenant, findTenantPlan, lockTenant } from './repository.js';
-
 export interface CreateTenantInput {
   name: string;
   plan?: string;

@@ -1,4 +1,4 @@
-import { queryWords } from '../knowledge/text.js';
+import { queryWords } from '../../shared/text.js';
 
 /**
  * The key questions are grouped by: their words after the knowledge search's normalisation

@@ -1,7 +1,7 @@
 import { personAnswerOf } from './person-answer.js';
 import type { Database } from '../../db/database.js';
 import { badRequest } from '../../http/errors.js';
-import { getBot } from '../bots/service.js';
+import { getBot } from '../bots/index.js';
 import { groupQuestions, type Occurrence } from './grouping.js';
 import {
   listOccurrences,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../http/errors.js';
-import { findTenantPlan } from '../tenants/service.js';
+import { findTenantPlan } from '../tenants/index.js';
 import { daysOf, messagesRemaining, usageMonth } from './period.js';
 import { activityPerBot, activityPerDay, messagesUsed } from './repository.js';
 import type { UsageReport } from './schema.js';

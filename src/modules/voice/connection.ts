@@ -5,8 +5,7 @@
  * connections (`messaging/service.ts`), or from a source registered for it (tests, benchmarks).
  */
 import type { AppContext } from '../../shared/context.js';
-import { activeVoiceConnection, VOICE_SETTING_DEFAULTS } from '../messaging/service.js';
-import { channelSecretsFor } from '../messaging/secret-store.js';
+import { activeVoiceConnection, VOICE_SETTING_DEFAULTS, channelSecretsFor } from '../messaging/index.js';
 import type { OpeningHours } from './hours.js';
 import type { VoiceLanguage } from './speech/numbers.js';
 

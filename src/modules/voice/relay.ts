@@ -9,7 +9,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import type { VoiceConnection } from './connection.js';
 import type { VoiceTurnRunner } from './runner.js';
-import { findCall, respond, startCall, type HandoffData, type Utterance, type VoiceCall } from './service.js';
+import { respond, startCall, type HandoffData, type Utterance, type VoiceCall } from './service.js';
+import { findCall } from './repository.js';
 import { voiceLanguageOf } from './speech/numbers.js';
 import { TWILIO_LANGUAGE } from './twiml.js';
 

@@ -18,6 +18,7 @@ import { loadVoiceConnection, voiceUrls, type VoiceConnection } from './connecti
 import { RelaySession } from './relay.js';
 import { engineTurnRunner, type VoiceTurnRunner } from './runner.js';
 import * as service from './service.js';
+import { claimTurn, findCall, setTurnAnswer, turnAnswer } from './repository.js';
 import type { HandoffData } from './service.js';
 import { PHRASES } from './speech/phrases.js';
 import { voiceLanguageOf } from './speech/numbers.js';
@@ -216,13 +217,13 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
       const connection = connectionOf(request);
       const urls = voiceUrls(connection, publicBase);
       const n = Number(request.query.n);
-      const call = await service.findCall(ctx.db, connection.id, request.body.CallSid ?? '');
+      const call = await findCall(ctx.db, connection.id, request.body.CallSid ?? '');
       if (!call || !Number.isInteger(n) || n < 1) return twiml(reply, hangUpTwiml());
       const lang = voiceLanguageOf(call.language);
       const form = request.query.silence ? {} : request.body;
-      if (!(await service.claimTurn(ctx.db, call.call_sid, n))) {
+      if (!(await claimTurn(ctx.db, call.call_sid, n))) {
         // Twilio retried the callback: the turn is answered once; the retry gets that answer.
-        const stored = await service.turnAnswer(ctx.db, call.call_sid, n);
+        const stored = await turnAnswer(ctx.db, call.call_sid, n);
         if (stored?.answer) return twiml(reply, stored.answer);
         return twiml(
           reply,
@@ -235,7 +236,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
           return sayAndHangUpTwiml({ say: PHRASES[lang].unavailable, language: lang });
         })
         .then(async (xml) => {
-          await service.setTurnAnswer(ctx.db, call.call_sid, n, xml);
+          await setTurnAnswer(ctx.db, call.call_sid, n, xml);
           return xml;
         });
       let timer: NodeJS.Timeout | undefined;
@@ -261,10 +262,10 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
       const urls = voiceUrls(connection, publicBase);
       const n = Number(request.query.n);
       const attempt = Number(request.query.attempt) || 1;
-      const call = await service.findCall(ctx.db, connection.id, request.body.CallSid ?? '');
+      const call = await findCall(ctx.db, connection.id, request.body.CallSid ?? '');
       if (!call) return twiml(reply, hangUpTwiml());
       const lang = voiceLanguageOf(call.language);
-      const stored = await service.turnAnswer(ctx.db, call.call_sid, n);
+      const stored = await turnAnswer(ctx.db, call.call_sid, n);
       if (stored?.answer) return twiml(reply, stored.answer);
       if (!stored || attempt >= MAX_POLLS) {
         return twiml(reply, sayAndHangUpTwiml({ say: PHRASES[lang].unavailable, language: lang }));
@@ -281,7 +282,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
     route('handOffVoiceCall', "The ConversationRelay's end: dial the hand-over number or say goodbye"),
     async (request, reply) => {
       const connection = connectionOf(request);
-      const call = await service.findCall(ctx.db, connection.id, request.body.CallSid ?? '');
+      const call = await findCall(ctx.db, connection.id, request.body.CallSid ?? '');
       let data: HandoffData | null = null;
       try {
         data = request.body.HandoffData ? (JSON.parse(request.body.HandoffData) as HandoffData) : null;

@@ -7,9 +7,8 @@
  */
 import type { AppContext } from '../../shared/context.js';
 import { EngineRefusal } from '../../shared/refusal.js';
-import { converse } from '../chat/pipeline/engine.js';
-import type { ChatResponse, StreamSink } from '../chat/pipeline/types.js';
-import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from '../models/provider.js';
+import { converse, type ChatResponse, type StreamSink } from '../chat/index.js';
+import type { ModelProvider, ModelReply, ModelRequest, ModelStreamEvent } from '../models/index.js';
 import { conversationStatus } from './repository.js';
 
 export interface VoiceTurnInput {

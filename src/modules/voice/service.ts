@@ -5,10 +5,10 @@
  * the hand-over with its context, and the call's end.
  */
 import type { AppContext } from '../../shared/context.js';
-import { quotaPeriod } from '../chat/quota.js';
-import { findOrCreateContactBySender } from '../contacts/service.js';
-import { endConversation, escalateConversation } from '../conversations/lifecycle.js';
-import { findEvent } from '../events/service.js';
+import { quotaPeriod } from '../chat/index.js';
+import { findOrCreateContactBySender } from '../contacts/index.js';
+import { endConversation, escalateConversation } from '../conversations/index.js';
+import { findEvent } from '../events/index.js';
 import type { VoiceConnection } from './connection.js';
 import { isOpen } from './hours.js';
 import * as repo from './repository.js';
@@ -335,6 +335,3 @@ export async function callStatus(
     await endConversation(ctx.db, call.tenant_id, call.conversation_id, { reason: `call_${input.status}` });
   }
 }
-
-export { findCall } from './repository.js';
-export { claimTurn, setTurnAnswer, turnAnswer } from './repository.js';

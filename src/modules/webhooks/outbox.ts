@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
-import { enqueue } from '../outbox/service.js';
+import { enqueue } from '../outbox/index.js';
 import type { WebhookEventType } from './event-types.js';
 import { insertDeliveries, listSubscribedEndpointIds } from './repository.js';
 

@@ -131,16 +131,21 @@ export function updateEndpoint(
 
 export async function deleteEndpoint(db: Queryable, tenantId: string, id: string): Promise<boolean> {
   if (!isUuid(id)) return false;
-  // The deliveries' outbox messages go with it (and take the deliveries and attempts along).
-  const rows = await db.query(
-    `WITH messages AS (
-       DELETE FROM outbox_messages
-       WHERE tenant_id = $1 AND id IN (SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2)
-     )
-     DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 RETURNING id`,
+  const rows = await db.query('DELETE FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 RETURNING id', [
+    tenantId,
+    id,
+  ]);
+  return rows.length > 0;
+}
+
+/** The outbox messages that carry the endpoint's deliveries (a delivery's id is its message's). */
+export async function deliveryMessagesOf(db: Queryable, tenantId: string, id: string): Promise<string[]> {
+  if (!isUuid(id)) return [];
+  const rows = await db.query<{ id: string }>(
+    'SELECT id FROM webhook_deliveries WHERE tenant_id = $1 AND endpoint_id = $2',
     [tenantId, id],
   );
-  return rows.length > 0;
+  return rows.map((row) => row.id);
 }
 
 /** The current secret becomes the previous one, still signing until `graceUntil`. */

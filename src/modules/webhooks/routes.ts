@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { notFound } from '../../http/errors.js';
 import { Page, PageQuery } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { listAttempts } from '../outbox/service.js';
-import { lifecycleRoutes } from './inbound-routes.js';
+import { listAttempts } from '../outbox/index.js';
 import * as repo from './repository.js';
 import {
   CreateEndpointBody,
@@ -35,8 +34,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
   const guard = requireUser(ctx, 'webhook:manage');
   const tags = ['webhooks'];
   const security = SESSION_SECURITY;
-
-  await app.register(lifecycleRoutes, { ctx });
 
   app.get(
     '/api/webhooks',
@@ -144,7 +141,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
       },
     },
     async (request, reply) => {
-      if (!(await repo.deleteEndpoint(ctx.db, currentUser(request).tenantId, request.params.id))) {
+      if (!(await service.removeEndpoint(ctx.db, currentUser(request).tenantId, request.params.id))) {
         throw notFound('Webhook endpoint');
       }
       return reply.status(204).send(null);

@@ -2,14 +2,14 @@ import type { Config } from '../../config.js';
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import { webhookDeliveries } from '../../observability/metrics.js';
-import type { Verdict } from '../outbox/policy.js';
-import type { OutboxMessage } from '../outbox/service.js';
 import {
+  type Verdict,
+  type OutboxMessage,
   OutboxWorker,
   type OutboxSender,
   type OutboxWorkerOptions,
   type SendResult,
-} from '../outbox/worker.js';
+} from '../outbox/index.js';
 import { postJson, type PostResult } from '../../shared/guarded-http.js';
 import { WEBHOOK_KIND } from './outbox.js';
 import { disableEndpointOfDelivery, findDeliveryToSend, type DeliveryToSend } from './repository.js';

@@ -1,5 +1,4 @@
-import type { LifecycleConversation } from '../conversations/lifecycle.js';
-import type { AttemptRow } from '../outbox/service.js';
+import type { AttemptRow } from '../outbox/index.js';
 import type { DeliveryRow, EndpointRow } from './repository.js';
 import { messageId } from './sender.js';
 
@@ -44,21 +43,4 @@ export function serializeDelivery(delivery: DeliveryRow) {
 
 export function serializeAttempt(attempt: AttemptRow) {
   return { ...attempt, created_at: attempt.created_at.toISOString() };
-}
-
-export function serializeConversation(conversation: LifecycleConversation) {
-  return {
-    id: conversation.id,
-    bot_id: conversation.bot_id,
-    status: conversation.status,
-    ended_at: iso(conversation.ended_at),
-    end_reason: conversation.end_reason,
-    escalated_at: iso(conversation.escalated_at),
-    escalation_reason: conversation.escalation_reason,
-    rating: conversation.rating,
-    rating_comment: conversation.rating_comment,
-    rated_at: iso(conversation.rated_at),
-    contact_id: conversation.contact_id,
-    updated_at: conversation.updated_at.toISOString(),
-  };
 }

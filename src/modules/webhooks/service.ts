@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/database.js';
 import { AppError, ErrorCode, conflict, notFound } from '../../http/errors.js';
 import { timePage } from '../../shared/pagination.js';
-import { lockTenant } from '../tenants/service.js';
+import { deleteMessages } from '../outbox/index.js';
+import { lockTenant } from '../tenants/index.js';
 import { queueDeliveries } from './outbox.js';
 import * as repo from './repository.js';
 import type { WebhookSecrets } from './secret-box.js';
@@ -155,4 +156,15 @@ export function listDeliveriesPage(
   return timePage(DELIVERY_LIST, query, (limit, before) =>
     repo.listDeliveries(db, tenantId, endpointId, { limit: limit + 1, status: query.status, before }),
   );
+}
+
+/**
+ * Removes an endpoint with its delivery log: its outbox messages go first (taking the
+ * deliveries and attempts along), undelivered events are dropped. False when there is none.
+ */
+export function removeEndpoint(db: Database, tenantId: string, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await deleteMessages(tx, tenantId, await repo.deliveryMessagesOf(tx, tenantId, id));
+    return repo.deleteEndpoint(tx, tenantId, id);
+  });
 }

@@ -11,7 +11,7 @@ import type { AppContext } from '../../shared/context.js';
 import { AppError, ErrorCode } from '../../http/errors.js';
 import { secondsToMidnightUtc } from '../../http/chat-refusal.js';
 import { rateLimitRefusals } from '../../observability/metrics.js';
-import { PASS, type ChannelGuard } from '../chat/pipeline/guards.js';
+import { PASS, type ChannelGuard } from '../chat/index.js';
 import { visitorOf } from './access.js';
 import * as repo from './repository.js';
 

@@ -11,7 +11,7 @@
  * transcript.
  */
 import { chatErrorBody } from '../../http/chat-refusal.js';
-import type { ChatErrorBody, ChatResponse, StreamSink } from '../chat/pipeline/types.js';
+import type { ChatErrorBody, ChatResponse, StreamSink } from '../chat/index.js';
 import { sseEvent } from '../../shared/sse.js';
 
 export const MESSAGE_HEARTBEAT_MS = 15_000;

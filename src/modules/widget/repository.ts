@@ -1,6 +1,6 @@
 import { queryOne, type Queryable } from '../../db/database.js';
 import type { Static } from '@sinclair/typebox';
-import type { ChatBlockSchema } from '../chat/schema.js';
+import type { ChatBlockSchema } from '../chat/index.js';
 import type { BusinessHours } from './business-hours.js';
 
 type ChatBlock = Static<typeof ChatBlockSchema>;

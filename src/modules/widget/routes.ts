@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses, eventStreamResponse } from '../../http/schemas.js';
-import { ChatResponseSchema } from '../chat/schema.js';
+import { ChatResponseSchema } from '../chat/index.js';
 import { authenticateVisitor, requireOrigin } from './access.js';
 import { streamEvents } from './events.js';
 import { widgetLimits } from './limits.js';

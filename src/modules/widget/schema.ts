@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ChatBlockSchema, ChatChoiceSchema } from '../chat/schema.js';
+import { ChatBlockSchema, ChatChoiceSchema } from '../chat/index.js';
 import { nameSchemas } from '../../http/schemas.js';
 
 const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'Colour as #rrggbb' });

@@ -5,7 +5,7 @@ import type { Queryable } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { encryptSecret } from '../../shared/secrets.js';
-import { findBot } from '../bots/service.js';
+import { findBot } from '../bots/index.js';
 import { keyringOf, canonicalOrigin } from './access.js';
 import * as repo from './repository.js';
 import { identitySecretContext } from './tokens.js';

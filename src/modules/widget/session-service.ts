@@ -13,11 +13,9 @@ import { noteChatStreamError } from '../../observability/metrics.js';
 import { EngineRefusal } from '../../shared/refusal.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { openEventStream as openStream } from '../../shared/sse.js';
-import { findBot } from '../bots/service.js';
-import { answerChat } from '../chat/answer.js';
-import { requestFingerprint } from '../chat/idempotency.js';
-import { parseChatRequest, parseIdempotencyKey } from '../chat/request.js';
-import { deleteConversationsByIds } from '../conversations/service.js';
+import { findBot } from '../bots/index.js';
+import { answerChat, parseChatRequest, parseIdempotencyKey, requestFingerprint } from '../chat/index.js';
+import { deleteConversationsByIds } from '../conversations/index.js';
 import {
   allowCors,
   bearer,

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { notFound } from '../../http/errors.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
-import { deleteConversationsByIds } from '../conversations/service.js';
+import { deleteConversationsByIds } from '../conversations/index.js';
 import {
   DeletedSchema,
   IdentitySecretSchema,

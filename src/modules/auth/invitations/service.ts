@@ -6,7 +6,7 @@ import * as repo from './repository.js';
 import { INVITATION_TEXT, acceptUrl, invitationExpiry, invitationState } from './rules.js';
 import { mailerFor } from '../mailer.js';
 import type { Role } from '../permissions.js';
-import { findTenant } from '../../tenants/service.js';
+import { findTenant } from '../../tenants/index.js';
 import { findUserByEmail, insertUser } from '../repository.js';
 import { randomToken, sha256Hex } from '../secrets.js';
 import type { AuthenticatedUser } from '../sessions.js';

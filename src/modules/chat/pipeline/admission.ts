@@ -14,7 +14,7 @@ import {
   requestFingerprint,
   type IdempotencyClaim,
 } from '../idempotency.js';
-import { recordCustomerMessage } from '../../inbox/service.js';
+import { recordCustomerMessage } from '../../conversations/index.js';
 import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';

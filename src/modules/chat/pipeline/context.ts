@@ -5,12 +5,10 @@
  */
 import type { AppContext } from '../../../shared/context.js';
 import { observeKnowledgeSearch } from '../../../observability/metrics.js';
-import type { KnowledgeHit } from '../../knowledge/search.js';
-import { searchForAnswer } from '../../knowledge/service.js';
-import { gatedHits, gateFor } from '../../knowledge/answerability.js';
-import type { ModelRequest } from '../../models/provider.js';
-import { channelOf } from '../../channels/registry.js';
-import { assembleSystemPrompt, protectForModel } from '../../prompt/assemble.js';
+import { type KnowledgeHit, searchForAnswer, gatedHits, gateFor } from '../../knowledge/index.js';
+import type { ModelRequest } from '../../models/index.js';
+import { channelOf } from '../../channels/index.js';
+import { assembleSystemPrompt, protectForModel } from '../../prompt/index.js';
 import { collectPromptSections, type ChatTurn } from '../extensions.js';
 import type { Admitted } from './admission.js';
 import type { StageObserver } from './types.js';

@@ -23,10 +23,14 @@
  * outside through the observer; the stages know nothing of them.
  */
 import type { AppContext } from '../../../shared/context.js';
-import { noAnswerFilter } from '../../models/no-answer.js';
-import type { ModelReply, ModelRequest, ModelStreamEvent } from '../../models/provider.js';
-import * as flowStage from '../../flow/stage.js';
-import { asksForPerson, connectingReply } from '../../conversations/person-request.js';
+import {
+  noAnswerFilter,
+  type ModelReply,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from '../../models/index.js';
+import { flowStage } from '../../flow/index.js';
+import { asksForPerson, connectingReply } from '../../conversations/index.js';
 import { decideReply } from '../extensions.js';
 import { admit, chatDeadlineMs, type Admitted } from './admission.js';
 import { EngineRefusal } from '../../../shared/refusal.js';

@@ -8,14 +8,12 @@
  */
 import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
-import type { HandoverReason } from '../../conversations/handover.js';
-import { enqueueEvent } from '../../webhooks/outbox.js';
-import * as flowStage from '../../flow/stage.js';
-import { handoverNotify, publishHandover } from '../../inbox/events.js';
+import { type HandoverReason, handoverNotify, publishHandover } from '../../conversations/index.js';
+import { enqueueEvent } from '../../webhooks/index.js';
+import { flowStage } from '../../flow/index.js';
 import type { StatementNotify } from '../../../coordination/index.js';
-import { recogniseNoAnswer } from '../../models/no-answer.js';
-import type { KnowledgeHit } from '../../knowledge/search.js';
-import { ModelUnavailableError, type ModelReply } from '../../models/provider.js';
+import { recogniseNoAnswer, ModelUnavailableError, type ModelReply } from '../../models/index.js';
+import type { KnowledgeHit } from '../../knowledge/index.js';
 import { processReply, type ChatTurn, type CollectedReply } from '../extensions.js';
 import { IDEMPOTENCY_TTL_HOURS } from '../idempotency.js';
 import * as repo from '../repository.js';

@@ -12,7 +12,7 @@
 import type { Config } from '../../../config.js';
 import type { Database } from '../../../db/database.js';
 import { EngineRefusal, type RefusalReason } from '../../../shared/refusal.js';
-import { channelOf, type GuardName } from '../../channels/registry.js';
+import { channelOf, type GuardName } from '../../channels/index.js';
 import type { InboundMessage } from './types.js';
 
 /** The codes a guard refuses with (a subset of the engine's refusal codes). */

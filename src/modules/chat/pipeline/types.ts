@@ -7,9 +7,9 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../../db/database.js';
 import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/trace-records.js';
-import type { ChannelKind } from '../../channels/registry.js';
-import type { ChatBlock } from '../../flow/stage.js';
-import type { KnowledgeHit } from '../../knowledge/search.js';
+import type { ChannelKind } from '../../channels/index.js';
+import type { ChatBlock } from '../../flow/index.js';
+import type { KnowledgeHit } from '../../knowledge/index.js';
 import type { ChatInput } from '../request.js';
 import type { ChatErrorSchema, ChatResponseSchema, ChatSourceSchema } from '../schema.js';
 

@@ -6,7 +6,7 @@ import {
   encodeTimeCursor,
   splitPage,
 } from '../../../shared/pagination.js';
-import { findContact } from '../../contacts/service.js';
+import { findContact } from '../../contacts/index.js';
 import {
   findOpenBooking,
   insertBooking,

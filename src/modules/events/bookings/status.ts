@@ -10,7 +10,7 @@ export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 export const PAYMENT_STATUSES = ['not_required', 'pending', 'paid', 'refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-export { BOOKING_CHANNELS, type BookingChannel } from '../../channels/registry.js';
+export { BOOKING_CHANNELS, type BookingChannel } from '../../channels/index.js';
 
 /** Statuses that occupy a place of the capacity: counted in capacity_booked. */
 export const PLACE_HOLDING: readonly BookingStatus[] = ['confirmed', 'attended', 'no_show'];

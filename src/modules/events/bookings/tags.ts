@@ -3,9 +3,9 @@
  * prompt section that offers bookable events to the model. Pure.
  */
 import type { BookingChannel } from './status.js';
-import type { ChatChannel } from '../../chat/request.js';
-import { channelOf } from '../../channels/registry.js';
-import { inlineText } from '../../prompt/delimiters.js';
+import type { ChatChannel } from '../../chat/index.js';
+import { channelOf } from '../../channels/index.js';
+import { inlineText } from '../../prompt/index.js';
 
 export type BookingTagKind = 'BOOK' | 'WAITLIST';
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import type { AppContext } from '../../../shared/context.js';
-import { currentUser, requireUser } from '../../auth/guard.js';
+import { currentUser, requireUser } from '../../auth/index.js';
 import { badRequest } from '../../../http/errors.js';
 import { receiveMultipart, UploadBudget } from '../../../http/multipart-upload.js';
 import { SESSION_SECURITY, errorResponses } from '../../../http/schemas.js';

@@ -7,7 +7,7 @@
  * service's own heap; at most `EMAIL_ATTACHMENT_TEXT_MAX_CHARS` characters reach the bot.
  */
 import type { AppContext } from '../../../shared/context.js';
-import { parserPool, type ParserLimits } from '../../knowledge/imports/document-parser.js';
+import { parserPool, type ParserLimits } from '../../knowledge/index.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 
 /** An attachment of a received mail as a connector brought it. */

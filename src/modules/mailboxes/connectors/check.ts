@@ -4,7 +4,7 @@ import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { graphClient } from './graph.js';
 import { folderOf, imapClient } from './imap.js';
 import { smtpTransport } from './smtp.js';
-import { describeConnectorError } from '../../email/connector-errors.js';
+import { describeConnectorError } from '../../email/index.js';
 
 export interface CheckResult {
   ok: boolean;

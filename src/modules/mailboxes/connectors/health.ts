@@ -6,7 +6,7 @@
 import type { AppContext } from '../../../shared/context.js';
 import { EXPIRY_WARNING_DAYS, daysUntil } from '../../mailboxes/service.js';
 import { claimExpiryWarning, mailboxesWithExpiringSecrets } from '../../mailboxes/repository.js';
-import { enqueueEvent } from '../../webhooks/outbox.js';
+import { enqueueEvent } from '../../webhooks/index.js';
 
 /**
  * The warning due now: the smallest threshold the days left have reached, when it is smaller

@@ -9,22 +9,26 @@ import type { AppContext } from '../../../shared/context.js';
 import type { Queryable } from '../../../db/database.js';
 import { AppError } from '../../../http/errors.js';
 import { EngineRefusal } from '../../../shared/refusal.js';
-import { converse } from '../../chat/pipeline/engine.js';
-import type { ChannelDelivery, OutboundReply } from '../../chat/pipeline/types.js';
+import { converse, type ChannelDelivery, type OutboundReply } from '../../chat/index.js';
 import { detectLanguage } from '../../../shared/language.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
-import { enqueue } from '../../outbox/service.js';
-import { contactOfMailPerson } from '../../contacts/service.js';
+import { enqueue } from '../../outbox/index.js';
+import { contactOfMailPerson } from '../../contacts/index.js';
 import * as repo from './repository.js';
 import { readAttachments, type InboundAttachment } from './attachments.js';
-import type { MailInput } from '../../email/mail.js';
-import { replyTargets, type AddressFields, type MailAddress } from '../../email/addresses.js';
-import { renderMailReply } from '../../email/format.js';
-import { readDeliveryReport } from '../../email/dsn.js';
-import { stripReply } from '../../email/quotes.js';
-import { isAutomated } from '../../email/robots.js';
 import {
+  type MailInput,
+  replyTargets,
+  type AddressFields,
+  type MailAddress,
+  renderMailReply,
+  readDeliveryReport,
+  stripReply,
+  bodyFingerprint,
+  DUPLICATE_BODY_WINDOW_MS,
+  isAutomated,
+  loopGuard,
   bareId,
   chooseThread,
   OWN_MESSAGE_ID_LOCAL,
@@ -32,7 +36,7 @@ import {
   replyHeaders,
   threadCandidates,
   type KnownMessage,
-} from '../../email/threading.js';
+} from '../../email/index.js';
 
 /** Before the attachments' text in the message the bot reads. */
 const ATTACHMENTS_LEAD = 'Text der Anhänge:';

@@ -4,9 +4,8 @@
  * text it answered a short while ago is not answered again; the reason is the loop guard's word
  * (`hourly_cap`, `daily_cap`, `duplicate_body`), stored with the received mail.
  */
-import type { ChannelGuard } from '../../chat/pipeline/guards.js';
-import { PASS } from '../../chat/pipeline/guards.js';
-import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, loopGuard } from '../../email/robots.js';
+import { PASS, type ChannelGuard } from '../../chat/index.js';
+import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, loopGuard } from '../../email/index.js';
 import * as repo from './repository.js';
 
 export const emailLoopGuard: ChannelGuard = {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { simpleParser, type AddressObject } from 'mailparser';
-import { mailFromParsed } from '../../email/mail.js';
+import { mailFromParsed } from '../../email/index.js';
 import type { InboundAttachment, InboundMail } from './inbound.js';
 
 /** Largest raw mail that is read (bigger ones are stored as skipped). */

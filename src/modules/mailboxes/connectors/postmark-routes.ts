@@ -19,7 +19,7 @@ import { SecretDecryptError } from '../../../shared/secrets.js';
 import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle } from '../../../shared/webhook-auth.js';
 import { findMailboxById, recordSyncSuccess, type MailboxRow } from '../../mailboxes/repository.js';
 import { openSecret, secretStoreFor } from '../../mailboxes/secret-store.js';
-import { headersFromPairs } from '../../email/mail.js';
+import { headersFromPairs } from '../../email/index.js';
 import addressparser from 'nodemailer/lib/addressparser';
 import { rebuildMime } from './mime.js';
 import type { InboundMail } from './inbound.js';

@@ -423,17 +423,6 @@ export async function markSentToInbox(tx: Queryable, id: string, conversationId:
   return rows.length > 0;
 }
 
-/** The customer's mail as a message of the conversation (for the people in the inbox). */
-export async function insertCustomerMessage(
-  tx: Queryable,
-  input: { tenantId: string; botId: string; conversationId: string; content: string },
-): Promise<void> {
-  await tx.query(
-    `INSERT INTO messages (tenant_id, conversation_id, bot_id, role, content, channel) VALUES ($1, $2, $3, 'user', $4, 'email')`,
-    [input.tenantId, input.conversationId, input.botId, input.content],
-  );
-}
-
 /** A delay report for one of our replies: deferred with the server's words, unless it bounced already. */
 export async function markOutboundDelayed(
   db: Queryable,

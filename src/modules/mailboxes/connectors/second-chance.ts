@@ -6,12 +6,12 @@
  */
 import type { AppContext } from '../../../shared/context.js';
 import { AppError, conflict, notFound } from '../../../http/errors.js';
-import { stripReply } from '../../email/quotes.js';
+import { stripReply } from '../../email/index.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { converseMail, recipientsOf, type InboundMail, type InboundOutcome } from './inbound.js';
 import { parseRawMail } from './parse.js';
 import * as repo from './repository.js';
-import { countAddedCustomerMessage, waitInInbox } from '../../conversations/service.js';
+import { countAddedCustomerMessage, insertCustomerMessage, waitInInbox } from '../../conversations/index.js';
 
 function notSkipped(): AppError {
   return conflict('Only a mail that was not answered gets a second chance, once', {
@@ -127,11 +127,12 @@ export async function sendToInbox(
       question: content,
       metadata: { email: { mailbox_id: mailbox.id, subject: mail.subject ?? '' } },
     });
-    await repo.insertCustomerMessage(tx, {
+    await insertCustomerMessage(tx, {
       tenantId: mailbox.tenant_id,
       botId: mailbox.bot_id,
       conversationId,
       content,
+      channel: 'email',
     });
     await countAddedCustomerMessage(tx, mailbox.tenant_id, conversationId);
     if (!(await repo.markSentToInbox(tx, row.id, conversationId))) throw notSkipped();

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { Verdict } from '../../outbox/policy.js';
+import type { Verdict } from '../../outbox/index.js';
 import type { MailboxRow } from '../../mailboxes/repository.js';
 import { openSecret, type SecretStore } from '../../mailboxes/secret-store.js';
 import type { OutboundPolicy } from '../../../shared/outbound.js';

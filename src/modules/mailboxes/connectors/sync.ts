@@ -24,7 +24,7 @@ import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import { deltaRound, graphAttachments, graphClient, graphMail, graphRaw, markRead } from './graph.js';
 import { imapClient, syncRound } from './imap.js';
 import { receiveMail } from './inbound.js';
-import { describeConnectorError } from '../../email/connector-errors.js';
+import { describeConnectorError } from '../../email/index.js';
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'error'>;
 

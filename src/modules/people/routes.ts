@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { Page } from '../../shared/pagination.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
@@ -19,16 +19,6 @@ import {
   PersonExportSchema,
   ResolveContactBody,
   UpdateContactBody,
-} from './schema.js';
-import {
-  contactDetail,
-  deleteContact,
-  erasePerson,
-  exportPerson,
-  listPersonConversations,
-  mergeContacts,
-} from './people.js';
-import {
   createContact,
   editContact,
   getContact,
@@ -37,6 +27,14 @@ import {
   listContactsPage,
   resolveContact,
   serializeContact,
+} from '../contacts/index.js';
+import {
+  contactDetail,
+  deleteContact,
+  erasePerson,
+  exportPerson,
+  listPersonConversations,
+  mergeContacts,
 } from './service.js';
 
 /** Dashboard contact management: contact:view to read, contact:edit to write. */

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { PromptVersionRow } from './repository.js';
-import { nameSchemas } from '../../http/schemas.js';
+import { nameSchemas } from '../../../http/schemas.js';
 
 /** Longest prompt text accepted, in characters. */
 export const MAX_PROMPT_CHARS = 100_000;

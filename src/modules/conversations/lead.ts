@@ -1,8 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { badRequest, notFound } from '../../http/errors.js';
-import { recordLeadContact, type LeadContact, type LeadInput } from '../contacts/service.js';
-import { linkConversationToContact, lockConversationForLead } from '../conversations/service.js';
-import { enqueueEvent } from './outbox.js';
+import { recordLeadContact, type LeadInput, type LeadContact } from '../contacts/index.js';
+import { linkConversationToContact, lockConversationForLead } from './repository.js';
+import { enqueueEvent } from '../webhooks/index.js';
 
 export type { LeadContact, LeadInput };
 

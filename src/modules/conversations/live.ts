@@ -8,7 +8,7 @@
 import type { AppContext } from '../../shared/context.js';
 import { conversationTopic, fanoutOf, tenantTopic, type TopicEvent } from '../../coordination/fanout.js';
 import type { StatementNotify } from '../../coordination/index.js';
-import type { HandoverState } from '../conversations/handover.js';
+import type { HandoverState } from './handover.js';
 
 type Ctx = Pick<AppContext, 'coordination'> & { log?: { warn(obj: object, msg: string): void } };
 

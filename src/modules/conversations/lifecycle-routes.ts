@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestHookHandler } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
-import { requireApiKey, requireUser, currentUser, tenantOfKey } from '../auth/guard.js';
+import { requireApiKey, requireUser, currentUser, tenantOfKey, apiKeyCode } from '../auth/index.js';
 import { AppError, CHAT_TEXT, unauthorized } from '../../http/errors.js';
-import { apiKeyCode } from '../auth/api-keys.js';
 import { API_KEY_SECURITY, IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import {
   endConversation,
@@ -11,7 +10,8 @@ import {
   rateConversation,
   reopenConversation,
   type TransitionResult,
-} from '../conversations/lifecycle.js';
+  serializeLifecycleConversation,
+} from './lifecycle.js';
 import { recordLead } from './lead.js';
 import {
   ConversationEndedBody,
@@ -20,8 +20,7 @@ import {
   LeadResponse,
   RatingBody,
   TransitionResponse,
-} from './schema.js';
-import { serializeConversation } from './serialize.js';
+} from '../webhooks/index.js';
 
 const tags = ['conversation lifecycle'];
 
@@ -49,7 +48,7 @@ function requireTenantKey(ctx: AppContext): onRequestHookHandler {
 }
 
 function transition(result: TransitionResult) {
-  return { conversation: serializeConversation(result.conversation), changed: result.changed };
+  return { conversation: serializeLifecycleConversation(result.conversation), changed: result.changed };
 }
 
 /**

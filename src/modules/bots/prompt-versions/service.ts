@@ -1,6 +1,7 @@
-import type { Database, Queryable } from '../../db/database.js';
-import { conflict, notFound } from '../../http/errors.js';
-import { findBot, lockBot, setSystemPrompt } from '../bots/service.js';
+import type { Database, Queryable } from '../../../db/database.js';
+import { conflict, notFound } from '../../../http/errors.js';
+import { setSystemPrompt } from '../service.js';
+import { findBot, lockBot } from '../repository.js';
 import { diffPrompts, type PromptDiff } from './diff.js';
 import {
   deleteNonCurrentVersion,

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../db/database.js';
-import { queryOne } from '../../db/database.js';
-import { isUuid } from '../../shared/ids.js';
+import type { Queryable } from '../../../db/database.js';
+import { queryOne } from '../../../db/database.js';
+import { isUuid } from '../../../shared/ids.js';
 
 export interface PromptVersionRow {
   id: string;

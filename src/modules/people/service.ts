@@ -5,14 +5,37 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import { settleCapacity } from '../events/capacity.js';
-import { findEvent, lockEventsForUpdate, recomputeEventCounts, setBookingStatus } from '../events/service.js';
-import { signalBooking } from '../events/signals.js';
-import { deleteConversationsOfPerson, moveConversationsOfPerson } from '../conversations/service.js';
-import { forgetSender, lastBounceOf } from '../mailboxes/service.js';
-import * as repo from './repository.js';
-import type { ContactRow } from './repository.js';
-import { serializeContact } from './service.js';
+import {
+  settleCapacity,
+  setBookingStatus,
+  findEvent,
+  lockEventsForUpdate,
+  recomputeEventCounts,
+  signalBooking,
+  countOpenBookings,
+  deleteBookingsOfContact,
+  eventsOfContact,
+  exportBookingsOfContact,
+  findBookingClashes,
+  moveBookings,
+  openBookingsOfContact,
+} from '../events/index.js';
+import {
+  deleteConversationsOfPerson,
+  relinkConversationsOfPerson as moveConversationsOfPerson,
+} from '../conversations/index.js';
+import { forgetSender, lastBounceOf } from '../mailboxes/index.js';
+import {
+  deleteContactRow,
+  exportConversationsOfPerson,
+  exportMessagesOf,
+  findContact,
+  listConversationsOfPerson,
+  lockContact,
+  mergeContactFields,
+  type ContactRow,
+  serializeContact,
+} from '../contacts/index.js';
 
 /**
  * A contact for its page: its fields and, when replies to its e-mail address bounced, the
@@ -33,17 +56,17 @@ export async function contactDetail(db: Queryable, contact: ContactRow) {
  */
 export async function deleteContact(db: Database, tenantId: string, contactId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    if (!(await repo.findContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const eventIds = await repo.eventsOfContact(tx, tenantId, contactId);
+    if (!(await findContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const eventIds = await eventsOfContact(tx, tenantId, contactId);
     await lockEventsForUpdate(tx, tenantId, eventIds);
-    if (!(await repo.lockContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const open = await repo.countOpenBookings(tx, tenantId, contactId);
+    if (!(await lockContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const open = await countOpenBookings(tx, tenantId, contactId);
     if (open > 0) {
       throw conflict(
         `Contact has ${open} confirmed or waitlist booking(s); cancel them before deleting the contact`,
       );
     }
-    await repo.deleteContactRow(tx, tenantId, contactId);
+    await deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) await recomputeEventCounts(tx, tenantId, eventId);
   });
 }
@@ -55,7 +78,7 @@ async function lockPair(
 ): Promise<[ContactRow, ContactRow]> {
   const rows: ContactRow[] = [];
   for (const id of [...ids].sort()) {
-    const row = await repo.lockContact(tx, tenantId, id);
+    const row = await lockContact(tx, tenantId, id);
     if (!row) throw notFound('Contact');
     rows.push(row);
   }
@@ -90,8 +113,8 @@ export async function mergeContacts(
     });
   }
   return db.transaction(async (tx) => {
-    if (!(await repo.findContact(tx, tenantId, targetId))) throw notFound('Contact');
-    if (!(await repo.findContact(tx, tenantId, sourceId))) {
+    if (!(await findContact(tx, tenantId, targetId))) throw notFound('Contact');
+    if (!(await findContact(tx, tenantId, sourceId))) {
       throw badRequest("Field 'contact_id' does not name a contact of this tenant", {
         code: 'reference_unknown',
         field: 'contact_id',
@@ -100,28 +123,28 @@ export async function mergeContacts(
     // Events before contacts, as a booking takes them.
     const eventIds = [
       ...new Set([
-        ...(await repo.eventsOfContact(tx, tenantId, targetId)),
-        ...(await repo.eventsOfContact(tx, tenantId, sourceId)),
+        ...(await eventsOfContact(tx, tenantId, targetId)),
+        ...(await eventsOfContact(tx, tenantId, sourceId)),
       ]),
     ];
     await lockEventsForUpdate(tx, tenantId, eventIds);
     const [, source] = await lockPair(tx, tenantId, [targetId, sourceId]);
-    const clashes = await repo.findBookingClashes(tx, tenantId, targetId, sourceId);
+    const clashes = await findBookingClashes(tx, tenantId, targetId, sourceId);
     if (clashes.length > 0) {
       throw conflict(
         `Both contacts have a booking for ${clashes.map((c) => `'${c.title}'`).join(', ')}; cancel one of them before merging`,
         { code: 'merge_booking_conflict', event_ids: clashes.map((c) => c.event_id) },
       );
     }
-    await repo.moveBookings(tx, tenantId, sourceId, targetId);
+    await moveBookings(tx, tenantId, sourceId, targetId);
     await moveConversationsOfPerson(
       tx,
       tenantId,
       { contactId: sourceId, senderId: source.sender_id, email: source.email },
       targetId,
     );
-    await repo.deleteContactRow(tx, tenantId, sourceId);
-    const merged = await repo.mergeContactFields(tx, tenantId, targetId, source);
+    await deleteContactRow(tx, tenantId, sourceId);
+    const merged = await mergeContactFields(tx, tenantId, targetId, source);
     return merged!;
   });
 }
@@ -133,9 +156,9 @@ export async function listPersonConversations(
   contactId: string,
   limit: number,
 ) {
-  const contact = await repo.findContact(db, tenantId, contactId);
+  const contact = await findContact(db, tenantId, contactId);
   if (!contact) throw notFound('Contact');
-  const rows = await repo.listConversationsOfPerson(db, tenantId, contact, limit);
+  const rows = await listConversationsOfPerson(db, tenantId, contact, limit);
   return {
     data: rows.map((r) => ({
       ...r,
@@ -154,11 +177,11 @@ const isoRow = <T extends Record<string, unknown>>(row: T) =>
  * title and date), its conversations with every message, and the staff notes on them.
  */
 export async function exportPerson(db: Database, tenantId: string, contactId: string) {
-  const contact = await repo.findContact(db, tenantId, contactId);
+  const contact = await findContact(db, tenantId, contactId);
   if (!contact) throw notFound('Contact');
-  const bookings = await repo.exportBookingsOfContact(db, tenantId, contactId);
-  const conversations = await repo.exportConversationsOfPerson(db, tenantId, contact);
-  const messages = await repo.exportMessagesOf(
+  const bookings = await exportBookingsOfContact(db, tenantId, contactId);
+  const conversations = await exportConversationsOfPerson(db, tenantId, contact);
+  const messages = await exportMessagesOf(
     db,
     tenantId,
     conversations.map((c) => c.id),
@@ -184,12 +207,12 @@ export async function exportPerson(db: Database, tenantId: string, contactId: st
  */
 export async function erasePerson(db: Database, tenantId: string, contactId: string) {
   return db.transaction(async (tx) => {
-    if (!(await repo.findContact(tx, tenantId, contactId))) throw notFound('Contact');
-    const eventIds = await repo.eventsOfContact(tx, tenantId, contactId);
+    if (!(await findContact(tx, tenantId, contactId))) throw notFound('Contact');
+    const eventIds = await eventsOfContact(tx, tenantId, contactId);
     await lockEventsForUpdate(tx, tenantId, eventIds);
-    const contact = await repo.lockContact(tx, tenantId, contactId);
+    const contact = await lockContact(tx, tenantId, contactId);
     if (!contact) throw notFound('Contact');
-    const open = await repo.openBookingsOfContact(tx, tenantId, contactId);
+    const open = await openBookingsOfContact(tx, tenantId, contactId);
     for (const booking of open) {
       const event = (await findEvent(tx, tenantId, booking.event_id))!;
       const cancelled = await setBookingStatus(tx, tenantId, booking.id, 'cancelled');
@@ -205,8 +228,8 @@ export async function erasePerson(db: Database, tenantId: string, contactId: str
     });
     // Mails received from the person's address keep sender and text apart from the conversation.
     if (contact.email) await forgetSender(tx, tenantId, contact.email);
-    const bookings = await repo.deleteBookingsOfContact(tx, tenantId, contactId);
-    await repo.deleteContactRow(tx, tenantId, contactId);
+    const bookings = await deleteBookingsOfContact(tx, tenantId, contactId);
+    await deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) {
       const freed = open.some((b) => b.event_id === eventId && b.status === 'confirmed');
       if (freed) await settleCapacity(tx, tenantId, eventId, { placesFreed: true });

@@ -1,0 +1,43 @@
+/** The public surface of the contacts module: what other modules may import (see docs/ARCHITECTURE.md). */
+export {
+  deleteContactRow,
+  exportConversationsOfPerson,
+  exportMessagesOf,
+  findContact,
+  findOrCreateContactBySender,
+  listConversationsOfPerson,
+  lockContact,
+  mergeContactFields,
+  type ContactRow,
+  type LeadContact,
+} from './repository.js';
+export {
+  ContactBookingSchema,
+  ContactDetailSchema,
+  ContactLeadSchema,
+  ContactListQuery,
+  ContactSchema,
+  ContactSubListQuery,
+  CreateContactBody,
+  MergeContactBody,
+  PersonConversationSchema,
+  PersonConversationsQuery,
+  PersonErasureSchema,
+  PersonExportSchema,
+  ResolveContactBody,
+  UpdateContactBody,
+} from './schema.js';
+export {
+  contactOfMailPerson,
+  contactOfVerifiedVisitor,
+  createContact,
+  editContact,
+  getContact,
+  listContactBookingsPage,
+  listContactLeadsPage,
+  listContactsPage,
+  recordLeadContact,
+  resolveContact,
+  serializeContact,
+  type LeadInput,
+} from './service.js';
