@@ -9,6 +9,7 @@ import { settleCapacity } from '../events/capacity.js';
 import { findEvent, lockEventsForUpdate, recomputeEventCounts, setBookingStatus } from '../events/service.js';
 import { signalBooking } from '../events/signals.js';
 import { deleteConversationsOfPerson, moveConversationsOfPerson } from '../conversations/service.js';
+import { forgetRefusalsOfPerson } from '../chat/refusals.js';
 import { forgetSender, lastBounceOf } from '../mailboxes/service.js';
 import * as repo from './repository.js';
 import type { ContactRow } from './repository.js';
@@ -205,6 +206,8 @@ export async function erasePerson(db: Database, tenantId: string, contactId: str
     });
     // Mails received from the person's address keep sender and text apart from the conversation.
     if (contact.email) await forgetSender(tx, tenantId, contact.email);
+    // So do refused messages that opened no conversation.
+    await forgetRefusalsOfPerson(tx, tenantId, { senderId: contact.sender_id, email: contact.email });
     const bookings = await repo.deleteBookingsOfContact(tx, tenantId, contactId);
     await repo.deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) {

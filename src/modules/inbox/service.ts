@@ -15,6 +15,7 @@ import { decide, stateOf, type HandoverAction, type HandoverState } from '../con
 import { insertStaffMessage, writeHandoverState } from '../conversations/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
 import { channelOf } from '../channels/registry.js';
+import { conversationRefusals } from '../chat/refusals.js';
 import { publishInboxChange, publishMessage } from './events.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
@@ -78,9 +79,10 @@ export async function inboxDetail(db: Queryable, user: AuthenticatedUser, id: st
   const tenantId = user.tenantId;
   const row = await repo.findInboxConversation(db, tenantId, user.id, id);
   if (!row) throw notFound('Conversation');
-  const [messages, notes] = await Promise.all([
+  const [messages, notes, refusals] = await Promise.all([
     repo.listTranscript(db, tenantId, id, TRANSCRIPT_LIMIT),
     repo.listNotes(db, tenantId, id),
+    conversationRefusals(db, tenantId, id, TRANSCRIPT_LIMIT),
   ]);
   return {
     ...serializeInboxConversation(row),
@@ -94,6 +96,7 @@ export async function inboxDetail(db: Queryable, user: AuthenticatedUser, id: st
       created_at: m.created_at.toISOString(),
     })),
     notes: notes.map(serializeNote),
+    refusals,
     visitor: await visitorOfConversation(db, user.tenantId, row),
   };
 }
