@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUARD_REASONS, guardReasonText } from '../../src/modules/chat/pipeline/guards.js';
 import { converse } from '../../src/modules/chat/pipeline/engine.js';
 import type { InboundMessage } from '../../src/modules/chat/pipeline/types.js';
 import { setOptOut } from '../../src/modules/messaging/repository.js';
@@ -7,6 +10,7 @@ import type { TestApp } from '../helpers/app.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { seedConversation, type SeedConversation } from '../conversations/seed.js';
+import { buildContact } from '../events/fixtures.js';
 import { startFakeProviders, type FakeProviders } from '../messaging/fake-providers.js';
 import { ACCESS_TOKEN, WHATSAPP_CONNECTION, addConnection } from '../messaging/setup.js';
 import { send, startSession, widgetBot } from '../widget/helpers.js';
@@ -30,6 +34,20 @@ interface ShownRefusal {
   message_excerpt: string;
   created_at: string;
 }
+
+describe('guard refusals: shown one way', () => {
+  it.each(['de', 'en'] as const)('the dashboard’s words are the engine’s (%s)', (language) => {
+    const texts = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, `../../web/src/i18n/${language}.json`), 'utf8'),
+    ) as { inbox: { refusal: { line: string; reasons: Record<string, string> } } };
+    const { line, reasons } = texts.inbox.refusal;
+    expect(Object.keys(reasons).sort()).toEqual(Object.keys(GUARD_REASONS).sort());
+    for (const reason of Object.keys(GUARD_REASONS)) {
+      const shown = line.replace('{{reason}}', reasons[reason]!);
+      expect(shown.toLowerCase()).toBe(guardReasonText(reason, language)!.toLowerCase());
+    }
+  });
+});
 
 let fake: FakeProviders;
 beforeAll(async () => {
@@ -190,6 +208,38 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
     expect(shown.map((r) => r.text)).toEqual([
       'nicht beantwortet, weil der Kunde den Nachrichten widersprochen hat',
       'nicht beantwortet, weil der Kunde den Nachrichten widersprochen hat',
+    ]);
+  });
+
+  it('erasing the person deletes their refusals, also those without a conversation; others stay', async () => {
+    const t = get();
+    t.ctx.config.messaging.graphBaseUrl = fake.graphBase;
+    const tenant = await buildTenant(t.ctx);
+    const bot = await tenant.bot();
+    const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
+    const person = await buildContact(t.ctx, tenant.id, { name: 'Erika', sender_id: '+4917055555555' });
+    const hers = await conversationOn(t, tenant, bot.id, 'whatsapp', '+4917055555555');
+    for (const from of ['+4917055555555', '+4917066666666']) {
+      await setOptOut(t.db, connectionId, from, true);
+      for (const conversationId of [from === '+4917055555555' ? hers : null, null])
+        await refusedTurn(t, {
+          tenantId: tenant.id,
+          botId: bot.id,
+          input: { message: 'Hallo', senderId: from, channel: 'whatsapp', conversationId, metadata: {} },
+          idempotencyKey: null,
+          facts: { messaging: { connectionId, from } },
+        });
+    }
+    expect(await refusalsOf(t, tenant.id)).toHaveLength(4);
+    const erased = await t.app.inject({
+      method: 'POST',
+      url: `/api/contacts/${person.id}/erase`,
+      headers: tenant.owner.headers,
+    });
+    expect(erased.statusCode, erased.body).toBe(200);
+    expect((await refusalsOf(t, tenant.id)).map((r) => r.sender_id)).toEqual([
+      '+4917066666666',
+      '+4917066666666',
     ]);
   });
 
