@@ -176,6 +176,14 @@ describeApp('channel guards on the database: one per channel', (get) => {
         [second.inboundId],
       );
       expect(stored).toEqual({ status: 'skipped', skip_reason: 'hourly_cap' });
+      // The engine stored the refusal too, once, in its own place (a new thread: no conversation).
+      const refusals = await db.query<{ conversation_id: string | null; sender_id: string; reason: string }>(
+        `SELECT conversation_id, sender_id, reason FROM conversation_refusals WHERE tenant_id = $1`,
+        [tenant.id],
+      );
+      expect(refusals).toEqual([
+        { conversation_id: null, sender_id: 'schleife@kunde.example', reason: 'hourly_cap' },
+      ]);
     } finally {
       ctx.config.email.replyCapHour = cap;
     }

@@ -169,6 +169,15 @@ describeApp('Twilio SMS and WhatsApp (official library against a local Messages 
       [conn.id],
     );
     expect(skipped).toMatchObject({ status: 'skipped', skip_reason: 'opted_out' });
+    // The engine kept the refusal once, in its own place, with the customer's words.
+    const refusals = await db.query<{ channel: string; guard: string; message_excerpt: string }>(
+      `SELECT channel, guard, message_excerpt FROM conversation_refusals
+       WHERE sender_id = $1 AND message_excerpt = 'Hallo, noch da?'`,
+      [customer],
+    );
+    expect(refusals).toEqual([
+      { channel: 'sms', guard: 'messaging_opt_out', message_excerpt: 'Hallo, noch da?' },
+    ]);
     await post(conn.webhook_url, form('START'));
     await vi.waitUntil(() => toCustomer().length >= 2, { timeout: 10_000, interval: 50 });
     await post(conn.webhook_url, form('Jetzt wieder?'));

@@ -164,6 +164,57 @@ describe('inbox: a hand-over from the customer to a person and back', () => {
     await expect(reply.inputValue()).resolves.toBe('Hallo! Wir sind Mo–Fr 9–17 Uhr für Sie da.');
   });
 
+  it('a message a channel guard refused is a quiet line in the timeline: "Nicht beantwortet, weil …"', async () => {
+    // The bot's website chat, with a daily budget of one message.
+    const site = 'https://kurse.example';
+    const settings = await page.evaluate(
+      async ({ botId, site }) => {
+        const res = await fetch(`/api/bots/${botId}/widget`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-requested-with': 'parley' },
+          body: JSON.stringify({ enabled: true, allowed_origins: [site], daily_message_budget: 1 }),
+        });
+        return { status: res.status, body: (await res.json()) as { publishable_key: string } };
+      },
+      { botId: harness.botId, site },
+    );
+    expect(settings.status).toBe(200);
+    const widget = (path: string, body: object, token?: string) =>
+      fetch(`${harness.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          origin: site,
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const session = (await (
+      await widget('/v1/widget/sessions', { publishable_key: settings.body.publishable_key })
+    ).json()) as { token: string };
+    // The visitor asks for a person (the day's one message), then writes again: over the budget.
+    const first = await widget(
+      '/v1/widget/messages',
+      { text: 'Ich möchte mit einem Mitarbeiter sprechen' },
+      session.token,
+    );
+    expect(first.status).toBe(200);
+    const over = await widget('/v1/widget/messages', { text: 'Ist noch jemand da?' }, session.token);
+    expect(over.status).toBe(429);
+
+    await page.goto('/inbox');
+    await page.getByTestId('inbox-row').filter({ hasText: 'Website-Widget' }).first().click();
+    const line = page.getByTestId('inbox-refusal');
+    await line
+      .getByText('Nicht beantwortet, weil das Tageslimit an Nachrichten des Chats erreicht ist', {
+        exact: false,
+      })
+      .waitFor();
+    await line.getByText('Ist noch jemand da?', { exact: false }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'inbox-refusal');
+  });
+
   it('everyone sets their own name and picture; a bot gets business hours', async () => {
     await page.goto('/settings/team');
     await page.getByRole('heading', { name: 'Eigenes Profil' }).waitFor();

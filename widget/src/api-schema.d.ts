@@ -3932,6 +3932,28 @@ export interface components {
             created_at: string;
         };
         /**
+         * InboxRefusal
+         * @description A customer's message a channel guard refused before the bot saw it (not answered)
+         */
+        InboxRefusal: {
+            /** Format: uuid */
+            id: string;
+            /** @description Channel the refused message came in on */
+            channel: string;
+            /** @description The channel guard that refused it: email_loop, widget_budget, messaging_opt_out */
+            guard: string;
+            /** @description The engine's refusal code: loop_guarded, budget_exhausted or opted_out */
+            code: string;
+            /** @description The guard's reason word: hourly_cap, daily_cap, duplicate_body, widget_budget_exhausted, opted_out */
+            reason: string;
+            /** @description Why, in words: "nicht beantwortet, weil …" */
+            text: string;
+            /** @description The start of the customer's message (500 characters at most) */
+            message_excerpt: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
          * InboxVisitor
          * @description Who the customer is, as far as the channel and the contacts tell
          */
@@ -3962,6 +3984,8 @@ export interface components {
         InboxDetail: components["schemas"]["InboxConversation"] & {
             messages: components["schemas"]["InboxMessage"][];
             notes: components["schemas"]["InboxNote"][];
+            /** @description Messages a channel guard refused (not answered), oldest first; the timeline's system lines */
+            refusals: components["schemas"]["InboxRefusal"][];
             visitor: components["schemas"]["InboxVisitor"];
         };
         /** InboxReply */

@@ -66,6 +66,32 @@ export const InboxNote = Type.Object(
   { title: 'InboxNote' },
 );
 
+export const InboxRefusal = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    channel: Type.String({ description: 'Channel the refused message came in on' }),
+    guard: Type.String({
+      description: 'The channel guard that refused it: email_loop, widget_budget, messaging_opt_out',
+    }),
+    code: Type.String({
+      description: "The engine's refusal code: loop_guarded, budget_exhausted or opted_out",
+    }),
+    reason: Type.String({
+      description:
+        "The guard's reason word: hourly_cap, daily_cap, duplicate_body, widget_budget_exhausted, opted_out",
+    }),
+    text: Type.String({ description: 'Why, in words: "nicht beantwortet, weil …"' }),
+    message_excerpt: Type.String({
+      description: "The start of the customer's message (500 characters at most)",
+    }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  {
+    title: 'InboxRefusal',
+    description: "A customer's message a channel guard refused before the bot saw it (not answered)",
+  },
+);
+
 export const InboxVisitor = Type.Object(
   {
     verified: Type.Boolean({ description: 'Identified by the site (identity token)' }),
@@ -97,7 +123,15 @@ export const InboxVisitor = Type.Object(
 export const InboxDetail = Type.Intersect(
   [
     InboxConversation,
-    Type.Object({ messages: Type.Array(InboxMessage), notes: Type.Array(InboxNote), visitor: InboxVisitor }),
+    Type.Object({
+      messages: Type.Array(InboxMessage),
+      notes: Type.Array(InboxNote),
+      refusals: Type.Array(InboxRefusal, {
+        description:
+          "Messages a channel guard refused (not answered), oldest first; the timeline's system lines",
+      }),
+      visitor: InboxVisitor,
+    }),
   ],
   { title: 'InboxDetail' },
 );
@@ -166,4 +200,12 @@ export const InboxReply = Type.Object(
 export const UnreadCount = Type.Object({ count: Type.Integer({ minimum: 0 }) }, { title: 'InboxUnread' });
 export const Ok = Type.Object({ ok: Type.Boolean() });
 
-nameSchemas({ InboxConversation, InboxMessage, InboxNote, InboxDetail, InboxReply, InboxVisitor });
+nameSchemas({
+  InboxConversation,
+  InboxMessage,
+  InboxNote,
+  InboxRefusal,
+  InboxDetail,
+  InboxReply,
+  InboxVisitor,
+});

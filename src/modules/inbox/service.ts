@@ -22,6 +22,7 @@ import {
 } from '../conversations/index.js';
 import { enqueueEvent } from '../webhooks/index.js';
 import { channelOf } from '../channels/index.js';
+import { conversationRefusals } from '../chat/index.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
@@ -84,9 +85,10 @@ export async function inboxDetail(db: Queryable, user: AuthenticatedUser, id: st
   const tenantId = user.tenantId;
   const row = await repo.findInboxConversation(db, tenantId, user.id, id);
   if (!row) throw notFound('Conversation');
-  const [messages, notes] = await Promise.all([
+  const [messages, notes, refusals] = await Promise.all([
     repo.listTranscript(db, tenantId, id, TRANSCRIPT_LIMIT),
     repo.listNotes(db, tenantId, id),
+    conversationRefusals(db, tenantId, id, TRANSCRIPT_LIMIT),
   ]);
   return {
     ...serializeInboxConversation(row),
@@ -100,6 +102,7 @@ export async function inboxDetail(db: Queryable, user: AuthenticatedUser, id: st
       created_at: m.created_at.toISOString(),
     })),
     notes: notes.map(serializeNote),
+    refusals,
     visitor: await visitorOfConversation(db, user.tenantId, row),
   };
 }

@@ -36,6 +36,7 @@ import {
   type ContactRow,
   serializeContact,
 } from '../contacts/index.js';
+import { forgetRefusalsOfPerson } from '../chat/index.js';
 
 /**
  * A contact for its page: its fields and, when replies to its e-mail address bounced, the
@@ -228,6 +229,8 @@ export async function erasePerson(db: Database, tenantId: string, contactId: str
     });
     // Mails received from the person's address keep sender and text apart from the conversation.
     if (contact.email) await forgetSender(tx, tenantId, contact.email);
+    // So do refused messages that opened no conversation.
+    await forgetRefusalsOfPerson(tx, tenantId, { senderId: contact.sender_id, email: contact.email });
     const bookings = await deleteBookingsOfContact(tx, tenantId, contactId);
     await deleteContactRow(tx, tenantId, contactId);
     for (const eventId of eventIds) {

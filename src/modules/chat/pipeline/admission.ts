@@ -1,6 +1,6 @@
 /**
  * Admission: the channel's guards (guards.ts: the e-mail loop guard, the widget's daily budget,
- * a messaging customer's opt-out), the idempotency claim, then the specification's checks (bot →
+ * a messaging customer's opt-out; a refusal is stored once, ../refusals.ts), the idempotency claim, then the specification's checks (bot →
  * active → conversation → hand-over → quota) with the quota reservation, in one statement. The
  * per-minute request limits run before, at the HTTP layer (the route's preParsing hook), where
  * they protect the endpoint before its body is read.
@@ -19,6 +19,7 @@ import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';
 import { EngineRefusal } from '../../../shared/refusal.js';
+import { recordGuardRefusal } from '../refusals.js';
 import { runGuards } from './guards.js';
 import type { ChatResponse, InboundMessage, StageObserver } from './types.js';
 
@@ -105,7 +106,12 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
   const claimId = randomUUID();
   const seconds = leaseSeconds(ctx);
   const leaseEndsAt = Date.now() + seconds * 1000;
-  await runGuards(ctx, inbound);
+  await runGuards(ctx, inbound).catch(async (error: unknown) => {
+    // A guard's refusal is stored once, here, for every channel; then it goes to the adapter.
+    if (error instanceof EngineRefusal && error.guard)
+      await recordGuardRefusal(ctx.db, inbound, error.reason, error.guard);
+    throw error;
+  });
   if (idempotencyKey) {
     const claim = await observe(
       'admission',

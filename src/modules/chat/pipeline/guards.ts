@@ -5,9 +5,9 @@
  * messaging: the customer's opt-out), composed by name in src/context.ts (`ctx.guards`). They
  * run in one place — admission, before the idempotency claim and the admission statement, in
  * the descriptor's order — and a refusal is one shape: an EngineRefusal with the guard's code
- * (shared/refusal.ts) and its name and reason word, which adapters store where they store a
- * turn's outcome and the dashboard shows as "nicht beantwortet, weil …" / "not answered
- * because …" (guardReasonText).
+ * (shared/refusal.ts) and its name and reason word. Admission stores it once for every channel
+ * (../refusals.ts, the inbox's timeline shows it); adapters keep their own records of the turn;
+ * the words are "nicht beantwortet, weil …" / "not answered because …" (guardReasonText).
  */
 import type { Config } from '../../../config.js';
 import type { Database } from '../../../db/database.js';

@@ -7,6 +7,7 @@ import { notify } from '../../components/notify';
 import { ErrorAlert, errorMessage, Loading } from '../../components/states';
 import { formatDateTime } from '../../format';
 import { useTeam } from '../users/queries';
+import { Timeline } from './Timeline';
 import {
   useInboxAction,
   useInboxAssign,
@@ -78,36 +79,7 @@ export function InboxConversation({ id }: { id: string }) {
           </Text>
         </Alert>
       )}
-      <Stack gap="xs" mb="sm" mah={420} style={{ overflowY: 'auto' }} data-testid="inbox-transcript">
-        {c.messages.map((m) => (
-          <Card
-            key={m.id}
-            padding="xs"
-            bg={
-              m.role === 'user'
-                ? 'var(--mantine-color-gray-light)'
-                : m.from_person
-                  ? 'var(--mantine-color-blue-light)'
-                  : undefined
-            }
-            withBorder={m.role !== 'user'}
-            ml={m.role === 'user' ? 0 : 'xl'}
-            mr={m.role === 'user' ? 'xl' : 0}
-          >
-            <Text size="xs" c="dimmed">
-              {m.role === 'user'
-                ? t('inbox.fromCustomer')
-                : m.from_person
-                  ? (m.author_name ?? t('inbox.fromPerson'))
-                  : t('inbox.fromBot')}{' '}
-              · {formatDateTime(m.created_at, i18n.language)}
-            </Text>
-            <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-              {m.content}
-            </Text>
-          </Card>
-        ))}
-      </Stack>
+      <Timeline messages={c.messages} refusals={c.refusals} />
       {visitorTyping && (
         <Text size="sm" c="dimmed" fs="italic" mb="xs" data-testid="visitor-typing">
           {t('inbox.visitorTyping')}

@@ -1,0 +1,84 @@
+import type { Queryable } from '../../db/database.js';
+import { isUuid } from '../../shared/ids.js';
+
+/** A guard refusal as stored (conversation_refusals). */
+export interface RefusalRow {
+  id: string;
+  conversation_id: string | null;
+  channel: string;
+  guard: string;
+  code: string;
+  reason: string;
+  message_excerpt: string;
+  created_at: Date;
+}
+
+export interface NewRefusal {
+  tenantId: string;
+  /** The conversation the turn named; kept only when it is the tenant's. */
+  conversationId: string | null;
+  channel: string;
+  senderId: string | null;
+  guard: string;
+  code: string;
+  reason: string;
+  excerpt: string;
+  idempotencyKey: string | null;
+}
+
+/**
+ * Stores a guard refusal once: the same turn again (same Idempotency-Key) stores nothing.
+ * A conversation id that is not the tenant's (or no conversation's) is stored as none.
+ */
+export async function insertRefusal(db: Queryable, refusal: NewRefusal): Promise<void> {
+  const conversationId =
+    refusal.conversationId !== null && isUuid(refusal.conversationId) ? refusal.conversationId : null;
+  await db.query(
+    `INSERT INTO conversation_refusals
+       (tenant_id, conversation_id, channel, sender_id, guard, code, reason, message_excerpt, idempotency_key)
+     VALUES ($1, (SELECT id FROM conversations WHERE tenant_id = $1 AND id = $2::uuid),
+             $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+    [
+      refusal.tenantId,
+      conversationId,
+      refusal.channel,
+      refusal.senderId,
+      refusal.guard,
+      refusal.code,
+      refusal.reason,
+      refusal.excerpt,
+      refusal.idempotencyKey,
+    ],
+  );
+}
+
+/** The conversation's latest refusals (at most `limit`), oldest first. */
+export function listRefusals(db: Queryable, tenantId: string, conversationId: string, limit: number) {
+  return db.query<RefusalRow>(
+    `SELECT * FROM (
+       SELECT id, conversation_id, channel, guard, code, reason, message_excerpt, created_at
+       FROM conversation_refusals WHERE tenant_id = $1 AND conversation_id = $2
+       ORDER BY created_at DESC, id DESC LIMIT $3
+     ) last ORDER BY created_at, id`,
+    [tenantId, conversationId, limit],
+  );
+}
+
+/**
+ * Deletes the refusals of a person's turns that opened no conversation (those of their
+ * conversations go with the conversations), by sender id or e-mail address. Returns how many.
+ */
+export async function deleteRefusalsOfSender(
+  db: Queryable,
+  tenantId: string,
+  person: { senderId: string | null; email: string | null },
+): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM conversation_refusals WHERE tenant_id = $1 AND sender_id IS NOT NULL
+         AND (sender_id = $2 OR lower(btrim(sender_id)) = lower(btrim($3::text)))
+       RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    [tenantId, person.senderId, person.email],
+  );
+  return rows[0]!.n;
+}
