@@ -130,10 +130,11 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     },
     async (request, reply) => {
       const sent = await sendTemplate(
-        withLog(request.log),
+        ctx,
         currentUser(request),
         request.params.id,
         request.body,
+        request.log,
       );
       return reply.status(201).send(sent);
     },

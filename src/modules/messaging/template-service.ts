@@ -5,7 +5,8 @@
  * `message_template_status_update` webhook reports a change. A person sends one approved
  * template (name, language, body parameters) into a WhatsApp conversation — the only message
  * WhatsApp delivers once the 24-hour window is closed — stored as the person's message (the body
- * with the parameters filled in) and sent through the durable outbox like every reply.
+ * with the parameters filled in) and sent through the durable outbox like every reply, at once
+ * after the commit.
  */
 import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
@@ -21,6 +22,7 @@ import type { ConnectionRow } from './repository.js';
 import * as templateRepo from './template-repository.js';
 import type { TemplateRow } from './template-repository.js';
 import { queueOutbound, recordProviderError } from './outbound.js';
+import { sendDueNow } from './sender.js';
 import { OPTED_OUT_TEXT, providerError } from './rules.js';
 import { channelSecretsFor } from './secret-store.js';
 import { getConnection } from './service.js';
@@ -186,13 +188,19 @@ async function sendable(tx: Queryable, tenantId: string, conversationId: string,
  * closed): stored as the person's message and queued through the outbox in one transaction;
  * a refusal stores nothing.
  */
-export async function sendTemplate(ctx: Ctx, user: AuthenticatedUser, id: string, body: TemplateSend) {
+export async function sendTemplate(
+  ctx: AppContext,
+  user: AuthenticatedUser,
+  id: string,
+  body: TemplateSend,
+  log?: Ctx['log'],
+) {
   const parameters = body.parameters.map((p) => p.trim());
   if (parameters.some((p) => p === ''))
     throw new AppError(400, 'validation_error', 'Kein Parameter der Vorlage darf leer sein.', {
       details: { code: 'field_blank', field: 'parameters' },
     });
-  const result = await act(ctx, user, id, 'reply', {
+  const result = await act({ ...ctx, log }, user, id, 'reply', {
     work: async (tx, row) => {
       const { conn, to, template } = await sendable(tx, user.tenantId, row.id, { ...body, parameters });
       const content = fillBody(template.body, parameters).trim() || `[Vorlage ${template.name}]`;
@@ -216,6 +224,9 @@ export async function sendTemplate(ctx: Ctx, user: AuthenticatedUser, id: string
   });
   const message = result.extra!;
   await publishMessage(ctx, user.tenantId, id, message.id);
+  // Sent now rather than at the outbox worker's next poll (the claim keeps it once); the
+  // application's context, as its drain is one per context.
+  void sendDueNow(ctx);
   return {
     id: message.id,
     conversation_id: id,
