@@ -86,3 +86,32 @@ export async function setTemplateStatus(
   );
   return rows.length;
 }
+
+/** The Content SID Parley created for this connection and content key, if any. */
+export async function findContentSid(
+  db: Queryable,
+  connectionId: string,
+  key: string,
+): Promise<string | null> {
+  const row = await queryOne<{ content_sid: string }>(
+    db,
+    'SELECT content_sid FROM channel_contents WHERE connection_id = $1 AND content_key = $2',
+    [connectionId, key],
+  );
+  return row?.content_sid ?? null;
+}
+
+/** Keeps a created Content SID; when another send created one first, that one is the answer. */
+export async function storeContentSid(
+  db: Queryable,
+  connectionId: string,
+  key: string,
+  sid: string,
+): Promise<string> {
+  await db.query(
+    `INSERT INTO channel_contents (connection_id, content_key, content_sid) VALUES ($1, $2, $3)
+     ON CONFLICT (connection_id, content_key) DO NOTHING`,
+    [connectionId, key, sid],
+  );
+  return (await findContentSid(db, connectionId, key)) ?? sid;
+}

@@ -4,8 +4,11 @@
  * (`GET /v1/ContentAndApprovals`), and the bot's buttons and lists as `twilio/quick-reply` and
  * `twilio/list-picker` contents (`POST /v1/Content`), created once per distinct item set.
  */
+import { createHash } from 'node:crypto';
 import twilio from 'twilio';
+import type { Queryable } from '../../db/database.js';
 import { checkProviderUrl } from './guards.js';
+import { findContentSid, storeContentSid } from './template-repository.js';
 import { choiceId, interactiveMisfit, listButtonLabel, type ReplyBlock } from './render.js';
 import { placeholderCount, type ReadOutcome, type TemplateRecord } from './templates.js';
 
@@ -115,4 +118,33 @@ export function contentRequestOf(
           },
         };
   return { friendly_name: `parley_${block.type}_${block.id.slice(0, 8)}`, language, types };
+}
+
+/** The cache key of a content: the hash of its create request (type, body, items, language). */
+export function contentKey(request: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(request)).digest('hex');
+}
+
+/**
+ * The Content SID of a block's content on this connection: created through the Content API the
+ * first time this exact content is sent, then taken from the database. Throws when Twilio
+ * refuses or does not answer (the caller sends the numbered list instead).
+ */
+export async function contentSidFor(
+  db: Queryable,
+  connectionId: string,
+  base: string,
+  account: Account,
+  request: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<string> {
+  const key = contentKey(request);
+  const known = await findContentSid(db, connectionId, key);
+  if (known) return known;
+  const created = await contentClient(base, account, timeoutMs).content.v1.contents.create(
+    request as unknown as Parameters<
+      ReturnType<typeof contentClient>['content']['v1']['contents']['create']
+    >[0],
+  );
+  return storeContentSid(db, connectionId, key, created.sid);
 }
