@@ -4,7 +4,13 @@ import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startFakeProviders, type FakeProviders } from './fake-providers.js';
 import type { FakeMetaTemplate } from './fake-templates.js';
 import { metaPayload, postMeta, textMessage } from './meta-helpers.js';
-import { ACCESS_TOKEN, APP_SECRET, WHATSAPP_CONNECTION, addConnection } from './setup.js';
+import {
+  ACCESS_TOKEN,
+  APP_SECRET,
+  WHATSAPP_CONNECTION,
+  addConnection,
+  takeOverConversation,
+} from './setup.js';
 
 let fake: FakeProviders;
 beforeAll(async () => {
@@ -161,18 +167,7 @@ describeApp(
         APP_SECRET,
       );
       await vi.waitUntil(() => sent().length >= 1, { timeout: 15_000, interval: 50 });
-      const [{ conversation_id: conversationId } = { conversation_id: '' }] = await db.query<{
-        conversation_id: string;
-      }>(
-        'SELECT conversation_id FROM channel_inbound WHERE connection_id = $1 AND conversation_id IS NOT NULL',
-        [connectionId],
-      );
-      const taken = await app.inject({
-        method: 'POST',
-        url: `/api/inbox/${conversationId}/take-over`,
-        headers: tenant.owner.headers,
-      });
-      expect(taken.statusCode, taken.body).toBe(200);
+      const conversationId = await takeOverConversation(app, db, tenant, connectionId);
       await db.query(
         `UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours' WHERE connection_id = $1`,
         [connectionId],

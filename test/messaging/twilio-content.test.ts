@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import twilio from 'twilio';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { useModel } from '../chat/fixtures.js';
 import { WordModel } from '../voice/helpers.js';
 import { startFakeProviders, type FakeProviders } from './fake-providers.js';
-import { ACCOUNT_SID, AUTH_TOKEN, TWILIO_WHATSAPP_CONNECTION, addConnection } from './setup.js';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  TWILIO_WHATSAPP_CONNECTION,
+  addConnection,
+  postTwilioForm,
+  takeOverConversation,
+} from './setup.js';
 
 let fake: FakeProviders;
 beforeAll(async () => {
@@ -36,16 +42,7 @@ describeApp('Twilio WhatsApp Content templates (official library against a local
   });
   afterEach(() => restore?.());
 
-  const post = (params: Record<string, string>) =>
-    get().app.inject({
-      method: 'POST',
-      url: conn.webhook_url.slice(conn.webhook_url.indexOf('/v1/channels/')),
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, conn.webhook_url, params),
-      },
-      payload: new URLSearchParams(params).toString(),
-    });
+  const post = (params: Record<string, string>) => postTwilioForm(get().app, conn.webhook_url, params);
   const write = (body: string, extra: Record<string, string> = {}) =>
     post({
       MessageSid: `SM${randomUUID().replace(/-/g, '')}`,
@@ -158,17 +155,7 @@ describeApp('Twilio WhatsApp Content templates (official library against a local
 
     await write('Hallo');
     await vi.waitUntil(() => toCustomer().length >= 1, { timeout: 15_000, interval: 50 });
-    const [{ conversation_id: conversationId } = { conversation_id: '' }] = await db.query<{
-      conversation_id: string;
-    }>(
-      'SELECT conversation_id FROM channel_inbound WHERE connection_id = $1 AND conversation_id IS NOT NULL',
-      [conn.id],
-    );
-    await app.inject({
-      method: 'POST',
-      url: `/api/inbox/${conversationId}/take-over`,
-      headers: tenant.owner.headers,
-    });
+    const conversationId = await takeOverConversation(app, db, tenant, conn.id);
     await db.query(
       `UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours' WHERE connection_id = $1`,
       [conn.id],
