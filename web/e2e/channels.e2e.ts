@@ -176,16 +176,17 @@ describe('dashboard: channels and go-live checklist', () => {
   });
 
   it('WhatsApp after 25 hours: the inbox refuses a free reply in words and sends an approved template', async () => {
-    const [inbound] = await harness.query<{ conversation_id: string; connection_id: string }>(
-      'SELECT conversation_id, connection_id FROM channel_inbound WHERE conversation_id IS NOT NULL',
+    const [inbound] = await harness.query<{ conversation_id: string }>(
+      'SELECT conversation_id FROM channel_inbound WHERE conversation_id IS NOT NULL',
     );
-    const { conversation_id: conversationId, connection_id: connectionId } = inbound!;
+    const { conversation_id: conversationId } = inbound!;
     await harness.query(`UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours'`);
-    const refreshed = await page.request.post(
-      `/api/bots/${harness.botId}/connections/${connectionId}/templates/refresh`,
-      { headers: { 'X-Requested-With': 'parley' } },
-    );
-    expect(refreshed.status()).toBe(200);
+    // The connection's card reads the templates from Meta and shows their status.
+    const card = page.getByTestId('connection-card').filter({ hasText: 'Studio-WhatsApp' });
+    await card.getByRole('button', { name: 'Vorlagen einlesen' }).click();
+    await card.getByText('termin_erinnerung (de) · APPROVED').waitFor();
+    await card.getByText('Vorlagen: 1 freigegeben').waitFor();
+    await screenshots(page, 'channels-whatsapp-templates');
 
     // Its own page: the channel page stays open for the next case.
     const inbox = await newPage(harness, 'de');
