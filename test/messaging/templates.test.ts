@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   fillBody,
@@ -5,6 +7,7 @@ import {
   metaTemplatePart,
   parseTemplateUpdates,
   placeholderCount,
+  readMetaTemplates,
 } from '../../src/modules/messaging/templates.js';
 import { contentRequestOf, twilioTemplatePart } from '../../src/modules/messaging/twilio-content.js';
 import { providerError } from '../../src/modules/messaging/rules.js';
@@ -84,6 +87,29 @@ describe('templates', () => {
     expect(updates).toEqual([
       { accountId: '2233', providerId: '77', name: 't', language: 'de', status: 'PAUSED' },
     ]);
+  });
+
+  it('does not follow a paging link to another host (the token goes only to the configured one)', async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          data: [{ name: 'a', language: 'de', status: 'APPROVED', components: [] }],
+          paging: { next: 'http://elsewhere.example/v23.0/1/message_templates?after=1' },
+        }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v23.0`;
+    try {
+      const read = await readMetaTemplates(base, { businessAccountId: '1', token: 't' }, 2000);
+      expect(read).toMatchObject({ ok: false, text: 'paging link outside the configured host' });
+      expect(seen).toHaveLength(1);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('words the template error codes', () => {

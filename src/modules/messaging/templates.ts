@@ -133,7 +133,12 @@ export async function readMetaTemplates(
     `${root}/${encodeURIComponent(account.businessAccountId)}/message_templates?${query.toString()}`;
   const templates: TemplateRecord[] = [];
   for (let page = 0; next && page < MAX_PAGES; page += 1) {
-    checkProviderUrl(next, base);
+    try {
+      checkProviderUrl(next, base);
+    } catch {
+      // A paging link to another host is not followed (the token goes only to the configured one).
+      return { ok: false, code: null, httpStatus: null, text: 'paging link outside the configured host' };
+    }
     let response: Response;
     let text: string;
     try {
