@@ -53,6 +53,7 @@ import {
   memoryOf,
   percentile,
   portOf,
+  postgresBackends,
   setting,
   startService,
   withPgliteDir,
@@ -398,21 +399,6 @@ async function memoryLine(child: ChildProcess, label: string): Promise<string> {
 function generatorCpuMs(): number {
   const usage = process.cpuUsage();
   return (usage.user + usage.system) / 1000;
-}
-
-/** Backends serving the scratch database (their CPU is PostgreSQL's share of the work). */
-async function postgresBackends(url: string | undefined): Promise<number[]> {
-  if (!url) return [];
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-    return rows.map((r) => r.pid);
-  } finally {
-    await client.end();
-  }
 }
 
 function cannon(options: CannonOptions, onResponse?: () => void): Promise<CannonResult> {

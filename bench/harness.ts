@@ -219,3 +219,18 @@ export function knowledgeDeps(ctx: AppContext) {
     minScore: ctx.config.knowledge.minScore,
   };
 }
+
+/** Backends serving the scratch database (their CPU is PostgreSQL's share of the work). */
+export async function postgresBackends(url: string | undefined): Promise<number[]> {
+  if (!url) return [];
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.map((r) => r.pid);
+  } finally {
+    await client.end();
+  }
+}

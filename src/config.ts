@@ -285,6 +285,18 @@ export function loadConfig(env: Env = process.env) {
        * turns wait.
        */
       turnConcurrency: int(env, 'MESSAGING_TURN_CONCURRENCY', 4, 1, 256),
+      /**
+       * Voice notes are transcribed by an OpenAI-compatible `POST {base}/audio/transcriptions`
+       * when TRANSCRIPTION_BASE_URL is set; without it the customer is told that only text is read.
+       */
+      transcription: {
+        baseUrl: url(env, 'TRANSCRIPTION_BASE_URL', ['http:', 'https:']),
+        apiKey: optional(env, 'TRANSCRIPTION_API_KEY'),
+        model: str(env, 'TRANSCRIPTION_MODEL', 'whisper-1'),
+        /** Longest voice note read, in bytes (WhatsApp's own limit for audio is 16 MB). */
+        maxBytes: int(env, 'TRANSCRIPTION_MAX_BYTES', 16 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+        timeoutMs: int(env, 'TRANSCRIPTION_TIMEOUT_MS', 30_000, 100, 300_000),
+      },
     },
 
     widget: {

@@ -8,9 +8,18 @@ import { acquireDataDirLock } from './db/lock.js';
 import { Health } from './health.js';
 import { ApiKeyService } from './modules/auth/api-keys.js';
 import { SessionService } from './modules/auth/sessions.js';
+import type { ChannelGuards } from './modules/chat/pipeline/guards.js';
+import type { ChannelDeliveries, ChannelDelivery } from './modules/chat/pipeline/types.js';
 import { eventBookingExtension } from './modules/events/chat-extension.js';
 import { createEmbeddings } from './modules/knowledge/embeddings.js';
+import { emailLoopGuard } from './modules/mailboxes/connectors/loop-guard.js';
+import { personMailDelivery } from './modules/mailboxes/connectors/sender.js';
+import { optOutGuard } from './modules/messaging/guards.js';
+import { personDelivery as messagingDelivery } from './modules/messaging/outbound.js';
 import { createModelProvider } from './modules/models/index.js';
+import { enqueueConversationMessage } from './modules/webhooks/outbox.js';
+import { widgetDelivery } from './modules/widget/events.js';
+import { widgetBudgetGuard } from './modules/widget/limits.js';
 import { tracingFor } from './observability/tracing.js';
 import type { AppContext } from './shared/context.js';
 
@@ -38,6 +47,32 @@ export async function openDatabase(
     throw error;
   }
 }
+
+/**
+ * Per channel kind, the delivery of a person's reply from the inbox: the channel's own sender
+ * where it has one (the bot's replies on it leave the same way), else the API's
+ * `conversation.message` event for the tenant's system. A new channel kind adds its line here.
+ */
+export function channelDeliveries(config: Config): ChannelDeliveries {
+  const api: ChannelDelivery = { enqueue: enqueueConversationMessage };
+  return {
+    api,
+    webhook: api,
+    test: api,
+    voice: api,
+    widget: widgetDelivery,
+    email: personMailDelivery({ config }, api),
+    whatsapp: messagingDelivery,
+    sms: messagingDelivery,
+  };
+}
+
+/** The channel guards by the name the registry's descriptors give them (chat/pipeline/guards.ts). */
+export const CHANNEL_GUARDS: ChannelGuards = {
+  email_loop: emailLoopGuard,
+  widget_budget: widgetBudgetGuard,
+  messaging_opt_out: optOutGuard,
+};
 
 export async function createContext(
   config: Config,
@@ -73,6 +108,8 @@ export async function createContext(
     model: createModelProvider(config.model),
     embeddings: createEmbeddings(config),
     chatExtensions: [eventBookingExtension()],
+    deliveries: channelDeliveries(config),
+    guards: CHANNEL_GUARDS,
     health,
     tracing,
     async close() {

@@ -3,7 +3,7 @@
  * exact German text (the specification's table and the texts beyond it, docs/chat.md).
  */
 import { EngineRefusal, type RefusalReason } from '../shared/refusal.js';
-import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT } from './errors.js';
+import { AppError, CHAT_EXTRA_TEXT, CHAT_MESSAGE, CHAT_TEXT, ErrorCode } from './errors.js';
 
 const STATUS: Record<RefusalReason, number> = {
   bot_not_found: 404,
@@ -14,7 +14,16 @@ const STATUS: Record<RefusalReason, number> = {
   idempotency_mismatch: 422,
   idempotency_in_flight: 409,
   model_unavailable: 503,
+  budget_exhausted: 429,
+  loop_guarded: 429,
+  opted_out: 403,
 };
+
+/** Seconds until the next UTC midnight, when a daily budget starts again. */
+export function secondsToMidnightUtc(now = new Date()): number {
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
+}
 
 /** The chat's error for a refusal: status, text, explaining sentence and headers. */
 export function chatRefusalError(refusal: EngineRefusal): AppError {
@@ -40,6 +49,31 @@ export function chatRefusalError(refusal: EngineRefusal): AppError {
         headers: { 'retry-after': String(seconds) },
       });
     }
+    // The channel guards' refusals (chat/pipeline/guards.ts). Only the widget's budget reaches
+    // HTTP; the e-mail and messaging guards refuse turns no HTTP request waits for.
+    case 'budget_exhausted':
+      return new AppError(
+        status,
+        ErrorCode.rateLimited,
+        'Der Chat hat sein Tageslimit an Nachrichten erreicht. Bitte morgen erneut versuchen.',
+        {
+          details: { code: 'widget_budget_exhausted' },
+          headers: { 'retry-after': String(refusal.retryAfterSeconds ?? secondsToMidnightUtc()) },
+        },
+      );
+    case 'loop_guarded':
+      return new AppError(
+        status,
+        ErrorCode.rateLimited,
+        'Diese Nachricht wird nicht beantwortet: der Bot hat diesem Absender zu oft oder denselben Text schon geantwortet.',
+      );
+    case 'opted_out':
+      return new AppError(
+        status,
+        ErrorCode.forbidden,
+        'Diese Nachricht wird nicht beantwortet: der Absender hat den Nachrichten widersprochen.',
+        { details: { code: 'opted_out' } },
+      );
   }
 }
 

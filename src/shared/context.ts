@@ -9,6 +9,8 @@ import type { Health } from '../health.js';
 import type { ApiKeyService } from '../modules/auth/api-keys.js';
 import type { SessionService } from '../modules/auth/sessions.js';
 import type { ChatExtension } from '../modules/chat/extensions.js';
+import type { ChannelGuards } from '../modules/chat/pipeline/guards.js';
+import type { ChannelDeliveries } from '../modules/chat/pipeline/types.js';
 import type { EmbeddingsClient } from '../modules/knowledge/embeddings.js';
 import type { ModelProvider } from '../modules/models/index.js';
 import type { TracingHandle } from '../observability/tracing.js';
@@ -29,6 +31,13 @@ export interface AppContext {
   embeddings: EmbeddingsClient | null;
   /** Modules that add prompt sections or post-process chat replies (see chat/extensions.ts). */
   chatExtensions: ChatExtension[];
+  /**
+   * Per channel kind, the delivery a person's reply from the inbox leaves through: the port and
+   * outbox kind the bot's replies on that channel use (composed in src/context.ts).
+   */
+  deliveries: ChannelDeliveries;
+  /** The channel guards admission runs, by the name the registry's descriptors give them. */
+  guards: ChannelGuards;
   /** Whether the database and Redis answer (for /ready, 503 answers and outage logs). */
   health: Health;
   /** OpenTelemetry tracing of the chat; null unless an OTLP endpoint is configured. */

@@ -18,11 +18,29 @@ export const REFUSAL_REASONS = [
   'idempotency_in_flight',
   /** The model (or the turn's deadline) failed: try again after `retryAfterSeconds`. */
   'model_unavailable',
+  /** A channel guard: the channel's budget of messages is used up (widget: the bot's day). */
+  'budget_exhausted',
+  /** A channel guard: the bot answered this sender too often or the same text already (e-mail). */
+  'loop_guarded',
+  /** A channel guard: the sender opted out of the channel's messages (messaging). */
+  'opted_out',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
+/**
+ * Why a channel guard refused a turn: the guard's name and its own reason word (e.g. the e-mail
+ * loop guard's `hourly_cap`), which adapters store and the dashboard shows as "not answered
+ * because …" (chat/pipeline/guards.ts).
+ */
+export interface GuardRefusal {
+  guard: string;
+  reason: string;
+}
+
 export class EngineRefusal extends Error {
   readonly reason: RefusalReason;
+  /** For a channel guard's refusal: which guard, and its reason word. */
+  readonly guard?: GuardRefusal;
   /** For `model_unavailable`: when to try again. */
   readonly retryAfterSeconds?: number;
   /** For `handed_over`: the customer's message, kept in the conversation for the people holding it. */
@@ -33,6 +51,7 @@ export class EngineRefusal extends Error {
     options: {
       retryAfterSeconds?: number;
       kept?: { conversationId: string; messageId: string; createdAt: Date };
+      guard?: GuardRefusal;
     } = {},
   ) {
     super(`conversation engine refused: ${reason}`);
@@ -40,6 +59,7 @@ export class EngineRefusal extends Error {
     this.reason = reason;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
     if (options.kept) this.kept = options.kept;
+    if (options.guard) this.guard = options.guard;
   }
 }
 

@@ -4,6 +4,7 @@ import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { addKnowledge, useFakeModelServer } from './fixtures.js';
 import { sendChat } from './helpers.js';
+import { GATE_ENTRIES } from '../knowledge/gate-fixture.js';
 
 /**
  * The chat answers from the knowledge base only when the answerability decision says so; a
@@ -11,16 +12,7 @@ import { sendChat } from './helpers.js';
  */
 
 const ENTRIES = [
-  {
-    title: 'Anmeldung und Probetraining',
-    content:
-      'Ein Probetraining ist kostenlos und jederzeit möglich. Bitte bringen Sie bequeme Kleidung und ein Handtuch mit. Die Anmeldung erfolgt online oder am Empfang.',
-  },
-  {
-    title: 'Kurse und Preise',
-    content:
-      'Der Kurs Rückenfit kostet 89,00 € für zehn Termine. Der Kurs findet dienstags um 18 Uhr im Saal 2 statt.',
-  },
+  ...GATE_ENTRIES,
   {
     title: 'Ersatzmesser AS-206',
     content: 'Das Ersatzmesser AS-206 passt für Mähwerke der Serie AS ab Baujahr 2012 und kostet 24,90 €.',

@@ -86,7 +86,11 @@ describeApp('conversation engine', (get) => {
         conversationId: outcome!.response.conversation_id,
         channel: 'email',
         recipient: 'kanal-kunde',
-        response: outcome!.response,
+        from: 'bot',
+        messageId: null,
+        text: outcome!.response.reply,
+        blocks: outcome!.response.blocks,
+        createdAt: expect.any(Date),
       },
     ]);
     expect(await ledgerOf(get().db, tenant.id)).toEqual(settled(1));

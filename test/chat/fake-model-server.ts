@@ -12,6 +12,8 @@ export type FakeBehaviour =
   | {
       kind: 'reply';
       text: string;
+      /** Streaming: the deltas, in place of one per word of `text` (their join is `text`). */
+      chunks?: string[];
       model?: string;
       usage?: { prompt_tokens: number; completion_tokens: number };
     }
@@ -39,6 +41,11 @@ interface Rendered {
 }
 
 const FALLBACK_TEXT = 'Antwort vom Testmodell mit mehreren Wörtern.';
+
+/** A streamed reply's deltas: the given chunks, else one per word. */
+function deltasOf(reply: Extract<FakeBehaviour, { kind: 'reply' }>): string[] {
+  return reply.chunks ?? reply.text.match(/\S+\s*/g) ?? [];
+}
 
 /**
  * A model server on 127.0.0.1 speaking the OpenAI chat-completions protocol (plain and
@@ -164,7 +171,7 @@ export class FakeModelServer {
     const usage = behaviour.usage ?? { prompt_tokens: 11, completion_tokens: 7 };
     const chunk = (choices: unknown[], extra: object = {}) =>
       `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model, choices, ...extra })}\n\n`;
-    const words = behaviour.text.match(/\S+\s*/g) ?? [];
+    const words = deltasOf(behaviour);
     return {
       head: [],
       deltas: words.map((word) => chunk([{ index: 0, delta: { content: word }, finish_reason: null }])),
@@ -214,7 +221,7 @@ export class FakeModelServer {
           content_block: { type: 'text', text: '' },
         }),
       ],
-      deltas: (behaviour.text.match(/\S+\s*/g) ?? []).map((word) =>
+      deltas: deltasOf(behaviour).map((word) =>
         send('content_block_delta', {
           type: 'content_block_delta',
           index: 0,

@@ -55,23 +55,25 @@ export function useModel(ctx: AppContext, model: ModelProvider): () => void {
 }
 
 /**
- * The app's model for the tests of one describe block: an OpenAI-compatible client of a fake
- * model server, started before them and stopped after; its recordings and queue are cleared
- * before each test.
+ * The app's model for the tests of one describe block: an OpenAI-compatible (default) or
+ * Anthropic client of a fake model server, started before them and stopped after; its
+ * recordings and queue are cleared before each test.
  */
 export function useFakeModelServer(
   get: () => { ctx: AppContext },
-  options: { timeoutMs: number },
+  options: { timeoutMs: number; provider?: 'openai' | 'anthropic' },
 ): FakeModelServer {
   const server = new FakeModelServer();
   let restore: () => void;
   beforeAll(async () => {
     await server.start();
+    const provider = options.provider ?? 'openai';
     const config = testConfig({
-      MODEL_PROVIDER: 'openai',
+      MODEL_PROVIDER: provider,
       MODEL_NAME: 'parley-test-model',
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      OPENAI_API_KEY: 'sk-test-provider-key',
+      ...(provider === 'openai'
+        ? { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'sk-test-provider-key' }
+        : { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'sk-ant-test-provider-key' }),
       MODEL_TIMEOUT_MS: String(options.timeoutMs),
     });
     restore = useModel(get().ctx, createModelProvider(config.model));

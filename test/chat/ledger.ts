@@ -1,4 +1,5 @@
 import type { Queryable } from '../../src/db/database.js';
+import { waitFor } from '../helpers/net.js';
 
 /** What a tenant's chat left behind: the quota counter against what is stored and held. */
 export interface Ledger {
@@ -30,17 +31,17 @@ export function settled(exchanges: number): Ledger {
   return { counter: exchanges, exchanges, reservations: 0, inFlightKeys: 0 };
 }
 
-/** Polls until `check` passes (releases may finish just after the response). */
+/** Polls until `check` passes (releases may finish just after the response); the last value read. */
 export async function eventually<T>(
   read: () => Promise<T>,
   check: (value: T) => boolean,
   ms = 3000,
 ): Promise<T> {
-  const until = Date.now() + ms;
   let value = await read();
-  while (!check(value) && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    value = await read();
-  }
+  if (check(value)) return value;
+  // On a timeout the last value is returned: the caller's assertion says what is wrong.
+  await waitFor(async () => check((value = await read())), ms, 'the ledger to settle', 50).catch(
+    () => undefined,
+  );
   return value;
 }

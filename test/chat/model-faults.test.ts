@@ -167,12 +167,10 @@ for (const provider of ['openai', 'anthropic'] as const) {
       const words = 'Eine lange Antwort mit zwölf Wörtern, die nach und nach eintrifft, bis zum Ende.';
       const abandoned = server.abandoned;
       server.queue = [{ kind: 'trickle', intervalMs: 100, text: words }];
-      const started = Date.now();
       await hangUpAfterFirstDelta(get(), tenant, bot.id, 'k-hangup');
-      // The model call is aborted: its connection closes before the reply is complete.
+      // The model call is aborted: its connection closes before the reply is complete, so no
+      // whole reply can arrive after this; the turn is over once its claims are given back.
       await vi.waitUntil(() => server.abandoned > abandoned, { timeout: 1000, interval: 10 });
-      // Past the moment the whole reply would have arrived.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 1800 - (Date.now() - started))));
       const ledger = await eventually(
         () => ledgerOf(get().db, tenant.id),
         (l) => l.reservations === 0 && l.inFlightKeys === 0,
@@ -197,7 +195,7 @@ for (const provider of ['openai', 'anthropic'] as const) {
       // The model answers in full, a moment after the client has gone.
       server.queue = [{ kind: 'delay', ms: 0, text: 'Eins zwei drei vier fünf sechs sieben acht neun zehn' }];
       await hangUpAfterFirstDelta(get(), tenant, bot.id, 'k-hangup-2');
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The turn is over once its reservation and key are settled, stored or given back.
       const ledger = await eventually(
         () => ledgerOf(get().db, tenant.id),
         (l) => l.reservations === 0 && l.inFlightKeys === 0,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { describeEachBackend } from '../helpers/db.js';
-import { freePort } from '../helpers/net.js';
+import { freePort, waitFor } from '../helpers/net.js';
 
 const BIN = join(import.meta.dirname, '../../bin/parley.js');
 const dirs: string[] = [];
@@ -32,15 +32,16 @@ describeEachBackend('parley serve', (get) => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
-    let healthy = false;
     // Generous: start-up compiles PGlite's WebAssembly and applies every migration.
-    for (let i = 0; i < 900 && !healthy; i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
-      healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-    }
+    const healthy = await waitFor(
+      () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok),
+      90_000,
+      'the served health check',
+      100,
+    ).then(
+      () => true,
+      () => false,
+    );
     expect(healthy, stderr).toBe(true);
     const key = /API key:\s+(svc_\S+)/.exec(stdout)?.[1];
     expect(key).toBeDefined();

@@ -4,6 +4,7 @@ import { backgroundJobs } from '../../src/scheduler.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant } from '../helpers/factories.js';
 import { sendChat } from '../chat/helpers.js';
+import { waitFor } from '../helpers/net.js';
 
 describe('table maintenance thresholds', () => {
   const table = { table: 't', live: 1000, dead: 0, modifiedSinceAnalyze: 0, analyzed: true };
@@ -35,13 +36,17 @@ describeApp('table maintenance', (get) => {
     // PostgreSQL's other pool connections report their counters within about a second.
     const done = new Set<string>();
     const vacuumed = new Set<string>();
-    const until = Date.now() + 5000;
-    while (!(vacuumed.has('chat_reservations') && done.has('messages')) && Date.now() < until) {
-      const plan = await maintainTables(db);
-      plan.vacuum.forEach((t) => vacuumed.add(t));
-      [...plan.vacuum, ...plan.analyze].forEach((t) => done.add(t));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      async () => {
+        const plan = await maintainTables(db);
+        plan.vacuum.forEach((t) => vacuumed.add(t));
+        [...plan.vacuum, ...plan.analyze].forEach((t) => done.add(t));
+        return vacuumed.has('chat_reservations') && done.has('messages');
+      },
+      5000,
+      'chat_reservations vacuumed and messages analysed',
+      100,
+    ).catch(() => undefined);
     // Each chat inserts and deletes its quota reservation: 60 dead rows in an empty table.
     expect([...vacuumed]).toContain('chat_reservations');
     expect([...done]).toContain('messages');

@@ -3,7 +3,7 @@ import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
-import { freePort } from '../helpers/net.js';
+import { freePort, waitFor } from '../helpers/net.js';
 
 /** Debian's Dovecot, started for a test on a free port with a temporary configuration and mail directory. */
 export interface Dovecot {
@@ -132,18 +132,18 @@ service stats {
       logger: false,
     });
   // Ready when a login works.
-  for (let i = 0; ; i += 1) {
-    const c = client();
-    c.on('error', () => undefined);
-    try {
+  await waitFor(
+    async () => {
+      const c = client();
+      c.on('error', () => undefined);
       await c.connect();
       await c.logout();
-      break;
-    } catch (error) {
-      if (i > 100) throw new Error(`dovecot did not start: ${(error as Error).message}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+      return true;
+    },
+    10_000,
+    'a login at dovecot',
+    100,
+  );
   return {
     port,
     user,

@@ -101,13 +101,24 @@ describe('PostgreSQL outages (own cluster)', () => {
       }
     };
     const workers = Array.from({ length: 8 }, worker);
-    await sleep(1500);
+    // Load flows, then the database goes away until every worker has met the outage twice.
+    await waitFor(async () => answered.size >= 40, 30_000, '40 answers under load');
     await cluster.stop();
-    await sleep(2000);
+    const failedBefore = failedKeys.length;
+    await waitFor(
+      async () => failedKeys.length >= failedBefore + 16,
+      30_000,
+      '16 refusals during the outage',
+    );
     await cluster.start();
     restartedAt = Date.now();
     await waitFor(async () => firstAnswerAfterRestart > 0, 30_000, 'the first answer after the restart');
-    await sleep(500);
+    const answeredAtRecovery = answered.size;
+    await waitFor(
+      async () => answered.size >= answeredAtRecovery + 20,
+      30_000,
+      '20 answers after the restart',
+    );
     running = false;
     await Promise.all(workers);
 

@@ -206,31 +206,6 @@ describeApp(
       });
     });
 
-    it('an e-mail conversation: the reply queues one email.reply outbox row with its send-once key', async () => {
-      const { db } = get();
-      const tenant = await buildTenant(get().ctx);
-      const bot = await tenant.bot();
-      const { id } = await seedConversation(db, tenant.id, bot.id, {
-        channel: 'email',
-        status: 'handed_over',
-        messages: 1,
-      });
-      const res = await call('POST', `/api/inbox/${id}/reply`, tenant.owner, { text: 'Hallo per Mail' });
-      expect(res.statusCode).toBe(201);
-      const rows = await db.query<{ kind: string; idempotency_key: string; payload: object }>(
-        `SELECT kind, idempotency_key, payload FROM outbox_messages WHERE tenant_id = $1`,
-        [tenant.id],
-      );
-      const messageId = res.json<{ id: string }>().id;
-      expect(rows).toEqual([
-        {
-          kind: 'email.reply',
-          idempotency_key: `email.reply:${messageId}`,
-          payload: { conversation_id: id, message_id: messageId },
-        },
-      ]);
-    });
-
     it('give back: the bot answers again with the person’s messages in its history', async () => {
       const tenant = await buildTenant(get().ctx);
       const bot = await tenant.bot();

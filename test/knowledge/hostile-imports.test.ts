@@ -10,6 +10,7 @@ import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { textPdf, zipBombDocx } from './documents.js';
 import { multipart, type FilePart } from './multipart.js';
+import { waitFor } from '../helpers/net.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -83,9 +84,7 @@ describeApp(
       const step = new ImportWorker(deps, { parserHook: hook }).step().finally(() => {
         settled = true;
       });
-      for (let i = 0; i < 1000 && pool.busy === 0 && !settled; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(() => pool.busy > 0 || settled, 10_000, 'the parser to take a worker', 10);
       expect(pool.busy).toBe(1);
       await serviceAnswers();
       expect(settled).toBe(false);

@@ -4,6 +4,7 @@ import { uploadBudgetOf } from '../../src/modules/knowledge/imports/routes.js';
 import { describeApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/factories.js';
 import { multipart } from './multipart.js';
+import { waitFor } from '../helpers/net.js';
 
 const KB = 1024;
 const ENV = {
@@ -107,10 +108,7 @@ describeApp(
       const stream = new PassThrough();
       const pending = send(prefix(), slow.contentType, stream);
       stream.write(slow.payload.subarray(0, slow.payload.length - 100));
-      for (let i = 0; i < 500 && budget.used(tenant.id) < 50 * KB; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(budget.used(tenant.id)).toBeGreaterThanOrEqual(50 * KB);
+      await waitFor(() => budget.used(tenant.id) >= 50 * KB, 5000, '50 KB of the upload in flight', 10);
 
       const before = await importCount();
       const second = multipart([text('zweite.txt', 62 * KB)]);

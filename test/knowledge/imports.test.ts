@@ -8,6 +8,7 @@ import { describeApp, startApp, stopApp, type TestApp } from '../helpers/app.js'
 import { buildTenant, type TenantFixture, type UserFixture } from '../helpers/factories.js';
 import { scannedPdf, textPdf } from './documents.js';
 import { multipart, type FilePart } from './multipart.js';
+import { waitFor } from '../helpers/net.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/knowledge/${name}`, import.meta.url));
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -498,13 +499,17 @@ describeApp(
         second = await startApp(get().database, {
           env: { ...ENV, WEBHOOK_WORKER: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' },
         });
-        for (let i = 0; i < 300; i += 1) {
-          const states = await Promise.all(
-            [waiting.id, held.id].map(async (id) => (await read(`${prefix()}/${id}`)).status),
-          );
-          if (states.every((s) => s === 'done')) break;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await waitFor(
+          async () => {
+            const states = await Promise.all(
+              [waiting.id, held.id].map(async (id) => (await read(`${prefix()}/${id}`)).status),
+            );
+            return states.every((s) => s === 'done');
+          },
+          15_000,
+          'both imports done by the restarted worker',
+          50,
+        );
       } finally {
         if (second) await stopApp(second);
       }

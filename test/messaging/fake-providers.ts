@@ -11,7 +11,7 @@
  * match is answered 400 as the provider would (Meta: code 100 "Invalid parameter"; Twilio: a
  * 400 with the reason) and kept in `schemaViolations`, which the messaging tests check stay empty.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { schemaProblem } from './provider-schemas/validate.js';
 import {
@@ -43,6 +43,14 @@ export interface FakeProviders {
   expectedToken: { meta: string; twilio: { sid: string; token: string } };
   /** The templates Meta holds and the contents Twilio holds (fake-templates.ts). */
   templates: TemplateState;
+  /**
+   * A file the fakes serve as media: Meta `GET /{version}/{media-id}` (its URL, type and size)
+   * and the URL's bytes, both with the access token; Twilio's `MediaUrl0` with basic auth, which
+   * redirects to a download without credentials, as Twilio's media store does.
+   */
+  addMedia(id: string, bytes: Buffer, mimeType: string): { twilioUrl: string };
+  /** Media requests (not counted as messages), with the Authorization header they carried. */
+  mediaRequests: { path: string; auth: string | undefined }[];
   /** Requests that did not match the provider's published schema, with the reason. */
   schemaViolations: { provider: 'meta' | 'twilio'; path: string; problem: string }[];
   reset(): void;
@@ -98,8 +106,50 @@ export async function startFakeProviders(
   const plans: Record<'meta' | 'twilio', Planned[]> = { meta: [], twilio: [] };
   const templates: TemplateState = { meta: [], contents: [] };
   let counter = 0;
+  const media = new Map<string, { bytes: Buffer; mimeType: string }>();
+  const mediaRequests: FakeProviders['mediaRequests'] = [];
+  let url = '';
+  /** Answers a media request; false when the path is not one. */
+  const serveMedia = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const path = req.url ?? '';
+    const meta = /^\/v\d+\.\d+\/([A-Za-z0-9_-]+)$/.exec(path);
+    const download = /^\/media-download\/([A-Za-z0-9_-]+)$/.exec(path);
+    const twilio = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\/[^/]+\/Media\/([A-Za-z0-9_-]+)$/.exec(path);
+    const store = /^\/twilio-media-store\/([A-Za-z0-9_-]+)$/.exec(path);
+    if (req.method !== 'GET' || !(meta || download || twilio || store)) return false;
+    mediaRequests.push({ path, auth: req.headers.authorization });
+    const file = media.get((meta ?? download ?? store)?.[1] ?? twilio![2]!);
+    const end = (status: number, type?: string, body?: Buffer | string) => {
+      res.writeHead(status, type ? { 'content-type': type } : {});
+      res.end(body);
+    };
+    const basic = `Basic ${Buffer.from(`${expected.twilio.sid}:${expected.twilio.token}`).toString('base64')}`;
+    if ((meta || download) && req.headers.authorization !== `Bearer ${expected.meta}`)
+      end(401, 'application/json', JSON.stringify({ error: { code: 190 } }));
+    else if (twilio && req.headers.authorization !== basic) end(401);
+    else if (!file) end(404, 'application/json', JSON.stringify({ error: { code: 100 } }));
+    else if (meta) {
+      const id = meta[1]!;
+      end(
+        200,
+        'application/json',
+        JSON.stringify({
+          messaging_product: 'whatsapp',
+          url: `${url}/media-download/${id}`,
+          mime_type: file.mimeType,
+          file_size: file.bytes.length,
+          id,
+        }),
+      );
+    } else if (twilio) {
+      res.writeHead(307, { location: `${url}/twilio-media-store/${twilio[2]}` });
+      res.end();
+    } else end(200, file.mimeType, file.bytes);
+    return true;
+  };
   const server: Server = createServer((req, res) => {
     void (async () => {
+      if (serveMedia(req, res)) return;
       const raw = await read(req);
       const path = req.url ?? '';
       const twilio = path.startsWith('/2010-04-01/') || path.startsWith('/v1/');
@@ -204,7 +254,7 @@ export async function startFakeProviders(
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  url = `http://127.0.0.1:${port}`;
   return {
     url,
     graphBase: `${url}/v23.0`,
@@ -220,11 +270,19 @@ export async function startFakeProviders(
           /\/(messages|Messages\.json)$/.test(r.path),
       ),
     readMarks: () => requests.filter((r) => r.body.status === 'read'),
+    mediaRequests,
+    addMedia(id, bytes, mimeType) {
+      media.set(id, { bytes, mimeType });
+      return {
+        twilioUrl: `${url}/2010-04-01/Accounts/${expected.twilio.sid}/Messages/MM${id}/Media/${id}`,
+      };
+    },
     failNext(provider, ...p) {
       plans[provider].push(...p);
     },
     reset() {
       requests.length = 0;
+      mediaRequests.length = 0;
       schemaViolations.length = 0;
       plans.meta.length = 0;
       plans.twilio.length = 0;

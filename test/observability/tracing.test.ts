@@ -9,6 +9,7 @@ import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { addKnowledge, RecordingModel, useModel } from '../chat/fixtures.js';
 import { parseSse, sendChat } from '../chat/helpers.js';
 import { OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { waitFor } from '../helpers/net.js';
 
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_CLIENT = 3;
@@ -24,13 +25,17 @@ function callerContext() {
 
 /** Flushes until the trace's root span has arrived (spans are made after the response). */
 async function traceOf(t: TestApp, receiver: OtlpReceiver, traceId: string): Promise<ReceivedSpan[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    await t.ctx.tracing?.flush();
-    const spans = receiver.trace(traceId);
-    if (spans.some((s) => s.kind === SPAN_KIND_SERVER) || Date.now() > deadline) return spans;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let spans: ReceivedSpan[] = [];
+  await waitFor(
+    async () => {
+      await t.ctx.tracing?.flush();
+      spans = receiver.trace(traceId);
+      return spans.some((s) => s.kind === SPAN_KIND_SERVER);
+    },
+    5000,
+    `the root span of trace ${traceId}`,
+  );
+  return spans;
 }
 
 function byName(spans: ReceivedSpan[], name: string): ReceivedSpan {
@@ -195,15 +200,18 @@ describeEachBackend('chat tracing (OpenTelemetry)', (get) => {
     const res = await sendChat(t, tenant, missing, { message: 'Hallo' });
     expect(res.statusCode).toBe(404);
     await t.ctx.tracing?.flush();
-    const deadline = Date.now() + 5000;
     let root: ReceivedSpan | undefined;
-    while (!root && Date.now() < deadline) {
-      await t.ctx.tracing?.flush();
-      root = receiver.spans
-        .slice(before)
-        .find((s) => s.name === ROOT_NAME && s.attributes['parley.bot_id'] === missing);
-      if (!root) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(
+      async () => {
+        await t.ctx.tracing?.flush();
+        root = receiver.spans
+          .slice(before)
+          .find((s) => s.name === ROOT_NAME && s.attributes['parley.bot_id'] === missing);
+        return root !== undefined;
+      },
+      5000,
+      'the root span of the refused chat',
+    );
     expect(root?.parentSpanId).toBeUndefined();
     expect(root?.attributes['parley.chat.outcome']).toBe('bot_not_found');
     expect(root?.status.code ?? 0).not.toBe(STATUS_ERROR);
@@ -232,6 +240,7 @@ describeEachBackend('chat tracing switched off', (get) => {
   it('creates no tracer and sends nothing without an OTLP endpoint', async () => {
     const receiver = await new OtlpReceiver().start();
     const t = await startApp(get());
+    let stopped = false;
     try {
       expect(t.ctx.tracing).toBeNull();
       const tenant = await buildTenant(t.ctx);
@@ -244,10 +253,12 @@ describeEachBackend('chat tracing switched off', (get) => {
         { traceparent: callerContext().header },
       );
       expect(res.statusCode).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Once the app has shut down, an exporter would have sent all it held: nothing was sent.
+      await stopApp(t);
+      stopped = true;
       expect(receiver.paths).toEqual([]);
     } finally {
-      await stopApp(t);
+      if (!stopped) await stopApp(t);
       await receiver.stop();
     }
   });

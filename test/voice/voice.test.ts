@@ -7,6 +7,8 @@ import { createEvent } from '../events/fixtures.js';
 import type { VoiceConnection } from '../../src/modules/voice/connection.js';
 import { checkTwiml, elementsOf } from './twiml-check.js';
 import { connectionTable, postSigned, RelaySimulator, voiceConnection, WordModel } from './helpers.js';
+import { turnAnswer } from '../../src/modules/voice/repository.js';
+import { waitFor } from '../helpers/net.js';
 
 let sids = 0;
 const callSid = () => `CA${Date.now().toString(16)}${(sids++).toString(16).padStart(8, '0')}`.padEnd(34, '0');
@@ -305,7 +307,11 @@ describeApp('voice calls', (get) => {
       ).body,
     );
     expect(retry.children[0]!.name).toBe('Say');
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(
+      async () => Boolean((await turnAnswer(ctx.db, sid, 1))?.answer),
+      10_000,
+      'the answer of turn 1',
+    );
     const poll = checkTwiml(
       (await postSigned(get().app, connection, 'poll?n=1&attempt=1', { CallSid: sid })).body,
     );

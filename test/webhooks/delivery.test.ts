@@ -5,6 +5,7 @@ import { createWebhookWorker } from '../../src/modules/webhooks/sender.js';
 import { describeApp, startApp, stopApp } from '../helpers/app.js';
 import { buildTenant, type TenantFixture } from '../helpers/factories.js';
 import { startReceiver, type Receiver } from './helpers.js';
+import { waitFor } from '../helpers/net.js';
 
 const ENV = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
@@ -285,7 +286,7 @@ describeApp(
         env: { ...ENV, WEBHOOK_WORKER: 'true', WEBHOOK_POLL_INTERVAL_MS: '20' },
       });
       try {
-        for (let i = 0; i < 500 && received.length < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
+        await waitFor(() => received.length >= 2, 10_000, 'both deliveries by the restarted worker');
       } finally {
         await stopApp(restarted);
         receiver.respond(() => undefined);

@@ -9,7 +9,8 @@ import { newPage, screenshots, seriousViolations, signIn, startHarness, type Har
  * allowed origins (validated), the live preview with the real widget, the snippet and policy
  * lines, the publishable key's rotation and the identity secret shown once; the checklist on
  * the bot page with links to where each item is done; a WhatsApp number connected (secrets
- * write-only, the webhook URL to copy, health and the last message received). Screenshots at
+ * write-only, the webhook URL to copy, health and the last message received) and the flow page's
+ * warning for a block that does not fit WhatsApp. Screenshots at
  * 1280 and 390 px.
  */
 describe('dashboard: channels and go-live checklist', () => {
@@ -220,6 +221,37 @@ describe('dashboard: channels and go-live checklist', () => {
       .toBe(1);
     expect(fake.schemaViolations).toEqual([]);
     await inbox.context().close();
+  });
+
+  it('the flow page warns which block does not fit WhatsApp, and which limit', async () => {
+    const created = await page.request.post(`/api/bots/${harness.botId}/blocks`, {
+      headers: { 'X-Requested-With': 'parley' },
+      data: {
+        name: 'Kurswahl',
+        block_type: 'buttons',
+        items: [
+          { id: 'yoga', title: 'Yoga' },
+          { id: 'pilates', title: 'Pilates' },
+          { id: 'ruecken', title: 'Rückenfit für Einsteiger am Abend' },
+          { id: 'spinning', title: 'Spinning' },
+        ],
+      },
+    });
+    expect(created.status()).toBe(201);
+    await page.goto(`/bots/${harness.botId}/flow`);
+    const warnings = page.getByTestId('messaging-warnings');
+    await warnings.getByText('Hinweise für WhatsApp').waitFor();
+    const count = warnings.locator('[data-limit="buttons_count"]');
+    await expect(count.textContent()).resolves.toContain('Anzahl der Buttons');
+    await expect(count.textContent()).resolves.toContain(
+      'Block „Kurswahl“: 4 Buttons – WhatsApp zeigt höchstens 3 Antwort-Buttons.',
+    );
+    const title = warnings.locator('[data-limit="button_title"]');
+    await expect(title.textContent()).resolves.toContain('Länge eines Button-Titels');
+    await expect(title.textContent()).resolves.toContain('„Rückenfit für Einsteiger am Abend“');
+    await expect(seriousViolations(page)).resolves.toEqual([]);
+    await screenshots(page, 'flow-messaging-warnings');
+    await page.goto(`/bots/${harness.botId}/channels?part=phone`);
   });
 
   it('Telefon: a number with its language, greeting and hand-over hours; a wrong time span is refused in words', async () => {

@@ -4,7 +4,7 @@
  */
 import { ApiError, type WidgetApi } from './transport.js';
 import { tokenFresh, type Saved, type createStore } from './storage.js';
-import type { Session, VisitorContext, WidgetConfig } from './types.js';
+import type { Session, TranscriptMessage, VisitorContext, WidgetConfig } from './types.js';
 
 export type StoredSession = Saved & { bot?: Session['bot'] };
 
@@ -108,5 +108,48 @@ export class VisitorSession {
       await this.start();
       return call();
     }
+  }
+}
+
+/**
+ * What the visitor has been shown of the conversation, so that a message arriving twice (the
+ * reply of the message call and its echo on the events stream, a replayed event) is shown once.
+ */
+export class ShownMessages {
+  private readonly seen = new Set<string>();
+  /** Texts of bot replies just shown from the message call, not to be shown again from events. */
+  private readonly recentReplies: string[] = [];
+  /** Bot messages from the events stream while a reply streams, looked at when it is done. */
+  readonly held: TranscriptMessage[] = [];
+
+  /** Marks a message shown; false when it was already. */
+  show(id: string | undefined): boolean {
+    if (!id) return true;
+    if (this.seen.has(id)) return false;
+    this.seen.add(id);
+    return true;
+  }
+
+  has(id: string | undefined): boolean {
+    return id !== undefined && this.seen.has(id);
+  }
+
+  /** A bot reply shown from the message call (the last five are remembered). */
+  replied(text: string): void {
+    this.recentReplies.push(text);
+    if (this.recentReplies.length > 5) this.recentReplies.shift();
+  }
+
+  /** Whether an event's message is the echo of a reply just shown (then it is marked shown). */
+  isEcho(message: TranscriptMessage): boolean {
+    const recent = message.from === 'bot' ? this.recentReplies.indexOf(message.text) : -1;
+    if (recent === -1) return false;
+    this.recentReplies.splice(recent, 1);
+    if (message.id) this.seen.add(message.id);
+    return true;
+  }
+
+  clear(): void {
+    this.seen.clear();
   }
 }

@@ -193,3 +193,84 @@ export class WidgetApi {
     await readEvents(response, (event) => onEvent(event, parser.lastEventId), parser, onActivity);
   }
 }
+
+/** Without a byte (events or pings) for this long the events stream counts as dead and reopens. */
+const HEARTBEAT_TIMEOUT_MS = 45_000;
+
+/**
+ * Follows the conversation's events stream: reopened with Last-Event-ID after an error (1 s,
+ * doubling to 30 s) or a silence past the heartbeat timeout; ends on 403/404 (no open
+ * conversation yet: started again after the next reply) or when `stop` is called.
+ */
+export class EventsFollower {
+  private running = false;
+  private abort: AbortController | undefined;
+  /** Bumped by stop: a loop of an older generation ends. */
+  private generation = 0;
+
+  constructor(
+    private readonly api: WidgetApi,
+    private readonly authed: <T>(call: () => Promise<T>) => Promise<T>,
+    private readonly lastEventId: () => string | undefined,
+    private readonly onEvent: (event: SseEvent, lastEventId: string | undefined) => void,
+    /** Whether the panel still wants events. */
+    private readonly wanted: () => boolean,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    const mine = this.generation;
+    let delay = 1000;
+    while (this.wanted() && mine === this.generation) {
+      const controller = new AbortController();
+      this.abort = controller;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const alive = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => controller.abort(), HEARTBEAT_TIMEOUT_MS);
+      };
+      try {
+        alive();
+        await this.authed(() =>
+          this.api.events(this.lastEventId(), controller.signal, this.onEvent, () => {
+            alive();
+            delay = 1000;
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ApiError && (error.status === 403 || error.status === 404)) break;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (!this.wanted() || mine !== this.generation) break;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 30_000);
+    }
+    if (mine === this.generation) this.running = false;
+  }
+
+  stop(): void {
+    this.generation += 1;
+    this.running = false;
+    this.abort?.abort();
+  }
+}
+
+/**
+ * Sends one message with a fresh Idempotency-Key; after a network failure (a phone changing
+ * networks, not a refusal) once more with the same key, so the service stores and answers it once.
+ */
+export async function sendOnce(
+  attempt: (key: string) => Promise<BotResponse>,
+  beforeRetry: () => void,
+): Promise<BotResponse> {
+  const key = newIdempotencyKey();
+  try {
+    return await attempt(key);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    beforeRetry();
+    return attempt(key);
+  }
+}

@@ -2,13 +2,14 @@
  * The channel registry: the one list of channel kinds and, per kind, the descriptor every
  * former list and switch reads — what a chat caller may name, what a bot and a contact may
  * list, the booking channel a booking made on it records, its go-live fact, its reply format,
- * message length and natively rendered blocks, the outbox kind its sender takes, and its label
+ * message length and natively rendered blocks, the outbox kinds its sender takes, the guards
+ * its inbound turns pass, and its label
  * in German and English. Pure data and pure functions: no I/O, no imports of other modules.
  *
  * The database's check constraint on `conversations.channel`, the OpenAPI enums (conversation
  * schema and `?channel=` filter, bot channels, contact channels, go-live channels) and the
  * dashboard's filter and labels are checked against this list (test/channels/registry.test.ts).
- * A new channel kind is one descriptor here, an adapter folder and a sender (docs/ARCHITECTURE.md).
+ * A new channel kind is one descriptor here, an adapter folder and a sender (docs/channels.md).
  */
 
 /** Every channel kind, in the order lists show them. */
@@ -42,6 +43,14 @@ export const GO_LIVE_ENTRIES = ['widget', 'share_link', 'email'] as const;
 export type GoLiveEntry = (typeof GO_LIVE_ENTRIES)[number];
 export type GoLiveFact = 'widgetLive' | 'shareLink' | 'mailboxes';
 
+/**
+ * The channel guards admission runs for a turn on a channel (chat/pipeline/guards.ts), by name:
+ * the e-mail loop guard with its caps, the widget's daily budget, the customer's opt-out on a
+ * messaging channel. Their implementations are composed in src/context.ts (`ctx.guards`).
+ */
+export const GUARD_NAMES = ['email_loop', 'widget_budget', 'messaging_opt_out'] as const;
+export type GuardName = (typeof GUARD_NAMES)[number];
+
 export interface ChannelDescriptor {
   kind: ChannelKind;
   /** The dashboard's label. */
@@ -65,11 +74,15 @@ export interface ChannelDescriptor {
   /** Blocks it renders itself; the others are written into the text as numbered choices. */
   nativeBlocks: readonly NativeBlock[];
   /**
-   * The outbox kind of its sender: replies that leave after the request (a person's from the
-   * inbox, the bot's on an asynchronous channel). Null: the reply goes back in the HTTP answer
-   * and a person's reply becomes the tenant's `conversation.message` webhook event.
+   * The outbox kinds its replies leave through: the bot's on an asynchronous channel and a
+   * person's from the inbox take the same kind with the same payload (one per sender, see
+   * docs/ARCHITECTURE.md "Outbound path"). Messaging has one per provider (Meta, Twilio). A
+   * channel whose bot replies go back in the HTTP answer has the API's: a person's reply is the
+   * tenant's `conversation.message` webhook event.
    */
-  outboxKind: string | null;
+  outboxKinds: readonly string[];
+  /** The guards admission runs for its inbound turns, in this order. */
+  guards: readonly GuardName[];
   /** The go-live checklist's entries it makes count, and the fact each needs. */
   goLive: readonly { entry: GoLiveEntry; fact: GoLiveFact }[];
   /**
@@ -87,6 +100,9 @@ export const MESSAGING_MAX_CHARS = 1600;
 
 const NONE = [] as const;
 
+/** A person's reply as the API's `conversation.message` webhook event (outbox kind `webhook`). */
+const API_EVENT = ['webhook'] as const;
+
 /** The descriptors, one per kind. */
 export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
   api: {
@@ -101,7 +117,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'interactive',
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
-    outboxKind: null,
+    outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -118,7 +135,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'interactive',
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
-    outboxKind: null,
+    outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -134,7 +152,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'interactive',
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
-    outboxKind: 'widget.push',
+    outboxKinds: ['widget.push'],
+    guards: ['widget_budget'],
     goLive: [
       { entry: 'widget', fact: 'widgetLive' },
       { entry: 'share_link', fact: 'shareLink' },
@@ -153,7 +172,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'numbered',
     maxMessageChars: null,
     nativeBlocks: NONE,
-    outboxKind: 'email.reply',
+    outboxKinds: ['email.reply'],
+    guards: ['email_loop'],
     goLive: [{ entry: 'email', fact: 'mailboxes' }],
     promptHint: null,
   },
@@ -169,7 +189,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'interactive',
     maxMessageChars: null,
     nativeBlocks: ['buttons', 'list'],
-    outboxKind: null,
+    outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -185,7 +206,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'interactive',
     maxMessageChars: MESSAGING_MAX_CHARS,
     nativeBlocks: ['buttons', 'list'],
-    outboxKind: 'whatsapp.message',
+    outboxKinds: ['whatsapp.send', 'twilio.send'],
+    guards: ['messaging_opt_out'],
     goLive: NONE,
     promptHint: null,
   },
@@ -202,7 +224,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'numbered',
     maxMessageChars: MESSAGING_MAX_CHARS,
     nativeBlocks: NONE,
-    outboxKind: 'sms.message',
+    outboxKinds: ['twilio.send'],
+    guards: ['messaging_opt_out'],
     goLive: NONE,
     promptHint:
       `## Kanal: SMS\nDer Kunde schreibt per SMS. Antworte kurz und knapp: möglichst höchstens ${SMS_PREFERRED_CHARS} Zeichen, ` +
@@ -220,7 +243,8 @@ export const CHANNELS: Readonly<Record<ChannelKind, ChannelDescriptor>> = {
     replyFormat: 'speech',
     maxMessageChars: null,
     nativeBlocks: NONE,
-    outboxKind: 'voice.say',
+    outboxKinds: API_EVENT,
+    guards: NONE,
     goLive: NONE,
     promptHint: null,
   },
@@ -249,9 +273,9 @@ export function liveEntries(facts: Record<GoLiveFact, boolean | number>): GoLive
   );
 }
 
-/** The outbox kind of every channel sender, for the composition of senders. */
-export function senderKind(kind: ChannelKind): string | null {
-  return CHANNELS[kind].outboxKind;
+/** Every outbox kind a channel's replies leave through, once each (the composed senders must cover them). */
+export function channelOutboxKinds(): string[] {
+  return [...new Set(CHANNEL_KINDS.flatMap((kind) => CHANNELS[kind].outboxKinds))];
 }
 
 /**

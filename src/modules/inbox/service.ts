@@ -13,21 +13,15 @@ import type { AuthenticatedUser } from '../auth/sessions.js';
 import { mailerFor } from '../auth/mailer.js';
 import { decide, stateOf, type HandoverAction, type HandoverState } from '../conversations/handover.js';
 import { insertStaffMessage, writeHandoverState } from '../conversations/service.js';
-import { enqueue } from '../outbox/service.js';
 import { enqueueEvent } from '../webhooks/outbox.js';
-import { queueChannelReply } from '../messaging/outbound.js';
+import { channelOf } from '../channels/registry.js';
 import { publishInboxChange, publishMessage } from './events.js';
 import { INBOX_PAGE, TRANSCRIPT_LIMIT } from './limits.js';
 import { decodeTimeCursor, encodeTimeCursor, splitPage } from '../../shared/pagination.js';
 import * as repo from './repository.js';
-import { queueReplyEmail } from '../widget/visitor-service.js';
 import { visitorOfConversation } from './visitor.js';
 
-/** Outbox kinds of a person's reply on channels with their own sender. */
-export const WIDGET_PUSH_KIND = 'widget.push';
-export const EMAIL_REPLY_KIND = 'email.reply';
-
-type Ctx = Pick<AppContext, 'db' | 'coordination' | 'config'> & {
+type Ctx = Pick<AppContext, 'db' | 'coordination' | 'config' | 'deliveries'> & {
   log?: { warn(obj: object, msg: string): void };
 };
 
@@ -267,7 +261,9 @@ async function mailAssignee(ctx: Ctx, to: string, conversationId: string): Promi
 
 /**
  * A person's reply: stored as the assistant's message with its author, and its delivery queued
- * on the conversation's channel in the same transaction (send-once key per message).
+ * through the conversation's channel delivery (ctx.deliveries, the port the bot's replies leave
+ * through) in the same transaction (send-once key per message). A channel may refuse it in
+ * words first (messaging: opt-out, the 24-hour window): then nothing is stored.
  */
 export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body: { text: string }) {
   const content = text(body.text, 'text');
@@ -279,8 +275,19 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
         content,
         authorUserId: user.id,
       }))!;
-      await queueDelivery(tx, user.tenantId, row, { id: message.id, content, createdAt: message.created_at });
-      await queueReplyEmail(tx, user.tenantId, row.id, message.id);
+      // The channel's delivery, the same port and outbox kind as the bot's replies on it.
+      await ctx.deliveries[channelOf(row.channel).kind].enqueue(tx, {
+        tenantId: user.tenantId,
+        botId: row.bot_id,
+        conversationId: row.id,
+        channel: row.channel,
+        recipient: null,
+        from: 'person',
+        messageId: message.id,
+        text: content,
+        blocks: [],
+        createdAt: message.created_at,
+      });
       // The one who answers has read what came before.
       await repo.markReadBy(tx, user.tenantId, id, user.id);
       return message;
@@ -296,38 +303,6 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
     author_user_id: user.id,
     created_at: message.created_at.toISOString(),
   };
-}
-
-async function queueDelivery(
-  tx: Queryable,
-  tenantId: string,
-  row: LockedRow,
-  message: { id: string; content: string; createdAt: Date },
-): Promise<void> {
-  const payload = { conversation_id: row.id, message_id: message.id };
-  if (row.channel === 'widget') {
-    await enqueue(tx, tenantId, [
-      { kind: WIDGET_PUSH_KIND, idempotencyKey: `${WIDGET_PUSH_KIND}:${message.id}`, payload },
-    ]);
-  } else if (row.channel === 'email') {
-    await enqueue(tx, tenantId, [
-      { kind: EMAIL_REPLY_KIND, idempotencyKey: `${EMAIL_REPLY_KIND}:${message.id}`, payload },
-    ]);
-  } else if (row.channel === 'whatsapp' || row.channel === 'sms') {
-    // Refused in words (24-hour window, opt-out) before anything is stored or sent.
-    await queueChannelReply(tx, tenantId, row.id, message);
-  } else {
-    // API conversations: the tenant's own system receives the reply as a webhook event.
-    await enqueueEvent(tx, tenantId, 'conversation.message', {
-      conversation_id: row.id,
-      bot_id: row.bot_id,
-      message_id: message.id,
-      role: 'assistant',
-      from_person: true,
-      content: message.content,
-      created_at: message.createdAt,
-    });
-  }
 }
 
 export async function addNote(ctx: Ctx, user: AuthenticatedUser, id: string, body: { text: string }) {

@@ -37,6 +37,7 @@ import {
   quietWindowMs,
 } from './rules.js';
 import { sendDueNow } from './sender.js';
+import { transcribeVoiceNote, transcriptionConfigured } from './transcribe.js';
 import type { ParsedInbound } from './whatsapp.js';
 
 /** Told to a customer who sent a picture, a voice note or a file without text. */
@@ -61,8 +62,10 @@ type Special =
   | { kind: 'silent'; reason: string }
   | null;
 
-function special(conn: ConnectionRow, m: ParsedInbound): Special {
+function special(conn: ConnectionRow, m: ParsedInbound, transcribes: boolean): Special {
   const twilio = conn.kind !== 'whatsapp_cloud';
+  // A voice note waits for its turn like text when it can be transcribed there.
+  if (m.kind === 'voice' && m.media && transcribes) return null;
   if (m.kind === 'reaction') return { kind: 'silent', reason: 'reaction' };
   if (twilio && m.kind === 'text' && isOptOut(m.text))
     return { kind: 'opt_out', reply: optOutConfirmation(m.text) };
@@ -87,9 +90,12 @@ export async function acceptMessages(
   messages: ParsedInbound[],
 ): Promise<{ waiting: InboundRow[]; queued: boolean }> {
   if (messages.length === 0) return { waiting: [], queued: false };
-  const accepted = await ctx.db.transaction(async (tx) => {
+  const transcribes = transcriptionConfigured(ctx.config.messaging);
+  const specials = new Map(messages.map((m) => [m.providerId, special(conn, m, transcribes)]));
+  // Plain messages are one INSERT, atomic on its own; what asks for more gets a transaction.
+  const needsTransaction = [...specials.values()].some((s) => s !== null && s.kind !== 'silent');
+  const store = async (tx: Queryable) => {
     let queued = false;
-    const specials = new Map(messages.map((m) => [m.providerId, special(conn, m)]));
     const stored = await repo.insertInbound(
       tx,
       messages.map((m) => {
@@ -103,6 +109,7 @@ export async function acceptMessages(
           text: m.text,
           choice: m.choice,
           contextId: m.contextId,
+          media: m.media ?? null,
           providerTs: m.ts,
           status: s ? 'skipped' : 'received',
           skipReason: s ? (s.kind === 'opt_out' || s.kind === 'opt_in' ? s.kind : s.reason) : null,
@@ -128,7 +135,8 @@ export async function acceptMessages(
       queued = true;
     }
     return { waiting: stored.filter((r) => r.status === 'received'), queued, stored: stored.length };
-  });
+  };
+  const accepted = needsTransaction ? await ctx.db.transaction(store) : await store(ctx.db);
   // The connection's row is not locked inside the transaction (see recordInboundAt).
   if (accepted.stored > 0) await repo.recordInboundAt(ctx.db, conn.id);
   return { waiting: accepted.waiting, queued: accepted.queued };
@@ -191,14 +199,18 @@ export function afterAccept(
 }
 
 /** The engine's refusals this adapter tells apart (kept in one place: the engine's codes may change). */
-function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'retry' | 'failed' {
+function refusalOf(
+  error: unknown,
+): 'handed_over' | 'bot_disabled' | 'quota_exhausted' | 'opted_out' | 'retry' | 'failed' {
   if (!(error instanceof EngineRefusal)) {
     return error instanceof AppError && error.statusCode < 500 ? 'failed' : 'retry';
   }
   switch (error.reason) {
+    // `opted_out`: the opt-out guard (guards.ts); the turn is skipped with that reason.
     case 'handed_over':
     case 'bot_disabled':
     case 'quota_exhausted':
+    case 'opted_out':
       return error.reason;
     case 'idempotency_in_flight':
     case 'model_unavailable':
@@ -206,7 +218,20 @@ function refusalOf(error: unknown): 'handed_over' | 'bot_disabled' | 'quota_exha
     case 'bot_not_found':
     case 'conversation_not_found':
     case 'idempotency_mismatch':
+    case 'budget_exhausted':
+    case 'loop_guarded':
       return 'failed';
+  }
+}
+
+/** The claimed voice notes as text (kept on their rows); one that cannot be read stays empty. */
+async function transcribeClaimed(ctx: AppContext, conn: ConnectionRow, rows: InboundRow[]): Promise<void> {
+  for (const row of rows) {
+    if (row.kind !== 'voice' || row.text.trim() || !row.media) continue;
+    const text = await transcribeVoiceNote(ctx, conn, row.media);
+    if (!text) continue;
+    row.text = text;
+    await repo.setInboundText(ctx.db, row.id, text);
   }
 }
 
@@ -243,14 +268,14 @@ function channelDelivery(
 ): ChannelDelivery {
   return {
     async enqueue(tx: Queryable, reply: OutboundReply) {
-      const block = (reply.response.blocks[0] as ReplyBlock | undefined) ?? null;
+      const block = (reply.blocks[0] as ReplyBlock | undefined) ?? null;
       await queueOutbound(tx, conn, {
         conversationId: reply.conversationId,
         messageId: null,
         to: from,
         purpose: 'reply',
         automated: true,
-        body: renderBody(conn, reply.response.reply, block, language),
+        body: renderBody(conn, reply.text, block, language),
         key: `turn:${turnId}`,
       });
       await repo.settleTurn(tx, turnId, 'answered', reply.conversationId);
@@ -279,7 +304,8 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
     return;
   }
   const turnId = randomUUID();
-  const claimed = await ctx.db.transaction((tx) => repo.claimPending(tx, conn.id, from, turnId));
+  // One statement, atomic on its own: rows locked by another instance's claim are skipped.
+  const claimed = await repo.claimPending(ctx.db, conn.id, from, turnId);
   if (claimed.length === 0) return;
   // The provider's order, not the order of arrival.
   claimed.sort(
@@ -287,6 +313,24 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
       a.provider_ts.getTime() - b.provider_ts.getTime() || a.received_at.getTime() - b.received_at.getTime(),
   );
   const conversationId = await repo.openConversation(ctx.db, conn.tenant_id, conn.id, from);
+  await transcribeClaimed(ctx, conn, claimed);
+  if (claimed.every((r) => !r.text.trim())) {
+    // Only voice notes that could not be read: the customer is told, as without transcription.
+    await ctx.db.transaction(async (tx) => {
+      await queueOutbound(tx, conn, {
+        conversationId,
+        messageId: null,
+        to: from,
+        purpose: 'notice',
+        automated: true,
+        body: renderBody(conn, onlyTextNotice('de', true), null, 'de'),
+        key: `notice:${turnId}`,
+      });
+      await repo.settleTurn(tx, turnId, 'skipped', conversationId, 'voice_without_text');
+    });
+    await sendDueNow(ctx);
+    return;
+  }
   const message = claimed
     .map((r) => r.text.trim())
     .filter(Boolean)
@@ -310,10 +354,6 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
     await sendDueNow(ctx);
     return;
   }
-  if (await repo.isOptedOut(ctx.db, conn.id, from)) {
-    await repo.settleTurn(ctx.db, turnId, 'skipped', conversationId, 'opted_out');
-    return;
-  }
   const channel = channelOf(conn);
   // The person behind the number: one contact per E.164 number, whatever channel they use.
   await findOrCreateContactBySender(ctx.db, conn.tenant_id, { senderId: from, channel });
@@ -332,6 +372,8 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
           ...(resolved.choice ? { choice: resolved.choice } : {}),
         },
         idempotencyKey: `messaging:${turnId}`,
+        // The opt-out guard (guards.ts) reads them.
+        facts: { messaging: { connectionId: conn.id, from } },
       },
       { delivery: channelDelivery(conn, from, turnId, language) },
     );

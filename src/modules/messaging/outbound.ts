@@ -1,11 +1,13 @@
 /**
  * What leaves on a messaging connection: a reply rendered for the provider (WhatsApp's
  * interactive messages or text, SMS parts), stored as an outbound row and queued in the durable
- * outbox in the caller's transaction; a person's reply from the inbox checked against the
- * platform's rules first (opt-out, the 24-hour window); and the provider's status webhooks
+ * outbox in the caller's transaction (the bot's and a person's alike: one kind per provider,
+ * payload `{outbound_id}`); a person's reply from the inbox checked against the platform's
+ * rules first (opt-out, the 24-hour window); and the provider's status webhooks
  * applied to the outbound rows (deduplicated, never backwards).
  */
 import type { Queryable } from '../../db/database.js';
+import type { ChannelDelivery, OutboundReply } from '../chat/pipeline/types.js';
 import { AppError } from '../../http/errors.js';
 import { detectLanguage } from '../../shared/language.js';
 import { enqueue } from '../outbox/service.js';
@@ -107,36 +109,37 @@ function refusal(text: string, code: 'window_closed' | 'opted_out' | 'connection
 }
 
 /**
- * A person's reply from the inbox to a WhatsApp or SMS conversation: refused in words when the
- * number opted out or (WhatsApp) the 24-hour window is closed, otherwise queued through the
- * outbox in the reply's transaction. The inbox's one entry point into this module.
+ * The delivery of a person's reply from the inbox on a WhatsApp or SMS conversation: refused in
+ * words when the number opted out or (WhatsApp) the 24-hour window is closed, otherwise stored
+ * and queued like the bot's replies (the provider's outbox kind, payload `{outbound_id}`) in the
+ * reply's transaction.
  */
-export async function queueChannelReply(
-  tx: Queryable,
-  tenantId: string,
-  conversationId: string,
-  message: { id: string; content: string },
-  now = new Date(),
-): Promise<void> {
-  const where = await repo.conversationChannel(tx, tenantId, conversationId);
-  const conn = where ? await repo.findConnectionById(tx, where.connection_id) : undefined;
-  if (!where || !conn || conn.tenant_id !== tenantId)
-    throw refusal('Die Verbindung dieses Gesprächs (WhatsApp/SMS) besteht nicht mehr.', 'connection_gone');
-  if (await repo.isOptedOut(tx, conn.id, where.from_number)) throw refusal(OPTED_OUT_TEXT, 'opted_out');
-  if (hasWindow(conn)) {
-    const window = windowState(await repo.lastCustomerMessageAt(tx, conn.id, where.from_number), now);
-    if (!window.open) throw refusal(WINDOW_CLOSED_TEXT, 'window_closed');
-  }
-  await queueOutbound(tx, conn, {
-    conversationId,
-    messageId: message.id,
-    to: where.from_number,
-    purpose: 'person',
-    automated: false,
-    body: renderBody(conn, message.content, null, detectLanguage(message.content)),
-    key: `person:${message.id}`,
-  });
-}
+export const personDelivery: ChannelDelivery = {
+  async enqueue(tx: Queryable, reply: OutboundReply): Promise<void> {
+    const { tenantId, conversationId } = reply;
+    const where = await repo.conversationChannel(tx, tenantId, conversationId);
+    const conn = where ? await repo.findConnectionById(tx, where.connection_id) : undefined;
+    if (!where || !conn || conn.tenant_id !== tenantId)
+      throw refusal('Die Verbindung dieses Gesprächs (WhatsApp/SMS) besteht nicht mehr.', 'connection_gone');
+    if (await repo.isOptedOut(tx, conn.id, where.from_number)) throw refusal(OPTED_OUT_TEXT, 'opted_out');
+    if (hasWindow(conn)) {
+      const window = windowState(
+        await repo.lastCustomerMessageAt(tx, conn.id, where.from_number),
+        new Date(),
+      );
+      if (!window.open) throw refusal(WINDOW_CLOSED_TEXT, 'window_closed');
+    }
+    await queueOutbound(tx, conn, {
+      conversationId,
+      messageId: reply.messageId,
+      to: where.from_number,
+      purpose: 'person',
+      automated: false,
+      body: renderBody(conn, reply.text, null, detectLanguage(reply.text)),
+      key: `person:${reply.messageId}`,
+    });
+  },
+};
 
 /** A provider error recorded in the connection's health; the unhealthy event once. */
 export async function recordProviderError(

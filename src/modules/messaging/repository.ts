@@ -205,9 +205,26 @@ export async function recordError(
 /**
  * The health timestamps are written at most once a second per connection: at hundreds of
  * messages a second, an update of the one connection row per message would make every webhook
- * and every send wait for that row's lock.
+ * and every send wait for that row's lock. This process skips the statement altogether when it
+ * wrote the same timestamp less than a second ago; the statement's own condition covers the
+ * other instances.
  */
+const HEALTH_WRITE_INTERVAL_MS = 1000;
+const healthWrittenAt = new Map<string, number>();
+
+function healthWrittenRecently(key: string): boolean {
+  const now = Date.now();
+  const at = healthWrittenAt.get(key);
+  if (at !== undefined && now - at < HEALTH_WRITE_INTERVAL_MS) return true;
+  // Connections that stopped writing are forgotten now and then (the map stays small).
+  if (healthWrittenAt.size >= 10_000) healthWrittenAt.clear();
+  healthWrittenAt.set(key, now);
+  return false;
+}
+
+/** A send was accepted: the last outbound time, and a token problem is over. */
 export async function recordOutboundOk(db: Queryable, id: string): Promise<void> {
+  if (healthWrittenRecently(`out:${id}`)) return;
   await db.query(
     `UPDATE channel_connections SET last_outbound_at = now(), unhealthy_since = NULL
       WHERE id = $1
@@ -218,6 +235,13 @@ export async function recordOutboundOk(db: Queryable, id: string): Promise<void>
 
 // ---- inbound ----
 
+/** A voice note's audio as the provider names it: Meta's media id or Twilio's media URL. */
+export interface VoiceMedia {
+  id?: string;
+  url?: string;
+  mime_type: string;
+}
+
 export interface NewInbound {
   tenantId: string;
   connectionId: string;
@@ -227,6 +251,7 @@ export interface NewInbound {
   text: string;
   choice: { block_id: string; item_id: string } | null;
   contextId: string | null;
+  media?: VoiceMedia | null;
   providerTs: Date;
   status?: 'received' | 'skipped';
   skipReason?: string | null;
@@ -242,6 +267,7 @@ export interface InboundRow {
   text: string;
   choice: { block_id: string; item_id: string } | null;
   context_id: string | null;
+  media: VoiceMedia | null;
   provider_ts: Date;
   status: string;
   skip_reason: string | null;
@@ -258,12 +284,12 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
   if (items.length === 0) return [];
   return db.query<InboundRow>(
     `INSERT INTO channel_inbound (tenant_id, connection_id, provider_message_id, from_number, kind, text,
-       choice, context_id, provider_ts, status, skip_reason)
+       choice, context_id, media, provider_ts, status, skip_reason)
      SELECT m.tenant_id, m.connection_id, m.provider_message_id, m.from_number, m.kind, m.text, m.choice,
-       m.context_id, m.provider_ts, m.status, m.skip_reason
+       m.context_id, m.media, m.provider_ts, m.status, m.skip_reason
      FROM jsonb_to_recordset($1::jsonb) AS m(tenant_id uuid, connection_id uuid, provider_message_id text,
-       from_number text, kind text, text text, choice jsonb, context_id text, provider_ts timestamptz,
-       status text, skip_reason text)
+       from_number text, kind text, text text, choice jsonb, context_id text, media jsonb,
+       provider_ts timestamptz, status text, skip_reason text)
      ON CONFLICT (connection_id, provider_message_id) DO NOTHING
      RETURNING *`,
     [
@@ -277,6 +303,7 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
           text: i.text,
           choice: i.choice,
           context_id: i.contextId?.slice(0, 200) ?? null,
+          media: i.media ?? null,
           provider_ts: i.providerTs.toISOString(),
           status: i.status ?? 'received',
           skip_reason: i.skipReason ?? null,
@@ -288,11 +315,17 @@ export async function insertInbound(db: Queryable, items: NewInbound[]): Promise
 
 /** See recordOutboundOk: at most once a second, outside the webhook's transaction. */
 export async function recordInboundAt(db: Queryable, connectionId: string): Promise<void> {
+  if (healthWrittenRecently(`in:${connectionId}`)) return;
   await db.query(
     `UPDATE channel_connections SET last_inbound_at = now()
       WHERE id = $1 AND (last_inbound_at IS NULL OR last_inbound_at < now() - interval '1 second')`,
     [connectionId],
   );
+}
+
+/** A voice note's transcript, kept on its row. */
+export async function setInboundText(db: Queryable, id: string, text: string): Promise<void> {
+  await db.query('UPDATE channel_inbound SET text = $2 WHERE id = $1', [id, text]);
 }
 
 /** The waiting messages of one customer on one connection, oldest (by provider time) first. */
@@ -527,24 +560,24 @@ export function latestBlockOutbound(
   );
 }
 
-/** Moves an outbound message's status forward (never backwards); true when it moved. */
+/** Moves an outbound message's status forward (never backwards); its connection when it moved. */
 export async function advanceOutbound(
   db: Queryable,
   id: string,
   status: string,
   rank: number,
   extra: { providerIds?: string[]; errorCode?: string | null; errorText?: string | null } = {},
-): Promise<boolean> {
-  const rows = await db.query(
+): Promise<{ connection_id: string } | undefined> {
+  const rows = await db.query<{ connection_id: string }>(
     `UPDATE channel_outbound SET status = $2, status_rank = $3, updated_at = now(),
        provider_message_ids = CASE WHEN $4::text[] IS NULL THEN provider_message_ids
          ELSE ARRAY(SELECT DISTINCT unnest(provider_message_ids || $4::text[])) END,
        error_code = coalesce($5, error_code), error_text = coalesce($6, error_text),
        sent_at = CASE WHEN $3 >= 3 AND $3 < 7 THEN coalesce(sent_at, now()) ELSE sent_at END
-     WHERE id = $1 AND status_rank < $3 RETURNING id`,
+     WHERE id = $1 AND status_rank < $3 RETURNING connection_id`,
     [id, status, rank, extra.providerIds ?? null, extra.errorCode ?? null, extra.errorText ?? null],
   );
-  return rows.length > 0;
+  return rows[0];
 }
 
 /** Records a part's provider id (the status may already be further on). */

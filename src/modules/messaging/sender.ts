@@ -190,10 +190,9 @@ function senderOf(ctx: AppContext, kind: string, provider: Provider): OutboxSend
       if (next.kind !== 'sent') return;
       const { outbound_id: id } = message.payload as { outbound_id?: string };
       if (!id) return;
-      const row = await repo.findOutbound(tx, id);
-      if (!row || row.status_rank >= 3) return;
-      await repo.advanceOutbound(tx, id, 'accepted', 3);
-      await repo.recordOutboundOk(tx, row.connection_id);
+      // Only a row not yet further on (a status webhook may have been quicker) moves.
+      const moved = await repo.advanceOutbound(tx, id, 'accepted', 3);
+      if (moved) await repo.recordOutboundOk(tx, moved.connection_id);
     },
   };
 }

@@ -65,8 +65,15 @@ export function parseTwilioMessage(form: Record<string, string>): ParsedInbound 
       choice: null,
     };
   if (Number(form.NumMedia ?? '0') > 0) {
-    const voice = (form.MediaContentType0 ?? '').startsWith('audio/');
-    return { ...base, kind: voice ? 'voice' : 'media', text: '', choice: null };
+    const type = form.MediaContentType0 ?? '';
+    if (!type.startsWith('audio/')) return { ...base, kind: 'media', text: '', choice: null };
+    return {
+      ...base,
+      kind: 'voice',
+      text: '',
+      choice: null,
+      ...(form.MediaUrl0 ? { media: { url: form.MediaUrl0, mime_type: type } } : {}),
+    };
   }
   return { ...base, kind: 'unsupported', text: '', choice: null };
 }

@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { checkProviderUrl } from './guards.js';
 import { parseChoiceId } from './render.js';
+import type { VoiceMedia } from './repository.js';
 
 /** X-Hub-Signature-256 = "sha256=" + HMAC-SHA256(app secret, raw body); compared in constant time. */
 export function verifyMetaSignature(raw: Buffer, header: string | undefined, appSecret: string): boolean {
@@ -24,6 +25,8 @@ export interface ParsedInbound {
   choice: { block_id: string; item_id: string } | null;
   contextId: string | null;
   ts: Date;
+  /** A voice note's audio: Meta's media id or Twilio's media URL, and its content type. */
+  media?: VoiceMedia;
 }
 
 export interface ParsedStatus {
@@ -77,7 +80,14 @@ function inboundOf(m: Record<string, unknown>): ParsedInbound | null {
       const media = obj(m[m.type as string]);
       const caption = str(media.caption).trim();
       if (caption) return { ...base, kind: 'text', text: caption };
-      return { ...base, kind: m.type === 'audio' ? 'voice' : 'media', text: '' };
+      if (m.type !== 'audio') return { ...base, kind: 'media', text: '' };
+      const id = str(media.id);
+      return {
+        ...base,
+        kind: 'voice',
+        text: '',
+        ...(id ? { media: { id, mime_type: str(media.mime_type) || 'audio/ogg' } } : {}),
+      };
     }
     case 'location': {
       const l = obj(m.location);

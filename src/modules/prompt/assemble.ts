@@ -13,6 +13,7 @@ import {
   checkpointText,
   emojiRule,
 } from './layers.js';
+import { NO_ANSWER_MARKER } from '../models/no-answer.js';
 import { findIndustryVocabulary, type IndustryVocabulary } from './vocabulary.js';
 
 /**
@@ -118,6 +119,11 @@ function knowledgeRules(hits: KnowledgeHit[]): string {
       );
     }
   });
+  // A real model gets every hit at or above the threshold (knowledge/answerability.ts gateFor):
+  // it judges itself whether one answers, and says so with the no-answer marker.
+  rules.push(
+    `- Beantworte die Frage nur mit dem, was in diesen Treffern steht. Beantwortet keiner von ihnen die Frage, beginne deine Antwort mit ${NO_ANSWER_MARKER}.`,
+  );
   rules.push('- Nenne in deiner Antwort keine Bewertungen, Trefferziffern oder internen Markierungen.');
   return `## Regeln zu den Wissenstreffern\n${rules.join('\n')}`;
 }

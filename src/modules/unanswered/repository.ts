@@ -29,7 +29,9 @@ export async function messagesHaveAuthorColumn(db: Queryable): Promise<boolean> 
 /**
  * The bot's customer questions of the last `days` days that its reply answered without
  * knowledge, or that were handed over without a reply of the bot, newest first; with a
- * person's later replies when messages carry an author (`withAuthor`).
+ * person's later replies when messages carry an author (`withAuthor`). Handed over: the reply
+ * that handed over carries its reason (its time and the question's come from two clocks, the
+ * application's and the database's), or the conversation was handed over after the question.
  */
 export function listOccurrences(
   db: Queryable,
@@ -46,12 +48,13 @@ export function listOccurrences(
     : 'NULL::json';
   return db.query<OccurrenceRow>(
     `SELECT u.id, u.conversation_id, u.content AS question, u.created_at AS at,
-            (a.id IS NULL OR (c.escalated_at IS NOT NULL AND c.escalated_at >= u.created_at)) AS handed_over,
+            (a.id IS NULL OR a.handover_reason IS NOT NULL
+              OR (c.escalated_at IS NOT NULL AND c.escalated_at >= u.created_at)) AS handed_over,
             ${personReplies} AS person_replies
      FROM messages u
      JOIN conversations c ON c.id = u.conversation_id
      LEFT JOIN LATERAL (
-       SELECT a.id, a.knowledge_used FROM messages a
+       SELECT a.id, a.knowledge_used, a.handover_reason FROM messages a
        WHERE a.conversation_id = u.conversation_id AND a.seq > u.seq AND a.role = 'assistant' ${botReply}
        ORDER BY a.seq LIMIT 1
      ) a ON true
@@ -103,7 +106,8 @@ export function listTopOccurrences(
 ): Promise<(OccurrenceRow & { bot_id: string })[]> {
   return db.query<OccurrenceRow & { bot_id: string }>(
     `SELECT q.id, a.conversation_id, a.bot_id, q.content AS question, q.created_at AS at,
-            (c.escalated_at IS NOT NULL AND c.escalated_at >= q.created_at) AS handed_over,
+            (a.handover_reason IS NOT NULL
+              OR (c.escalated_at IS NOT NULL AND c.escalated_at >= q.created_at)) AS handed_over,
             NULL::json AS person_replies
      FROM messages a
      JOIN conversations c ON c.id = a.conversation_id AND NOT c.is_test

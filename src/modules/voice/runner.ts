@@ -166,13 +166,17 @@ function refusalOf(error: unknown): VoiceTurnResult | null {
     case 'conversation_not_found':
       return { kind: 'refused', reason: 'bot_off' };
     case 'quota_exhausted':
+    case 'budget_exhausted':
       return { kind: 'refused', reason: 'quota' };
     case 'handed_over':
     case 'idempotency_in_flight':
       return { kind: 'refused', reason: 'handed_over' };
     case 'model_unavailable':
       return { kind: 'refused', reason: 'unavailable' };
+    // Voice names no channel guards (channels/registry.ts).
     case 'idempotency_mismatch':
+    case 'loop_guarded':
+    case 'opted_out':
       return null;
   }
 }

@@ -51,3 +51,30 @@ export async function enqueueEvent(
   if (targets.length === 0) return;
   await queueDeliveries(tx, tenantId, { type, data: JSON.stringify(data) }, targets);
 }
+
+/**
+ * A person's reply on a channel without a sender of its own (the chat API, the tenant's webhook
+ * integration, the test chat): the tenant's system receives it as the `conversation.message`
+ * event (outbox kind `webhook`, payload `{delivery_id}`), in the reply's transaction.
+ */
+export async function enqueueConversationMessage(
+  tx: Queryable,
+  reply: {
+    tenantId: string;
+    botId: string;
+    conversationId: string;
+    messageId: string | null;
+    text: string;
+    createdAt: Date;
+  },
+): Promise<void> {
+  await enqueueEvent(tx, reply.tenantId, 'conversation.message', {
+    conversation_id: reply.conversationId,
+    bot_id: reply.botId,
+    message_id: reply.messageId,
+    role: 'assistant',
+    from_person: true,
+    content: reply.text,
+    created_at: reply.createdAt,
+  });
+}

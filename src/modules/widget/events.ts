@@ -1,5 +1,6 @@
 /**
- * The widget's event stream and the outbox sender that feeds it.
+ * The widget's event stream, the delivery of a person's reply and the outbox sender that feeds
+ * the stream.
  *
  * GET /v1/widget/events subscribes to the conversation's fan-out topic; every instance holding
  * a stream of the conversation gets its events (Redis, LISTEN/NOTIFY or memory). Events name
@@ -11,11 +12,13 @@ import type { AppContext } from '../../shared/context.js';
 import { conversationTopic, fanoutOf, type FanoutEvent } from '../../coordination/fanout.js';
 import { notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import type { OutboxSender } from '../outbox/service.js';
+import { enqueue, type OutboxSender } from '../outbox/service.js';
+import type { ChannelDelivery } from '../chat/pipeline/types.js';
 import { openEventStream, sseEvent } from '../../shared/sse.js';
 import { visitorOf } from './access.js';
 import * as repo from './repository.js';
 import { serializeMessage } from './service.js';
+import { queueReplyEmail } from './visitor-service.js';
 
 export const WIDGET_PUSH = 'widget.push';
 
@@ -23,6 +26,23 @@ export interface WidgetPushPayload {
   conversation_id: string;
   message_id: string;
 }
+
+/**
+ * The delivery of a person's reply in a widget conversation: a `widget.push` (payload
+ * `{conversation_id, message_id}`, send-once key per message) for the visitor's event stream,
+ * and the copy by e-mail when the visitor left an address. The bot's replies go back in the
+ * answer to the visitor's request (or its stream), not through the outbox.
+ */
+export const widgetDelivery: ChannelDelivery = {
+  async enqueue(tx, reply) {
+    if (!reply.messageId) return;
+    const payload: WidgetPushPayload = { conversation_id: reply.conversationId, message_id: reply.messageId };
+    await enqueue(tx, reply.tenantId, [
+      { kind: WIDGET_PUSH, idempotencyKey: `${WIDGET_PUSH}:${reply.messageId}`, payload },
+    ]);
+    await queueReplyEmail(tx, reply.tenantId, reply.conversationId, reply.messageId);
+  },
+};
 
 /**
  * Sender of `widget.push` outbox messages (a person's reply in a widget conversation): publishes

@@ -1,39 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../shared/context.js';
-import { AppError, ErrorCode } from '../../http/errors.js';
 import { errorResponses, eventStreamResponse } from '../../http/schemas.js';
-import { rateLimitRefusals } from '../../observability/metrics.js';
-import { decryptSecret } from '../../shared/secrets.js';
-import { answerChat } from '../chat/answer.js';
-import { parseChatRequest, parseIdempotencyKey } from '../chat/request.js';
-import { requestFingerprint } from '../chat/idempotency.js';
-import { EngineRefusal } from '../../shared/refusal.js';
-import { createHash } from 'node:crypto';
-import { openEventStream as openStream } from '../../shared/sse.js';
-import { noteChatStreamError } from '../../observability/metrics.js';
 import { ChatResponseSchema } from '../chat/schema.js';
-import {
-  allowCors,
-  authenticateVisitor,
-  bearer,
-  forbiddenOrigin,
-  entryOf,
-  identityClaims,
-  keyringOf,
-  preflightHeaders,
-  requireOpen,
-  requireOrigin,
-  unauthorizedVisitor,
-  visitorOf,
-} from './access.js';
+import { authenticateVisitor, requireOrigin } from './access.js';
 import { streamEvents } from './events.js';
-import { availabilityOf, noteVisitor } from './visitor-service.js';
-import { widgetMessageStream } from './message-stream.js';
-import * as repo from './repository.js';
-import { findBot } from '../bots/service.js';
-import { deleteConversationsByIds } from '../conversations/service.js';
+import { widgetLimits } from './limits.js';
 import {
   SessionBody,
   SessionSchema,
@@ -41,89 +14,13 @@ import {
   WidgetKeptMessageSchema,
   WidgetMessageBody,
 } from './schema.js';
-import { identitySecretContext, replyByEmail, serializeMessage } from './service.js';
-import {
-  issueVisitorToken,
-  keyFingerprint,
-  newVisitorId,
-  readVisitorToken,
-  verifyIdentityToken,
-  type VisitorClaims,
-} from './tokens.js';
+import * as sessions from './session-service.js';
 
 const tags = ['widget'];
 const security = [{ widgetVisitor: [] }];
-const WINDOW_MS = 60_000;
 
 /** Body of a widget message: 10000 characters and a choice fit easily. */
 const MESSAGE_BODY_LIMIT = 64 * 1024;
-
-type LimitName = 'visitor' | 'ip' | 'key';
-
-interface Limit {
-  name: LimitName;
-  max: number;
-  check: ReturnType<FastifyInstance['createRateLimit']>;
-}
-
-function tooMany(name: LimitName, max: number, retryAfter: number): AppError {
-  rateLimitRefusals.inc({ limit: `widget_${name}` });
-  const who = { visitor: 'Besucher', ip: 'Adresse', key: 'Widget' }[name];
-  return new AppError(
-    429,
-    ErrorCode.rateLimited,
-    `Zu viele Anfragen: höchstens ${max} Anfragen pro Minute und ${who} erlaubt. Bitte kurz warten (siehe Retry-After).`,
-    {
-      details: { limit: name, max },
-      headers: { 'retry-after': String(retryAfter), 'ratelimit-policy': `${max};w=60` },
-    },
-  );
-}
-
-/**
- * Counts the request against each limit (in the shared store: Redis when configured) and sets
- * the RateLimit-* headers of the tightest one; the first limit exceeded answers 429 with
- * Retry-After.
- */
-async function applyLimits(request: FastifyRequest, reply: FastifyReply, limits: Limit[]): Promise<void> {
-  let tightest: { max: number; remaining: number; reset: number } | undefined;
-  for (const limit of limits) {
-    const result = await limit.check(request);
-    if (result.isAllowed) continue;
-    if (result.isExceeded) {
-      reply.header('ratelimit-limit', result.max);
-      reply.header('ratelimit-remaining', 0);
-      reply.header('ratelimit-reset', result.ttlInSeconds);
-      throw tooMany(limit.name, result.max, Math.max(1, result.ttlInSeconds));
-    }
-    if (!tightest || result.remaining < tightest.remaining) {
-      tightest = { max: result.max, remaining: result.remaining, reset: result.ttlInSeconds };
-    }
-  }
-  if (tightest) {
-    reply.header('ratelimit-limit', tightest.max);
-    reply.header('ratelimit-remaining', tightest.remaining);
-    reply.header('ratelimit-reset', tightest.reset);
-  }
-}
-
-/** Seconds until the next UTC midnight, when the daily budget starts again. */
-function secondsToMidnightUtc(now = new Date()): number {
-  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
-}
-
-function budgetExhausted(): AppError {
-  return new AppError(
-    429,
-    ErrorCode.rateLimited,
-    'Der Chat hat sein Tageslimit an Nachrichten erreicht. Bitte morgen erneut versuchen.',
-    {
-      details: { code: 'widget_budget_exhausted' },
-      headers: { 'retry-after': String(secondsToMidnightUtc()) },
-    },
-  );
-}
 
 /**
  * The widget's public endpoints under /v1/widget: visitor sessions, messages, the transcript,
@@ -132,27 +29,7 @@ function budgetExhausted(): AppError {
  * call; CORS answers only listed origins.
  */
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const limits = ctx.config.widget;
-  const limit = (name: LimitName, max: number, keyOf: (request: FastifyRequest) => string): Limit => ({
-    name,
-    max,
-    check: app.createRateLimit({
-      max,
-      timeWindow: WINDOW_MS,
-      keyGenerator: (request) => `widget:${name}:${keyOf(request)}`,
-    }),
-  });
-  const byIp = limit('ip', limits.rateLimitIp, (r) => r.ip);
-  const byVisitor = limit('visitor', limits.rateLimitVisitor, (r) => {
-    const { claims } = visitorOf(r);
-    return `${claims.bot_id}:${claims.visitor_id}`;
-  });
-  const byKeyOfVisitor = limit('key', limits.rateLimitKey, (r) => visitorOf(r).settings.publishable_key);
-  const byKeyOfBody = limit('key', limits.rateLimitKey, (r) =>
-    String((r.body as { publishable_key?: unknown }).publishable_key),
-  );
-  const run = (request: FastifyRequest, reply: FastifyReply, ...checks: Limit[]) =>
-    applyLimits(request, reply, checks);
+  const { byIp, byVisitor, byKeyOfVisitor, byKeyOfBody, run } = widgetLimits(app, ctx);
 
   // Every widget response varies by Origin (CORS), and none is stored by a cache.
   app.addHook('onRequest', async (request, reply) => {
@@ -168,8 +45,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       await authenticateVisitor(ctx, request, reply, options);
     };
 
-  // CORS preflight: the browser sends neither token nor body, so an origin passes when an
-  // enabled widget lists it; the call itself is then checked against its bot's own list.
+  // CORS preflight (session-service.ts): answered for origins an enabled widget lists.
   const paths = {
     '/v1/widget/sessions': 'widgetPreflightSessions',
     '/v1/widget/sessions/refresh': 'widgetPreflightRefresh',
@@ -190,12 +66,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
           response: { 204: { type: 'null' }, ...errorResponses(403, 429) },
         },
       },
-      async (request, reply) => {
-        const origin = requireOrigin(request);
-        if (!(await repo.anyWidgetAllows(ctx.db, origin))) throw forbiddenOrigin(false);
-        preflightHeaders(reply, origin);
-        return reply.code(204).send();
-      },
+      async (request, reply) => sessions.preflight(ctx, request, reply),
     );
   }
 
@@ -221,93 +92,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: { 201: SessionSchema, ...errorResponses(400, 401, 403, 429, 503) },
       },
     },
-    async (request, reply) => {
-      const origin = requireOrigin(request);
-      const {
-        publishable_key: publishableKey,
-        identity_token: identityToken,
-        visitor_id: claimed,
-      } = request.body;
-      const settings = publishableKey.startsWith('pk_')
-        ? await repo.findByPublishableKey(ctx.db, publishableKey)
-        : undefined;
-      if (!settings) throw unauthorizedVisitor('publishable_key_invalid');
-      const entry = entryOf(settings, origin, request, ctx.config.publicBaseUrl);
-      if (!entry) throw forbiddenOrigin(false);
-      allowCors(reply, origin);
-      requireOpen(settings, entry);
-      const keyring = keyringOf(ctx);
-
-      let identity: { visitor_id: string; name?: string; email?: string } | undefined;
-      if (identityToken !== undefined) {
-        const secret = settings.identity_secret
-          ? decryptSecret(keyring, settings.identity_secret, identitySecretContext(settings.bot_id))
-          : undefined;
-        identity = secret ? verifyIdentityToken(secret, identityToken) : undefined;
-        if (!identity) {
-          throw new AppError(401, ErrorCode.unauthorized, 'The identity token is invalid or expired', {
-            details: { code: 'identity_invalid' },
-          });
-        }
-      } else if (settings.verified_only) {
-        throw new AppError(401, ErrorCode.unauthorized, 'This widget admits verified visitors only', {
-          details: { code: 'identity_required' },
-        });
-      }
-
-      let visitorId = identity?.visitor_id;
-      if (!visitorId && claimed !== undefined) {
-        // An unverified id is kept only for the holder of that visitor's own (refreshable) token.
-        const token = bearer(request);
-        const check = token ? readVisitorToken(keyring, token) : undefined;
-        if (
-          check?.ok &&
-          !check.claims.verified &&
-          check.claims.visitor_id === claimed &&
-          check.claims.bot_id === settings.bot_id &&
-          check.claims.origin === origin &&
-          (check.claims.exp + limits.refreshWindowHours * 3600) * 1000 > Date.now()
-        ) {
-          visitorId = claimed;
-        }
-      }
-      visitorId ??= newVisitorId();
-
-      const claims: VisitorClaims = {
-        tenant_id: settings.tenant_id,
-        bot_id: settings.bot_id,
-        visitor_id: visitorId,
-        origin,
-        verified: identity !== undefined,
-        key: keyFingerprint(settings.publishable_key),
-        exp: Math.floor(Date.now() / 1000) + limits.tokenTtlMinutes * 60,
-        ...(identity?.name ? { name: identity.name } : {}),
-        ...(identity?.email ? { email: identity.email } : {}),
-        ...(identity ? identityClaims(keyring, settings) : {}),
-      };
-      const conversation = await repo.findOpenConversation(
-        ctx.db,
-        settings.tenant_id,
-        settings.bot_id,
-        visitorId,
-      );
-      await noteVisitor(ctx, claims, request, request.body.context);
-      reply.code(201);
-      return {
-        token: issueVisitorToken(keyring, claims),
-        expires_at: new Date(claims.exp * 1000).toISOString(),
-        visitor_id: visitorId,
-        verified: claims.verified,
-        conversation_id: conversation?.id ?? null,
-        bot: {
-          name: settings.bot_name,
-          language: settings.language,
-          theme: settings.theme,
-          greeting: settings.theme.greeting ?? null,
-          availability: { ...availabilityOf(settings), reply_by_email: replyByEmail(ctx.config) },
-        },
-      };
-    },
+    async (request, reply) => sessions.startSession(ctx, request, reply, request.body),
   );
 
   app.post(
@@ -325,32 +110,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: { 201: SessionSchema, ...errorResponses(401, 403, 429, 503) },
       },
     },
-    async (request, reply) => {
-      const { claims, settings } = visitorOf(request);
-      const renewed = { ...claims, exp: Math.floor(Date.now() / 1000) + limits.tokenTtlMinutes * 60 };
-      const conversation = await repo.findOpenConversation(
-        ctx.db,
-        claims.tenant_id,
-        claims.bot_id,
-        claims.visitor_id,
-      );
-      const bot = await findBot(ctx.db, claims.tenant_id, claims.bot_id);
-      reply.code(201);
-      return {
-        token: issueVisitorToken(keyringOf(ctx), renewed),
-        expires_at: new Date(renewed.exp * 1000).toISOString(),
-        visitor_id: claims.visitor_id,
-        verified: claims.verified,
-        conversation_id: conversation?.id ?? null,
-        bot: {
-          name: bot?.name ?? '',
-          language: settings.language,
-          theme: settings.theme,
-          greeting: settings.theme.greeting ?? null,
-          availability: availabilityOf(settings),
-        },
-      };
-    },
+    async (request, reply) => sessions.refreshSession(ctx, request, reply),
   );
 
   app.post(
@@ -394,89 +154,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         },
       },
     },
-    async (request, reply) => {
-      const { claims, settings } = visitorOf(request);
-      const { text, choice } = request.body;
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const input = parseChatRequest({
-        message: text ?? (choice ? choice.item_id : ''),
-        ...(choice ? { choice } : {}),
-      });
-      if (!(await repo.countDailyMessage(ctx.db, settings.bot_id, settings.daily_message_budget))) {
-        throw budgetExhausted();
-      }
-      const open = await repo.findOpenConversation(
-        ctx.db,
-        claims.tenant_id,
-        claims.bot_id,
-        claims.visitor_id,
-      );
-      const inbound = {
-        tenantId: claims.tenant_id,
-        botId: claims.bot_id,
-        input: {
-          ...input,
-          channel: 'widget' as const,
-          senderId: claims.visitor_id,
-          conversationId: open?.id ?? null,
-          metadata: {
-            widget: {
-              origin: claims.origin,
-              verified: claims.verified,
-              ...(claims.name ? { name: claims.name } : {}),
-              ...(claims.email ? { email: claims.email } : {}),
-            },
-          },
-        },
-        // A visitor's key is theirs alone: another visitor's same key neither replays nor blocks it.
-        idempotencyKey: key
-          ? `widget:${createHash('sha256').update(`${claims.visitor_id}:${key}`).digest('hex')}`
-          : null,
-        // The first attempt may open the conversation: a retry is compared by its message, not its conversation.
-        ...(key
-          ? {
-              requestHash: requestFingerprint(claims.bot_id, {
-                ...input,
-                channel: 'widget',
-                senderId: claims.visitor_id,
-                conversationId: null,
-                metadata: {},
-              }),
-            }
-          : {}),
-      };
-      // Stream events carry message ids to resume from on /v1/widget/events.
-      const anchorId = open ? await repo.lastMessageId(ctx.db, claims.tenant_id, open.id) : undefined;
-      let answered;
-      try {
-        answered = await answerChat(ctx, inbound, request, reply, (target) =>
-          widgetMessageStream({
-            open: () => openStream(target),
-            end: () => target.raw.end(),
-            anchorId,
-            replyId: (response) =>
-              repo.lastMessageId(ctx.db, claims.tenant_id, response.conversation_id, 'assistant'),
-            onError: (body) => noteChatStreamError(request, body.error),
-          }),
-        );
-      } catch (error) {
-        // People hold the conversation: the message is theirs (stored once, live in the inbox), the bot is silent.
-        if (!(error instanceof EngineRefusal) || error.reason !== 'handed_over' || !error.kept) throw error;
-        await noteVisitor(ctx, claims, request, request.body.context);
-        return reply.code(202).send({
-          status: 'handed_over' as const,
-          conversation_id: error.kept.conversationId,
-          message: {
-            id: error.kept.messageId,
-            from: 'visitor' as const,
-            text: input.message,
-            created_at: error.kept.createdAt.toISOString(),
-          },
-        });
-      }
-      await noteVisitor(ctx, claims, request, request.body.context);
-      return answered;
-    },
+    async (request, reply) => sessions.sendMessage(ctx, request, reply, request.body),
   );
 
   app.get(
@@ -491,18 +169,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: { 200: TranscriptSchema, ...errorResponses(401, 403, 429) },
       },
     },
-    async (request) => {
-      const { claims } = visitorOf(request);
-      const open = await repo.findOpenConversation(
-        ctx.db,
-        claims.tenant_id,
-        claims.bot_id,
-        claims.visitor_id,
-      );
-      if (!open) return { conversation_id: null, status: null, messages: [] };
-      const messages = await repo.transcript(ctx.db, claims.tenant_id, open.id);
-      return { conversation_id: open.id, status: open.status, messages: messages.map(serializeMessage) };
-    },
+    async (request) => sessions.openTranscript(ctx, request),
   );
 
   app.delete(
@@ -517,23 +184,7 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         response: { 204: { type: 'null' }, ...errorResponses(401, 403, 429) },
       },
     },
-    async (request, reply) => {
-      const { claims } = visitorOf(request);
-      await ctx.db.transaction(async (tx) => {
-        const conversations = await repo.visitorConversations(
-          tx,
-          claims.tenant_id,
-          claims.bot_id,
-          claims.visitor_id,
-        );
-        await deleteConversationsByIds(
-          tx,
-          claims.tenant_id,
-          conversations.map((c) => c.id),
-        );
-      });
-      return reply.code(204).send();
-    },
+    async (request, reply) => sessions.deleteVisitorConversations(ctx, request, reply),
   );
 
   app.get(
@@ -555,8 +206,6 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
         },
       },
     },
-    async (request, reply) => {
-      await streamEvents(ctx, request, reply);
-    },
+    async (request, reply) => streamEvents(ctx, request, reply),
   );
 };

@@ -1,7 +1,9 @@
 /**
- * Admission: the idempotency claim, then the specification's checks (bot → active →
- * conversation → hand-over → quota) with the quota reservation, in one statement. The rate
- * limit runs before, where it is enforced today (the route's preParsing hook).
+ * Admission: the channel's guards (guards.ts: the e-mail loop guard, the widget's daily budget,
+ * a messaging customer's opt-out), the idempotency claim, then the specification's checks (bot →
+ * active → conversation → hand-over → quota) with the quota reservation, in one statement. The
+ * per-minute request limits run before, at the HTTP layer (the route's preParsing hook), where
+ * they protect the endpoint before its body is read.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../../shared/context.js';
@@ -17,6 +19,7 @@ import { quotaPeriod, quotaRemaining } from '../quota.js';
 import { flushPendingReleases, pendingReleases, releaseReliably } from '../release.js';
 import * as repo from '../repository.js';
 import { EngineRefusal } from '../../../shared/refusal.js';
+import { runGuards } from './guards.js';
 import type { ChatResponse, InboundMessage, StageObserver } from './types.js';
 
 /** What an admitted message holds: the bot, the conversation, the quota reservation and claim. */
@@ -102,6 +105,7 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
   const claimId = randomUUID();
   const seconds = leaseSeconds(ctx);
   const leaseEndsAt = Date.now() + seconds * 1000;
+  await runGuards(ctx, inbound);
   if (idempotencyKey) {
     const claim = await observe(
       'admission',

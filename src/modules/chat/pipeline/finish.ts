@@ -165,7 +165,11 @@ async function store(
       conversationId: turn.turn.conversationId,
       channel: turn.turn.channel,
       recipient: turn.turn.senderId,
-      response,
+      from: 'bot',
+      messageId: null,
+      text: response.reply,
+      blocks: response.blocks,
+      createdAt: new Date(),
     });
     return response;
   });

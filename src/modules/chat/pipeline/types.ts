@@ -7,6 +7,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../../db/database.js';
 import type { AdmissionStep, ChatStage, ModelChoiceRecord } from '../../../observability/trace-records.js';
+import type { ChannelKind } from '../../channels/registry.js';
 import type { ChatBlock } from '../../flow/stage.js';
 import type { KnowledgeHit } from '../../knowledge/search.js';
 import type { ChatInput } from '../request.js';
@@ -31,6 +32,18 @@ export interface InboundMessage {
   requestHash?: string;
   /** The dashboard's test chat: the conversation is marked a test and the quota is not charged. */
   test?: boolean;
+  /** What the adapter knows of the turn that its channel's guards read (guards.ts). */
+  facts?: ChannelFacts;
+}
+
+/** The adapters' facts for the channel guards; a guard without its facts passes. */
+export interface ChannelFacts {
+  /** The received mail: its stored id and text without quotes, from which mailbox and sender. */
+  email?: { mailboxId: string; inboundId: string; sender: string; strippedText: string };
+  /** The widget's daily budget of messages for the bot. */
+  widget?: { dailyBudget: number };
+  /** The messaging connection and the customer's number. */
+  messaging?: { connectionId: string; from: string };
 }
 
 export type ChatSource = Static<typeof ChatSourceSchema>;
@@ -81,25 +94,39 @@ export interface StreamSink {
   close(): void;
 }
 
-/** A reply for a channel's sender: what a channel delivery puts into the outbox. */
+/**
+ * A reply for a channel's sender, the bot's or a person's: what a channel delivery puts into
+ * the outbox. One shape for both authors, so each channel has one sender and one payload.
+ */
 export interface OutboundReply {
   tenantId: string;
   botId: string;
   conversationId: string;
   channel: string;
-  /** The sender the reply goes back to (the channel's address of the person). */
+  /** The sender the reply goes back to (the channel's address of the person); null: the channel finds it. */
   recipient: string | null;
-  response: ChatResponse;
+  /** Who wrote it: the bot (stored with the exchange) or a person in the inbox. */
+  from: 'bot' | 'person';
+  /** The stored message of a person's reply; null for the bot's (stored with the exchange). */
+  messageId: string | null;
+  text: string;
+  blocks: ChatBlock[];
+  createdAt: Date;
 }
 
 /**
- * The output port of a channel adapter (e-mail, messaging, widget): its `enqueue` writes the
- * reply's outbox row in the same transaction as the stored exchange, so the reply leaves
- * exactly when the exchange is stored (send-once and retries are the outbox's part).
+ * The output port of a channel (e-mail, messaging, widget, the API's webhook event): its
+ * `enqueue` writes the reply's outbox row in the same transaction as the stored message, so the
+ * reply leaves exactly when the message is stored (send-once and retries are the outbox's
+ * part). The bot's replies and a person's replies from the inbox leave through it alike; a
+ * channel may refuse a person's reply in words (an AppError) before anything is stored.
  */
 export interface ChannelDelivery {
   enqueue(tx: Queryable, reply: OutboundReply): Promise<void>;
 }
+
+/** Per channel kind, the delivery of a person's reply from the inbox (composed in src/context.ts). */
+export type ChannelDeliveries = Readonly<Record<ChannelKind, ChannelDelivery>>;
 
 /**
  * How the reply leaves: returned whole (the JSON body: no port fields), streamed as it is

@@ -23,7 +23,7 @@ import { replyTargets, type AddressFields, type MailAddress } from '../../email/
 import { renderMailReply } from '../../email/format.js';
 import { readDeliveryReport } from '../../email/dsn.js';
 import { stripReply } from '../../email/quotes.js';
-import { bodyFingerprint, DUPLICATE_BODY_WINDOW_MS, isAutomated, loopGuard } from '../../email/robots.js';
+import { isAutomated } from '../../email/robots.js';
 import {
   bareId,
   chooseThread,
@@ -39,6 +39,20 @@ const ATTACHMENTS_LEAD = 'Text der Anhänge:';
 
 /** The outbox kind of e-mail replies (the bot's and a person's). */
 export const EMAIL_REPLY_KIND = 'email.reply';
+
+/**
+ * The outbox message of an outbound mail row: one payload, `{outbound_id}`, for the bot's reply
+ * (send-once key per received mail) and a person's (per message, sender.ts).
+ */
+export async function enqueueMail(tx: Queryable, tenantId: string, outboundId: string, key: string) {
+  await enqueue(tx, tenantId, [
+    {
+      kind: EMAIL_REPLY_KIND,
+      idempotencyKey: `${EMAIL_REPLY_KIND}:${key}`,
+      payload: { outbound_id: outboundId },
+    },
+  ]);
+}
 
 export type { InboundAttachment } from './attachments.js';
 
@@ -90,7 +104,7 @@ function domainOf(address: string): string {
 const MESSAGE_ID_PURPOSE = 'email-message-id';
 
 /** The HMAC secret of our Message-IDs (derived from the service's current secret key). */
-export function messageIdSecret(ctx: AppContext): string {
+export function messageIdSecret(ctx: Pick<AppContext, 'config'>): string {
   return secretStoreFor(ctx.config).hmacKey(MESSAGE_ID_PURPOSE).toString('hex');
 }
 
@@ -150,24 +164,6 @@ async function markSkipped(
   conversationId: string | null = null,
 ): Promise<void> {
   await repo.settleInbound(db, id, status, reason.slice(0, 200), conversationId);
-}
-
-/** What the bot already sent this sender from this mailbox, for the loop guard. */
-async function loopCounts(
-  db: Queryable,
-  mailbox: MailboxRow,
-  from: string,
-  strippedText: string,
-  id: string,
-) {
-  const sent = await repo.countAutomatedReplies(db, mailbox.id, from);
-  const recent = await repo.recentlyAnsweredTexts(db, mailbox.id, from, id, DUPLICATE_BODY_WINDOW_MS / 1000);
-  const fingerprint = bodyFingerprint(strippedText);
-  return {
-    repliesLastHour: sent?.hour ?? 0,
-    repliesLastDay: sent?.day ?? 0,
-    sameBodyAnsweredRecently: recent.some((r) => bodyFingerprint(r.stripped_text) === fingerprint),
-  };
 }
 
 /**
@@ -238,18 +234,12 @@ function mailDelivery(
         inReplyTo: mail.messageId,
         references: threading.references.map((id) => `<${id}>`),
         text: renderMailReply({
-          reply: reply.response.reply,
-          blocks: reply.response.blocks,
+          reply: reply.text,
+          blocks: reply.blocks,
           language: detectLanguage(strippedText),
         }),
       });
-      await enqueue(tx, mailbox.tenant_id, [
-        {
-          kind: EMAIL_REPLY_KIND,
-          idempotencyKey: `${EMAIL_REPLY_KIND}:${inboundId}`,
-          payload: { outbound_id: outboundId },
-        },
-      ]);
+      await enqueueMail(tx, mailbox.tenant_id, outboundId, inboundId);
       await repo.markInboundAnswered(tx, inboundId, reply.conversationId);
     },
   };
@@ -374,8 +364,8 @@ async function matchDeliveryReport(ctx: AppContext, mailbox: MailboxRow, mail: I
 }
 
 /**
- * The mail's turn: its thread, the loop guard (not for a reply the team asked for), the
- * attachments, and the engine. `forced`: answered although it had been skipped, once.
+ * The mail's turn: its thread, the attachments, and the engine, whose admission runs the loop
+ * guard (loop-guard.ts; not for a reply the team asked for). `forced`: answered although it had been skipped, once.
  */
 export async function converseMail(
   ctx: AppContext,
@@ -411,14 +401,6 @@ export async function converseMail(
     linkedConversationId = decision.linkedConversationId;
   }
 
-  if (!options.forced) {
-    const guard = loopGuard(await loopCounts(ctx.db, mailbox, customer, text, id), {
-      perHour: ctx.config.email.replyCapHour,
-      perDay: ctx.config.email.replyCapDay,
-    });
-    if (!guard.answer) return skip(guard.reason, 'skipped', conversationId);
-  }
-
   // The person answered is the contact (a contact form's customer in Reply-To, not the website).
   await contactOfMailPerson(ctx.db, mailbox.tenant_id, recipients.to);
 
@@ -448,6 +430,14 @@ export async function converseMail(
           },
         },
         idempotencyKey: options.forced ? `email:${id}:forced` : `email:${id}`,
+        // The loop guard (loop-guard.ts) reads them; a reply the team asked for is not guarded.
+        ...(options.forced
+          ? {}
+          : {
+              facts: {
+                email: { mailboxId: mailbox.id, inboundId: id, sender: customer, strippedText: text },
+              },
+            }),
       },
       { delivery: mailDelivery(ctx, mailbox, mail, id, text, recipients) },
     );
@@ -460,6 +450,9 @@ export async function converseMail(
       return skip(error.error, 'failed');
     }
     switch (error.reason) {
+      // The loop guard: stored with its reason word (hourly_cap, daily_cap, duplicate_body).
+      case 'loop_guarded':
+        return skip(error.guard?.reason ?? error.reason, 'skipped', conversationId);
       case 'handed_over':
         return skip('handed_over', 'skipped', conversationId);
       case 'bot_disabled':
@@ -474,6 +467,8 @@ export async function converseMail(
       case 'bot_not_found':
       case 'conversation_not_found':
       case 'idempotency_mismatch':
+      case 'budget_exhausted':
+      case 'opted_out':
         return skip(error.reason, 'failed');
     }
   }

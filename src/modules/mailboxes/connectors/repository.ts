@@ -337,22 +337,14 @@ export async function markOutboundSent(
 /** Records a deferred (4xx, no answer) or given-up attempt with the server's words; a sent or bounced reply stays. */
 export async function markOutboundAttempt(
   tx: Queryable,
-  filter: { id?: string; tenantId?: string; conversationId?: string },
+  id: string,
   status: 'deferred' | 'failed',
   detail: string | null,
 ): Promise<void> {
   await tx.query(
-    `UPDATE email_outbound SET delivery_status = $4, delivery_detail = $5, delivery_at = now()
-     WHERE sent_at IS NULL AND delivery_status IN ('queued', 'deferred')
-       AND (($1::uuid IS NOT NULL AND id = $1) OR ($1::uuid IS NULL AND tenant_id = $2 AND conversation_id = $3
-            AND automated = false))`,
-    [
-      filter.id ?? null,
-      filter.tenantId ?? null,
-      filter.conversationId ?? null,
-      status,
-      detail?.slice(0, 1000) ?? null,
-    ],
+    `UPDATE email_outbound SET delivery_status = $2, delivery_detail = $3, delivery_at = now()
+     WHERE id = $1 AND sent_at IS NULL AND delivery_status IN ('queued', 'deferred')`,
+    [id, status, detail?.slice(0, 1000) ?? null],
   );
 }
 
@@ -373,19 +365,6 @@ export function markOutboundBounced(
                  ORDER BY created_at DESC LIMIT 1)
      RETURNING id, to_address`,
     [tenantId, messageIds, detail.slice(0, 1000)],
-  );
-}
-
-/** Marks the conversation's unsent replies of a person as sent. */
-export async function markPersonRepliesSent(
-  tx: Queryable,
-  tenantId: string,
-  conversationId: string,
-): Promise<void> {
-  await tx.query(
-    `UPDATE email_outbound SET sent_at = now(), delivery_status = 'sent', delivery_at = now()
-     WHERE tenant_id = $1 AND conversation_id = $2 AND automated = false AND sent_at IS NULL`,
-    [tenantId, conversationId],
   );
 }
 

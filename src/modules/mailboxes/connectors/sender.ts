@@ -1,7 +1,7 @@
 /**
- * The outbox sender of kind `email.reply`: a bot's reply (payload `{outbound_id}`, written with
- * the exchange) or a person's reply from the inbox (payload `{conversation_id, message_id}`),
- * sent from the conversation's mailbox by SMTP or Graph. The mail's Message-ID is fixed before
+ * The outbox sender of kind `email.reply` and the delivery of a person's reply: payload
+ * `{outbound_id}`, the mail row written with the bot's exchange (inbound.ts) or with a person's
+ * reply from the inbox (personMailDelivery), sent from the conversation's mailbox by SMTP or Graph. The mail's Message-ID is fixed before
  * the first attempt, so every attempt sends the same mail; the outbox's send-once key and claim
  * make sure only one instance attempts it at a time and none after it was sent.
  */
@@ -11,10 +11,11 @@ import type { Queryable } from '../../../db/database.js';
 import { findMailboxById, type MailboxRow } from '../../mailboxes/repository.js';
 import { secretStoreFor } from '../../mailboxes/secret-store.js';
 import type { OutboxMessage, OutboxSender, SendResult } from '../../outbox/service.js';
+import type { ChannelDelivery } from '../../chat/pipeline/types.js';
 import { graphClient, replyByGraph } from './graph.js';
 import { ownMessageId, replyHeaders } from '../../email/threading.js';
 import { exactlyOne } from '../../email/addresses.js';
-import { EMAIL_REPLY_KIND, messageIdSecret } from './inbound.js';
+import { EMAIL_REPLY_KIND, enqueueMail, messageIdSecret } from './inbound.js';
 import * as repo from './repository.js';
 import { sendBySmtp, type OutgoingMail } from './smtp.js';
 
@@ -23,23 +24,22 @@ const MAX_ATTEMPTS = 8;
 const ATTEMPT_TIMEOUT_MS = 30_000;
 
 /**
- * A person's reply (from the inbox) as an outbound mail: to the conversation's customer, in the
- * thread of their latest mail, with a Message-ID derived from the message's id (so a retried
- * attempt finds the same row), without the robot marks.
+ * A person's reply (from the inbox) as an outbound mail row: to the conversation's customer, in
+ * the thread of their latest mail, with a Message-ID derived from the message's id (so writing
+ * it again finds the same row), without the robot marks. Undefined when no mail of the
+ * conversation was received (it was started through the chat API).
  */
-async function personReply(
-  ctx: AppContext,
+async function personOutbound(
+  ctx: Pick<AppContext, 'config'>,
   db: Queryable,
   tenantId: string,
-  payload: { conversation_id: string; message_id: string },
+  reply: { conversationId: string; messageId: string; text: string },
 ): Promise<repo.OutboundRow | undefined> {
-  const parent = await repo.latestInboundOfConversation(db, tenantId, payload.conversation_id);
-  const message = await repo.findMessageContent(db, tenantId, payload.conversation_id, payload.message_id);
-  if (!parent || !message) return undefined;
+  const parent = await repo.latestInboundOfConversation(db, tenantId, reply.conversationId);
+  if (!parent) return undefined;
   const domain = parent.address.slice(parent.address.lastIndexOf('@') + 1);
-  // Derived from the message's id: a retried attempt finds the same row.
-  const fixed = createHash('sha256').update(`person-reply:${payload.message_id}`).digest('hex').slice(0, 24);
-  const messageId = ownMessageId(domain, tenantId, payload.conversation_id, messageIdSecret(ctx), fixed);
+  const fixed = createHash('sha256').update(`person-reply:${reply.messageId}`).digest('hex').slice(0, 24);
+  const messageId = ownMessageId(domain, tenantId, reply.conversationId, messageIdSecret(ctx), fixed);
   const threading = replyHeaders(
     {
       messageId: parent.message_id,
@@ -53,7 +53,7 @@ async function personReply(
   await repo.insertPersonOutbound(db, {
     tenantId,
     mailboxId: parent.mailbox_id,
-    conversationId: payload.conversation_id,
+    conversationId: reply.conversationId,
     inboundId: parent.id,
     messageId,
     to: parent.from_address,
@@ -62,9 +62,53 @@ async function personReply(
     subject: threading.subject,
     inReplyTo: parent.message_id,
     references: threading.references.map((id) => `<${id}>`),
-    text: message.content,
+    text: reply.text,
   });
   return repo.findOutboundByMessageId(db, parent.mailbox_id, messageId);
+}
+
+/**
+ * The delivery of a person's reply from the inbox on an e-mail conversation: the outbound row
+ * and its `email.reply` message, like the bot's (inbound.ts). A conversation no mailbox started
+ * (the chat API named the channel) is the tenant's integration: its reply leaves as `fallback`
+ * does (the API's `conversation.message` event).
+ */
+export function personMailDelivery(
+  ctx: Pick<AppContext, 'config'>,
+  fallback: ChannelDelivery,
+): ChannelDelivery {
+  return {
+    async enqueue(tx, reply) {
+      const row = reply.messageId
+        ? await personOutbound(ctx, tx, reply.tenantId, { ...reply, messageId: reply.messageId })
+        : undefined;
+      if (!row) return fallback.enqueue(tx, reply);
+      await enqueueMail(tx, reply.tenantId, row.id, reply.messageId!);
+    },
+  };
+}
+
+/**
+ * The outbound row of an `email.reply` message. Messages queued by earlier versions for a
+ * person's reply carry `{conversation_id, message_id}` instead of `{outbound_id}`: their row is
+ * written on the first attempt (the same row on every attempt, see personOutbound).
+ */
+async function outboundOf(ctx: AppContext, message: OutboxMessage): Promise<repo.OutboundRow | undefined> {
+  const payload = message.payload as { outbound_id?: string; conversation_id?: string; message_id?: string };
+  if (payload.outbound_id) return repo.findOutbound(ctx.db, message.tenant_id, payload.outbound_id);
+  if (!payload.conversation_id || !payload.message_id) return undefined;
+  const content = await repo.findMessageContent(
+    ctx.db,
+    message.tenant_id,
+    payload.conversation_id,
+    payload.message_id,
+  );
+  if (!content) return undefined;
+  return personOutbound(ctx, ctx.db, message.tenant_id, {
+    conversationId: payload.conversation_id,
+    messageId: payload.message_id,
+    text: content.content,
+  });
 }
 
 /**
@@ -124,25 +168,16 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
   const perMailbox = new PerMailbox();
   /** The server's words of the last attempt per outbox message, for the delivery status. */
   const words = new Map<string, string>();
+  /** The outbound row each outbox message of the running attempts sends. */
+  const outboundIds = new Map<string, string>();
   return {
     kind: EMAIL_REPLY_KIND,
     maxAttempts: MAX_ATTEMPTS,
     attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
     async send(message: OutboxMessage): Promise<SendResult> {
       const started = Date.now();
-      const payload = message.payload as {
-        outbound_id?: string;
-        conversation_id?: string;
-        message_id?: string;
-      };
-      const row = payload.outbound_id
-        ? await repo.findOutbound(ctx.db, message.tenant_id, payload.outbound_id)
-        : payload.conversation_id && payload.message_id
-          ? await personReply(ctx, ctx.db, message.tenant_id, {
-              conversation_id: payload.conversation_id,
-              message_id: payload.message_id,
-            })
-          : undefined;
+      const row = await outboundOf(ctx, message);
+      if (row) outboundIds.set(message.id, row.id);
       if (!row)
         return {
           verdict: { kind: 'permanent', reason: 'Nothing to send: the mail or its thread is gone' },
@@ -188,25 +223,13 @@ export function createEmailSender(ctx: AppContext): OutboxSender {
     async afterAttempt(tx, message, next) {
       const said = words.get(message.id) ?? null;
       words.delete(message.id);
-      const payload = message.payload as {
-        outbound_id?: string;
-        conversation_id?: string;
-        message_id?: string;
-      };
-      if (next.kind === 'sent') {
-        if (payload.outbound_id) {
-          await repo.markOutboundSent(tx, payload.outbound_id, said);
-        } else if (payload.conversation_id) {
-          await repo.markPersonRepliesSent(tx, message.tenant_id, payload.conversation_id);
-        }
-        return;
-      }
+      const outboundId =
+        outboundIds.get(message.id) ?? (message.payload as { outbound_id?: string }).outbound_id;
+      outboundIds.delete(message.id);
+      if (!outboundId) return;
+      if (next.kind === 'sent') return repo.markOutboundSent(tx, outboundId, said);
       if (next.kind === 'held') return;
-      const filter = payload.outbound_id
-        ? { id: payload.outbound_id }
-        : { tenantId: message.tenant_id, conversationId: payload.conversation_id ?? '' };
-      if (!payload.outbound_id && !payload.conversation_id) return;
-      await repo.markOutboundAttempt(tx, filter, next.kind === 'retry' ? 'deferred' : 'failed', said);
+      await repo.markOutboundAttempt(tx, outboundId, next.kind === 'retry' ? 'deferred' : 'failed', said);
     },
   };
 }

@@ -8,6 +8,7 @@ import { BlockEditor } from './BlockEditor';
 import { useBlocks, useFlowSteps, useInjectPrompt, usePreflight } from './queries';
 import { flowGraph } from './graph';
 import { BlockReasons } from './BlockReasons';
+import { MessagingWarnings } from './MessagingWarnings';
 import { StepEditor } from './StepEditor';
 import { StepList } from './StepList';
 import { notify } from '../../components/notify';
@@ -71,6 +72,7 @@ export function FlowTab() {
               ))}
           </List>
         )}
+        <MessagingWarnings warnings={result.messagingWarnings} />
         {canEdit && result.promptInjection.blockCount > 0 && (
           <Group mt="sm">
             <Button
