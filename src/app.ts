@@ -58,6 +58,7 @@ import { mailboxRoutes } from './modules/mailboxes/routes.js';
 import { postmarkInboundRoutes } from './modules/mailboxes/connectors/postmark-routes.js';
 import { connectionRoutes } from './modules/messaging/routes.js';
 import { channelWebhookRoutes } from './modules/messaging/webhook-routes.js';
+import { templateRoutes } from './modules/messaging/template-routes.js';
 import { voiceRoutes } from './modules/voice/routes.js';
 
 /** Log paths that may hold secrets; pino replaces their values. */
@@ -168,6 +169,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(postmarkInboundRoutes, { ctx });
   await app.register(connectionRoutes, { ctx });
   await app.register(channelWebhookRoutes, { ctx });
+  await app.register(templateRoutes, { ctx });
   await app.register(voiceRoutes, { ctx });
   await app.register(webApp, { dir: config.webDir, widgetDir: config.widgetDir });
   if (ctx.config.webhooks.workerEnabled) startScheduler(app, ctx);

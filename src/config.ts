@@ -275,6 +275,8 @@ export function loadConfig(env: Env = process.env) {
       graphBaseUrl: str(env, 'WHATSAPP_GRAPH_BASE_URL', 'https://graph.facebook.com/v23.0'),
       /** The `twilio` library's api.baseUrl; Parley sends to {base}/2010-04-01/Accounts/{sid}/Messages.json. */
       twilioApiBaseUrl: str(env, 'TWILIO_API_BASE_URL', 'https://api.twilio.com'),
+      /** The `twilio` library's content.baseUrl: WhatsApp templates, buttons and lists ({base}/v1/Content). */
+      twilioContentBaseUrl: str(env, 'TWILIO_CONTENT_BASE_URL', 'https://content.twilio.com'),
       /** Longest wait for a provider's answer to one send; after it the send counts as ambiguous. */
       sendTimeoutMs: int(env, 'MESSAGING_SEND_TIMEOUT_MS', 15_000, 100, 120_000),
       /**

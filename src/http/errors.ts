@@ -154,6 +154,10 @@ export const ERROR_CODES = [
   'window_closed',
   'opted_out',
   'connection_gone',
+  'template_unknown',
+  'template_parameters',
+  'template_channel',
+  'templates_unavailable',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];
 

@@ -1,7 +1,8 @@
 /**
  * Local stateful stand-ins for the provider endpoints Parley calls, recording every request:
  * Meta's Graph API `POST /{version}/{phone-number-id}/messages` (messages and read marks) and
- * Twilio's `POST /2010-04-01/Accounts/{sid}/Messages.json`. Each checks what the real one checks
+ * Twilio's `POST /2010-04-01/Accounts/{sid}/Messages.json`; their template endpoints (Meta's
+ * `message_templates`, Twilio's Content API) are in fake-templates.ts. Each checks what the real one checks
  * first (the bearer token, basic auth, the required fields) and answers the documented error
  * shapes: a test queues the next answers (`failNext`), or a delay longer than Parley's timeout.
  *
@@ -13,6 +14,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { schemaProblem } from './provider-schemas/validate.js';
+import {
+  metaTemplateProblem,
+  metaTemplatesPage,
+  twilioContent,
+  twilioContentProblem,
+  type TemplateState,
+} from './fake-templates.js';
 
 export interface Recorded {
   provider: 'meta' | 'twilio';
@@ -28,11 +36,13 @@ export interface FakeProviders {
   url: string;
   graphBase: string;
   requests: Recorded[];
-  /** Sent messages (read marks left out). */
+  /** Sent messages (read marks, template reads and Content calls left out). */
   messages(provider?: 'meta' | 'twilio'): Recorded[];
   readMarks(): Recorded[];
   failNext(provider: 'meta' | 'twilio', ...plans: Planned[]): void;
   expectedToken: { meta: string; twilio: { sid: string; token: string } };
+  /** The templates Meta holds and the contents Twilio holds (fake-templates.ts). */
+  templates: TemplateState;
   /**
    * A file the fakes serve as media: Meta `GET /{version}/{media-id}` (its URL, type and size)
    * and the URL's bytes, both with the access token; Twilio's `MediaUrl0` with basic auth, which
@@ -94,6 +104,7 @@ export async function startFakeProviders(
   const requests: Recorded[] = [];
   const schemaViolations: FakeProviders['schemaViolations'] = [];
   const plans: Record<'meta' | 'twilio', Planned[]> = { meta: [], twilio: [] };
+  const templates: TemplateState = { meta: [], contents: [] };
   let counter = 0;
   const media = new Map<string, { bytes: Buffer; mimeType: string }>();
   const mediaRequests: FakeProviders['mediaRequests'] = [];
@@ -141,11 +152,14 @@ export async function startFakeProviders(
       if (serveMedia(req, res)) return;
       const raw = await read(req);
       const path = req.url ?? '';
-      const twilio = path.startsWith('/2010-04-01/');
+      const twilio = path.startsWith('/2010-04-01/') || path.startsWith('/v1/');
       const provider = twilio ? 'twilio' : 'meta';
-      const body: Record<string, unknown> = twilio
+      const form = path.startsWith('/2010-04-01/');
+      const body: Record<string, unknown> = form
         ? Object.fromEntries(new URLSearchParams(raw))
-        : (JSON.parse(raw || '{}') as Record<string, unknown>);
+        : req.method === 'GET'
+          ? {}
+          : (JSON.parse(raw || '{}') as Record<string, unknown>);
       requests.push({ provider, path, auth: req.headers.authorization, body, at: Date.now() });
       const send = (status: number, payload: object) => {
         res.writeHead(status, { 'content-type': 'application/json' });
@@ -154,11 +168,20 @@ export async function startFakeProviders(
       const plan = body.status === 'read' ? undefined : plans[provider].shift();
       if (plan && 'delayMs' in plan) await new Promise((r) => setTimeout(r, plan.delayMs));
       if (!twilio) {
-        if (!/^\/v\d+\.\d+\/[0-9]+\/messages$/.test(path)) return send(404, { error: { code: 100 } });
         if (req.headers.authorization !== `Bearer ${expected.meta}`)
           return send(401, {
             error: { message: 'Error validating access token', type: 'OAuthException', code: 190 },
           });
+        const url = new URL(path, 'http://fake');
+        if (req.method === 'GET' && /^\/v\d+\.\d+\/[0-9]+\/message_templates$/.test(url.pathname)) {
+          if (plan && 'status' in plan)
+            return send(plan.status, {
+              error: { message: plan.message ?? `error ${plan.code}`, code: plan.code },
+            });
+          const page = metaTemplatesPage(new URL(path, `http://${req.headers.host}`), templates);
+          return send(page.status, page.payload);
+        }
+        if (!/^\/v\d+\.\d+\/[0-9]+\/messages$/.test(path)) return send(404, { error: { code: 100 } });
         if (plan && 'status' in plan)
           return send(plan.status, {
             error: { message: plan.message ?? `error ${plan.code}`, code: plan.code },
@@ -172,6 +195,8 @@ export async function startFakeProviders(
         }
         const problem = metaBodyProblem(body);
         if (problem) return send(400, { error: { message: problem, code: 100 } });
+        const refused = metaTemplateProblem(body, templates);
+        if (refused) return send(refused.status, refused.payload);
         if (body.status === 'read') return send(200, { success: true });
         counter += 1;
         return send(200, {
@@ -181,10 +206,22 @@ export async function startFakeProviders(
         });
       }
       const basic = `Basic ${Buffer.from(`${expected.twilio.sid}:${expected.twilio.token}`).toString('base64')}`;
-      if (!path.endsWith('/Messages.json') || !path.includes(expected.twilio.sid))
-        return send(404, { code: 20404, message: 'not found', status: 404 });
       if (req.headers.authorization !== basic)
         return send(401, { code: 20003, message: 'Authenticate', status: 401 });
+      if (path.startsWith('/v1/')) {
+        if (plan && 'status' in plan)
+          return send(plan.status, {
+            code: plan.code,
+            message: plan.message ?? `error ${plan.code}`,
+            status: plan.status,
+          });
+        const answer = twilioContent(req.method ?? 'GET', path, raw, templates, (problem) =>
+          schemaViolations.push({ provider, path, problem }),
+        );
+        return send(answer.status, answer.payload);
+      }
+      if (!path.endsWith('/Messages.json') || !path.includes(expected.twilio.sid))
+        return send(404, { code: 20404, message: 'not found', status: 404 });
       if (plan && 'status' in plan)
         return send(plan.status, {
           code: plan.code,
@@ -196,7 +233,10 @@ export async function startFakeProviders(
         schemaViolations.push({ provider, path, problem: invalid });
         return send(400, { code: 20001, message: `Invalid request: ${invalid}`, status: 400 });
       }
-      if (!body.To || !body.From || typeof body.Body !== 'string' || [...body.Body].length > 1600)
+      const contentRefused = twilioContentProblem(body, templates);
+      if (contentRefused) return send(contentRefused.status, contentRefused.payload);
+      const text = typeof body.Body === 'string' ? body.Body : body.ContentSid ? '' : null;
+      if (!body.To || !body.From || text === null || [...text].length > 1600)
         return send(400, { code: 21602, message: 'Message body is required or too long', status: 400 });
       counter += 1;
       return send(201, {
@@ -220,9 +260,15 @@ export async function startFakeProviders(
     graphBase: `${url}/v23.0`,
     requests,
     schemaViolations,
+    templates,
     expectedToken: expected,
     messages: (provider) =>
-      requests.filter((r) => (provider ? r.provider === provider : true) && r.body.status !== 'read'),
+      requests.filter(
+        (r) =>
+          (provider ? r.provider === provider : true) &&
+          r.body.status !== 'read' &&
+          /\/(messages|Messages\.json)$/.test(r.path),
+      ),
     readMarks: () => requests.filter((r) => r.body.status === 'read'),
     mediaRequests,
     addMedia(id, bytes, mimeType) {
@@ -240,6 +286,8 @@ export async function startFakeProviders(
       schemaViolations.length = 0;
       plans.meta.length = 0;
       plans.twilio.length = 0;
+      templates.meta.length = 0;
+      templates.contents.length = 0;
     },
     close: () => new Promise((r) => server.close(() => r())),
   };

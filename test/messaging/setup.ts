@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import twilio from 'twilio';
 import { expect } from 'vitest';
+import type { Queryable } from '../../src/db/database.js';
 import type { TenantFixture } from '../helpers/factories.js';
 
 export const APP_SECRET = 'meta-app-secret-not-shown';
@@ -45,4 +47,43 @@ export async function addConnection(
   });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
+}
+
+/** Posts Twilio's form to a connection URL, signed as Twilio signs it (or with `signature`). */
+export function postTwilioForm(
+  app: FastifyInstance,
+  url: string,
+  params: Record<string, string>,
+  signature?: string,
+) {
+  return app.inject({
+    method: 'POST',
+    url: url.slice(url.indexOf('/v1/channels/')),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-twilio-signature': signature ?? twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params),
+    },
+    payload: new URLSearchParams(params).toString(),
+  });
+}
+
+/** The conversation of a connection's customer, taken over from the bot by the tenant's owner. */
+export async function takeOverConversation(
+  app: FastifyInstance,
+  db: Queryable,
+  tenant: TenantFixture,
+  connectionId: string,
+): Promise<string> {
+  const [row] = await db.query<{ conversation_id: string }>(
+    'SELECT conversation_id FROM channel_inbound WHERE connection_id = $1 AND conversation_id IS NOT NULL',
+    [connectionId],
+  );
+  expect(row, 'a conversation of the connection').toBeDefined();
+  const taken = await app.inject({
+    method: 'POST',
+    url: `/api/inbox/${row!.conversation_id}/take-over`,
+    headers: tenant.owner.headers,
+  });
+  expect(taken.statusCode, taken.body).toBe(200);
+  return row!.conversation_id;
 }

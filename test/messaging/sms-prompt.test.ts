@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import twilio from 'twilio';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { SMS_PREFERRED_CHARS } from '../../src/modules/channels/registry.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../../src/modules/models/provider.js';
@@ -8,7 +7,7 @@ import { buildTenant } from '../helpers/factories.js';
 import { waitFor } from '../helpers/net.js';
 import { send, startSession, widgetBot } from '../widget/helpers.js';
 import { startFakeProviders, type FakeProviders } from './fake-providers.js';
-import { ACCOUNT_SID, AUTH_TOKEN, SMS_CONNECTION, addConnection } from './setup.js';
+import { ACCOUNT_SID, AUTH_TOKEN, SMS_CONNECTION, addConnection, postTwilioForm } from './setup.js';
 
 let fake: FakeProviders;
 beforeAll(async () => {
@@ -62,15 +61,7 @@ describeApp('the SMS channel tells the model to keep replies short', (get) => {
         Body: 'Habt ihr morgen offen?',
         NumMedia: '0',
       };
-      const res = await t.app.inject({
-        method: 'POST',
-        url: conn.webhook_url.slice(conn.webhook_url.indexOf('/v1/channels/')),
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, conn.webhook_url, params),
-        },
-        payload: new URLSearchParams(params).toString(),
-      });
+      const res = await postTwilioForm(t.app, conn.webhook_url, params);
       expect(res.statusCode).toBe(200);
       await waitFor(
         () => fake.messages('twilio').some((r) => r.body.To === customer),

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metaPayload, signMeta, textMessage } from '../../test/messaging/meta-helpers';
+import { startFakeProviders, type FakeProviders } from '../../test/messaging/fake-providers';
 import { newPage, screenshots, seriousViolations, signIn, startHarness, type Harness } from './harness';
 
 /**
@@ -15,14 +16,26 @@ import { newPage, screenshots, seriousViolations, signIn, startHarness, type Har
 describe('dashboard: channels and go-live checklist', () => {
   let harness: Harness;
   let page: Page;
+  let fake: FakeProviders;
 
   beforeAll(async () => {
-    harness = await startHarness();
+    // Meta's Graph API: a local fake that serves the number's templates and records what is sent.
+    fake = await startFakeProviders({ meta: 'EAAG-e2e-access-token', twilio: { sid: '', token: '' } });
+    fake.templates.meta.push({
+      id: '5551',
+      name: 'termin_erinnerung',
+      language: 'de',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      components: [{ type: 'BODY', text: 'Hallo {{1}}, Ihr Kurs am {{2}} findet statt. Kommen Sie?' }],
+    });
+    harness = await startHarness({ WHATSAPP_GRAPH_BASE_URL: fake.graphBase });
     page = await newPage(harness);
     await signIn(page, harness.owner);
   });
   afterAll(async () => {
     await harness?.close();
+    await fake?.close();
   });
 
   it('the checklist on the bot page says what is missing and links there', async () => {
@@ -161,6 +174,53 @@ describe('dashboard: channels and go-live checklist', () => {
       .toBe(0);
     await expect(seriousViolations(page)).resolves.toEqual([]);
     await screenshots(page, 'channels-phone');
+  });
+
+  it('WhatsApp after 25 hours: the inbox refuses a free reply in words and sends an approved template', async () => {
+    const [inbound] = await harness.query<{ conversation_id: string }>(
+      'SELECT conversation_id FROM channel_inbound WHERE conversation_id IS NOT NULL',
+    );
+    const { conversation_id: conversationId } = inbound!;
+    await harness.query(`UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours'`);
+    // The connection's card reads the templates from Meta and shows their status.
+    const card = page.getByTestId('connection-card').filter({ hasText: 'Studio-WhatsApp' });
+    await card.getByRole('button', { name: 'Vorlagen einlesen' }).click();
+    await card.getByText('termin_erinnerung (de) · APPROVED').waitFor();
+    await card.getByText('Vorlagen: 1 freigegeben').waitFor();
+    await screenshots(page, 'channels-whatsapp-templates');
+
+    // Its own page: the channel page stays open for the next case.
+    const inbox = await newPage(harness, 'de');
+    await signIn(inbox, harness.owner);
+    await inbox.goto(`/inbox?c=${conversationId}`);
+    // The demo bot may have handed the question over already (waiting) or still hold it.
+    await inbox.getByRole('button', { name: /^(Übernehmen|Vom Bot übernehmen)$/ }).click();
+    await inbox.getByTestId('inbox-state').filter({ hasText: 'Bei einer Person' }).waitFor();
+    const closed = inbox.getByTestId('window-closed');
+    await closed.getByText('Das 24-Stunden-Fenster ist geschlossen').waitFor();
+    // A free-form reply is refused in words.
+    await inbox.getByLabel('Antwort oder Notiz').fill('Sind Sie noch interessiert?');
+    await inbox.getByRole('button', { name: 'Antworten' }).click();
+    await inbox
+      .getByText('nicht geschrieben. Senden Sie eine freigegebene Vorlage', { exact: false })
+      .first()
+      .waitFor();
+
+    await closed.getByLabel('Vorlage senden').click();
+    await inbox.getByRole('option', { name: 'termin_erinnerung (de)' }).click();
+    await closed.getByLabel('Parameter 1').fill('Frau Weber');
+    await closed.getByLabel('Parameter 2').fill('3. Dezember');
+    const filled = 'Hallo Frau Weber, Ihr Kurs am 3. Dezember findet statt. Kommen Sie?';
+    await expect(inbox.getByTestId('template-preview').textContent()).resolves.toContain(filled);
+    await expect(seriousViolations(inbox)).resolves.toEqual([]);
+    await screenshots(inbox, 'inbox-whatsapp-template');
+    await closed.getByRole('button', { name: 'Vorlage senden' }).click();
+    await inbox.getByTestId('inbox-transcript').getByText(filled).waitFor();
+    await expect
+      .poll(() => fake.messages('meta').filter((m) => m.body.type === 'template').length, { timeout: 15_000 })
+      .toBe(1);
+    expect(fake.schemaViolations).toEqual([]);
+    await inbox.context().close();
   });
 
   it('the flow page warns which block does not fit WhatsApp, and which limit', async () => {

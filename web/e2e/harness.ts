@@ -71,7 +71,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+/** `env`: more settings, e.g. a provider's base URL pointed at a local fake. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   if (!existsSync(join(WEB_DIR, 'index.html'))) throw new Error('web/dist is missing: run npm run web:build');
   const executablePath = findChromium();
   if (!executablePath) throw new Error('chromium not found on the PATH (apt-get install -y chromium)');
@@ -87,6 +88,7 @@ export async function startHarness(): Promise<Harness> {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
+    ...env,
   });
   const ctx: AppContext = await createContext(config);
   await migrate(ctx.db);

@@ -153,9 +153,10 @@ interface ActionResult<T> {
 
 /**
  * One inbox action: locks the conversation, asks the state machine, writes the new state and
- * what `work` adds (in the same transaction), then publishes the change.
+ * what `work` adds (in the same transaction), then publishes the change. Also the way of a
+ * person's WhatsApp template message (messaging/template-service.ts).
  */
-async function act<T>(
+export async function act<T>(
   ctx: Ctx,
   user: AuthenticatedUser,
   id: string,

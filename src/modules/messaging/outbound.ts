@@ -26,6 +26,7 @@ import {
   SMS_MAX_CHARS,
 } from './rules.js';
 import { chunkText } from './render.js';
+import { contentRequestOf } from './twilio-content.js';
 import type { ParsedStatus } from './whatsapp.js';
 
 /** The outbox kinds: one sender per provider. */
@@ -71,6 +72,11 @@ export function renderBody(
   }
   const full = block ? numberedList(text, block, language) : text.trim();
   const bodies = conn.kind === 'twilio_sms' ? splitSms(full) : chunkText(full, SMS_MAX_CHARS);
+  // Twilio WhatsApp: buttons and lists as a Content template when they fit (the numbered list
+  // goes with it: the fallback when the content cannot be created, and still understood).
+  const content = conn.kind === 'twilio_whatsapp' && block ? contentRequestOf(text, block, language) : null;
+  if (content && bodies.length === 1)
+    return { parts: [{ body: bodies[0], content }], block, numbered: true, misfit: null };
   return { parts: bodies.map((body) => ({ body })), block, numbered: block !== null, misfit: null };
 }
 

@@ -115,7 +115,7 @@ export function windowState(
 
 /** The refusal of a free-form message outside the window, in words (the inbox shows it). */
 export const WINDOW_CLOSED_TEXT =
-  'Das 24-Stunden-Fenster ist geschlossen: Der Kunde hat seit über 24 Stunden nicht geschrieben. Freie Nachrichten stellt WhatsApp erst wieder zu, wenn der Kunde schreibt; senden Sie stattdessen eine freigegebene Vorlage.';
+  'Das 24-Stunden-Fenster ist geschlossen: Der Kunde hat seit über 24 Stunden nicht geschrieben. Freie Nachrichten stellt WhatsApp erst wieder zu, wenn der Kunde schreibt; senden Sie stattdessen eine freigegebene Vorlage („Vorlage senden“).';
 
 export const OPTED_OUT_TEXT =
   'Diese Nummer hat sich abgemeldet (STOP): Nachrichten werden erst wieder gesendet, wenn der Kunde START schreibt.';
@@ -204,7 +204,19 @@ const KNOWN_ERRORS: Record<string, Omit<ProviderError, 'code'>> = {
   '63016': { handling: 'refuse', text: WINDOW_CLOSED_TEXT, windowClosed: true },
   '132000': {
     handling: 'refuse',
-    text: 'Die Anzahl der Parameter passt nicht zur Vorlage.',
+    text: 'Die Anzahl der Parameter passt nicht zur Vorlage: WhatsApp hat die Vorlage nicht gesendet. Bitte die Vorlagen neu einlesen und erneut senden.',
+  },
+  '132001': {
+    handling: 'refuse',
+    text: 'Diese Vorlage gibt es bei WhatsApp (in dieser Sprache) nicht: bitte die Vorlagen neu einlesen.',
+  },
+  '132015': {
+    handling: 'refuse',
+    text: 'Die Vorlage ist pausiert (zu viele negative Rückmeldungen) und kann gerade nicht gesendet werden.',
+  },
+  '132016': {
+    handling: 'refuse',
+    text: 'Die Vorlage ist deaktiviert und kann nicht mehr gesendet werden.',
   },
   '190': {
     handling: 'unhealthy',

@@ -19,6 +19,7 @@ import { OPTED_OUT_TEXT, WINDOW_CLOSED_TEXT, backoffMs, providerError, windowSta
 import { channelSecretsFor } from './secret-store.js';
 import { statusCallbackUrl } from './service.js';
 import { bareNumber, sendTwilio } from './twilio.js';
+import { contentSidFor } from './twilio-content.js';
 import { sendWhatsApp, type SendOutcome } from './whatsapp.js';
 
 /** Attempts in one round before a message is dead. */
@@ -47,15 +48,44 @@ const viaMeta: Provider = (ctx, conn, row, part) =>
     ctx.config.messaging.sendTimeoutMs,
   );
 
-const viaTwilio: Provider = (ctx, conn, row, part) => {
+/**
+ * What a Twilio part sends: a template's content (`content_sid`, `content_variables`), a block's
+ * content (`content`: created once through the Content API, else the numbered list in `body`),
+ * or the text.
+ */
+async function twilioMessageOf(
+  ctx: AppContext,
+  conn: ConnectionRow,
+  account: { sid: string; token: string },
+  part: Record<string, unknown>,
+): Promise<{ body: string } | { contentSid: string; contentVariables?: string }> {
+  if (typeof part.content_sid === 'string')
+    return { contentSid: part.content_sid, contentVariables: String(part.content_variables ?? '{}') };
+  if (part.content && typeof part.content === 'object') {
+    try {
+      const { twilioContentBaseUrl: base, sendTimeoutMs } = ctx.config.messaging;
+      const request = part.content as Record<string, unknown>;
+      return { contentSid: await contentSidFor(ctx.db, conn.id, base, account, request, sendTimeoutMs) };
+    } catch {
+      // Twilio did not create the content: the numbered list is understood as well.
+    }
+  }
+  return { body: String(part.body ?? '') };
+}
+
+const viaTwilio: Provider = async (ctx, conn, row, part) => {
   const prefix = conn.kind === 'twilio_whatsapp' ? 'whatsapp:' : '';
+  const account = {
+    sid: conn.settings.account_sid!,
+    token: channelSecretsFor(ctx.config).open(conn, 'auth_token'),
+  };
   return sendTwilio(
     ctx.config.messaging.twilioApiBaseUrl,
-    { sid: conn.settings.account_sid!, token: channelSecretsFor(ctx.config).open(conn, 'auth_token') },
+    account,
     {
       from: `${prefix}${bareNumber(conn.settings.from_number!)}`,
       to: `${prefix}${row.to_number}`,
-      body: String(part.body ?? ''),
+      ...(await twilioMessageOf(ctx, conn, account, part)),
       statusCallback: `${statusCallbackUrl(conn, ctx.config)}?o=${row.id}`,
     },
     ctx.config.messaging.sendTimeoutMs,

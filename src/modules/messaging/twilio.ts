@@ -45,12 +45,14 @@ export function parseTwilioMessage(form: Record<string, string>): ParsedInbound 
     contextId: form.OriginalRepliedMessageSid || null,
     ts: new Date(),
   };
-  const payload = form.ButtonPayload ? parseChoiceId(form.ButtonPayload) : null;
+  // A tapped quick-reply button (ButtonPayload) or list-picker row (ListId) of ours.
+  const tapped = form.ButtonPayload || form.ListId;
+  const payload = tapped ? parseChoiceId(tapped) : null;
   if (payload)
     return {
       ...base,
       kind: 'choice',
-      text: form.ButtonText ?? form.Body ?? '',
+      text: form.ButtonText ?? form.ListTitle ?? form.Body ?? '',
       choice: { block_id: payload.blockId, item_id: payload.itemId },
     };
   const body = (form.Body ?? '').trim();
@@ -76,11 +78,21 @@ export function parseTwilioMessage(form: Record<string, string>): ParsedInbound 
   return { ...base, kind: 'unsupported', text: '', choice: null };
 }
 
-/** Sends one message with the library's Messages API. */
+/**
+ * Sends one message with the library's Messages API: a text (`body`) or a Content template
+ * (`contentSid` with its `contentVariables`).
+ */
 export async function sendTwilio(
   baseUrl: string,
   account: { sid: string; token: string },
-  message: { from: string; to: string; body: string; statusCallback: string },
+  message: {
+    from: string;
+    to: string;
+    body?: string;
+    contentSid?: string;
+    contentVariables?: string;
+    statusCallback: string;
+  },
   timeoutMs: number,
 ): Promise<SendOutcome> {
   checkProviderUrl(

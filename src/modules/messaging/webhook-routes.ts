@@ -22,6 +22,8 @@ import * as repo from './repository.js';
 import type { ConnectionRow } from './repository.js';
 import { acceptMessages, afterAccept, setTurnLog } from './inbound.js';
 import { applyStatuses } from './outbound.js';
+import { applyTemplateUpdates } from './template-service.js';
+import { parseTemplateUpdates } from './templates.js';
 import { ChannelParams, VerifyQuery } from './schema.js';
 import { AppError } from '../../http/errors.js';
 import { WEBHOOK_BODY_LIMITS, WebhookAuthThrottle, type WebhookProvider } from '../../shared/webhook-auth.js';
@@ -235,6 +237,8 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         messages = parsed.messages;
         if (parsed.statuses.length > 0)
           await ctx.db.transaction((tx) => applyStatuses(tx, conn, parsed.statuses));
+        if (parsed.templateUpdates > 0)
+          await applyTemplateUpdates({ ...ctx, log: request.log }, conn, parseTemplateUpdates(payload));
       } else {
         const isJson = String(request.headers['content-type'] ?? '').includes('json');
         const fields = isJson ? {} : form(raw);

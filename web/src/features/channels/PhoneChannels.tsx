@@ -34,6 +34,7 @@ import {
   type Connection,
   type ConnectionBody,
 } from './connection-queries';
+import { ConnectionTemplates } from './ConnectionTemplates';
 
 const KINDS = ['whatsapp_cloud', 'twilio_whatsapp', 'twilio_sms', 'twilio_voice'] as const;
 type Kind = (typeof KINDS)[number];
@@ -438,6 +439,9 @@ function ConnectionCard({
               </Badge>
             ))}
           </Group>
+        )}
+        {(connection.kind === 'whatsapp_cloud' || connection.kind === 'twilio_whatsapp') && (
+          <ConnectionTemplates botId={botId} connectionId={connection.id} />
         )}
         {h.last_error && (
           <Text size="sm" c="red" data-testid="connection-last-error">

@@ -44,3 +44,31 @@ export function useDeleteConnection(botId: string) {
     connectionKeys.all(botId),
   );
 }
+
+/** A WhatsApp connection's templates as last read from Meta or Twilio. */
+export function useConnectionTemplates(botId: string, connectionId: string) {
+  return useQuery({
+    queryKey: [...connectionKeys.all(botId), connectionId, 'templates'],
+    queryFn: async () =>
+      (
+        await call(
+          api.GET('/api/bots/{id}/connections/{connectionId}/templates', {
+            params: { path: { id: botId, connectionId } },
+          }),
+        )
+      ).data,
+  });
+}
+
+/** Reads the templates from the provider anew (the connection's health may change with it). */
+export function useRefreshTemplates(botId: string, connectionId: string) {
+  return useRefreshingMutation(
+    () =>
+      call(
+        api.POST('/api/bots/{id}/connections/{connectionId}/templates/refresh', {
+          params: { path: { id: botId, connectionId } },
+        }),
+      ),
+    connectionKeys.all(botId),
+  );
+}

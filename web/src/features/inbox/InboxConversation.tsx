@@ -20,6 +20,7 @@ import {
 import { expandSavedReplies } from './saved-replies';
 import { VisitorPanel } from './VisitorPanel';
 import { STATE_COLOUR } from './state-colour';
+import { WhatsAppWindow } from './TemplateComposer';
 
 /** The selected conversation: transcript, notes, and what staff may do with it. */
 export function InboxConversation({ id }: { id: string }) {
@@ -97,6 +98,12 @@ export function InboxConversation({ id }: { id: string }) {
             </Text>
           ))}
         </Stack>
+      )}
+      {c.channel === 'whatsapp' && (
+        <WhatsAppWindow
+          id={id}
+          canSend={canWork && c.state !== 'closed' && !(c.state === 'with_person' && !mine)}
+        />
       )}
       {canWork && c.state !== 'closed' && (
         <>

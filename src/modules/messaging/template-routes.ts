@@ -1,0 +1,142 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../shared/context.js';
+import { currentUser, requireUser } from '../auth/guard.js';
+import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
+import { InboxReply } from '../inbox/schema.js';
+import { ConnectionParams } from './schema.js';
+import {
+  connectionTemplates,
+  conversationTemplates,
+  refreshTemplates,
+  sendTemplate,
+  serializeTemplate,
+} from './template-service.js';
+
+const TemplateSchema = Type.Object(
+  {
+    name: Type.String(),
+    language: Type.String({ description: 'e.g. de, en_US' }),
+    status: Type.String({
+      description: 'As the provider names it: APPROVED, PENDING, REJECTED, PAUSED, DISABLED …',
+    }),
+    category: Type.Union([Type.String(), Type.Null()], { description: 'MARKETING, UTILITY, AUTHENTICATION' }),
+    body: Type.String({ description: 'The body text with its placeholders {{1}}, {{2}} …' }),
+    parameter_count: Type.Integer({ minimum: 0, description: 'How many body parameters a send needs' }),
+    sendable: Type.Boolean({ description: 'Only an APPROVED template can be sent' }),
+    refreshed_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'ChannelTemplate' },
+);
+const TemplateList = Type.Object({ data: Type.Array(TemplateSchema) });
+
+const TemplateSendBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 512 }),
+    language: Type.String({ minLength: 1, maxLength: 20 }),
+    parameters: Type.Array(Type.String({ maxLength: 1024 }), {
+      maxItems: 20,
+      description: 'The body parameters in order ({{1}}, {{2}} …); as many as the template has',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * WhatsApp templates: a connection's templates (read, refresh from the provider), the approved
+ * ones of a conversation, and a person's template message from the inbox.
+ */
+export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const security = SESSION_SECURITY;
+  const tags = ['dashboard: channel connections'];
+  const withLog = (log: { warn(obj: object, msg: string): void }) => ({ ...ctx, log });
+
+  app.get(
+    '/api/bots/:id/connections/:connectionId/templates',
+    {
+      onRequest: requireUser(ctx, 'bot:view'),
+      schema: {
+        tags,
+        operationId: 'listChannelTemplates',
+        summary: "A WhatsApp connection's message templates as last read from the provider",
+        security,
+        params: ConnectionParams,
+        response: { 200: TemplateList, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { id, connectionId } = request.params;
+      const { rows } = await connectionTemplates(ctx.db, currentUser(request).tenantId, id, connectionId);
+      return { data: rows.map(serializeTemplate) };
+    },
+  );
+
+  app.post(
+    '/api/bots/:id/connections/:connectionId/templates/refresh',
+    {
+      onRequest: requireUser(ctx, 'bot:edit'),
+      schema: {
+        tags,
+        operationId: 'refreshChannelTemplates',
+        summary:
+          "Reads the connection's templates from Meta (message_templates) or Twilio (Content API) anew; 503 in words when the provider refuses",
+        security,
+        params: ConnectionParams,
+        response: { 200: TemplateList, ...errorResponses(401, 403, 404, 422, 503) },
+      },
+    },
+    async (request) => {
+      const { id, connectionId } = request.params;
+      const { conn } = await connectionTemplates(ctx.db, currentUser(request).tenantId, id, connectionId);
+      return { data: (await refreshTemplates(withLog(request.log), conn)).map(serializeTemplate) };
+    },
+  );
+
+  app.get(
+    '/api/conversations/:id/channel/templates',
+    {
+      onRequest: requireUser(ctx, 'conversation:view'),
+      schema: {
+        tags: ['dashboard: inbox'],
+        operationId: 'listConversationTemplates',
+        summary:
+          "The approved templates of a WhatsApp conversation's connection (empty for SMS); 404 for a conversation not on WhatsApp/SMS",
+        security,
+        params: IdParams,
+        response: { 200: TemplateList, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (request) => ({
+      data: (await conversationTemplates(ctx.db, currentUser(request).tenantId, request.params.id)).map(
+        serializeTemplate,
+      ),
+    }),
+  );
+
+  app.post(
+    '/api/inbox/:id/template',
+    {
+      onRequest: requireUser(ctx, 'inbox:work'),
+      schema: {
+        tags: ['dashboard: inbox'],
+        operationId: 'sendTemplateInInbox',
+        summary:
+          "A person sends an approved WhatsApp template (also when the 24-hour window is closed); stored as the person's message, sent through the outbox",
+        security,
+        params: IdParams,
+        body: TemplateSendBody,
+        response: { 201: InboxReply, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const sent = await sendTemplate(
+        ctx,
+        currentUser(request),
+        request.params.id,
+        request.body,
+        request.log,
+      );
+      return reply.status(201).send(sent);
+    },
+  );
+};

@@ -1,0 +1,238 @@
+/**
+ * The approved templates of a WhatsApp connection and a person's template message from the
+ * inbox. Templates are read from the provider (Meta's `message_templates`; Twilio's Content API)
+ * and stored per connection: on demand (refresh) and, for Meta, when the
+ * `message_template_status_update` webhook reports a change. A person sends one approved
+ * template (name, language, body parameters) into a WhatsApp conversation — the only message
+ * WhatsApp delivers once the 24-hour window is closed — stored as the person's message (the body
+ * with the parameters filled in) and sent through the durable outbox like every reply, at once
+ * after the commit.
+ */
+import type { AppContext } from '../../shared/context.js';
+import type { Queryable } from '../../db/database.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { isUuid } from '../../shared/ids.js';
+import type { AuthenticatedUser } from '../auth/sessions.js';
+import { insertStaffMessage } from '../conversations/service.js';
+import { act } from '../inbox/service.js';
+import { publishMessage } from '../inbox/events.js';
+import { markReadBy } from '../inbox/repository.js';
+import * as repo from './repository.js';
+import type { ConnectionRow } from './repository.js';
+import * as templateRepo from './template-repository.js';
+import type { TemplateRow } from './template-repository.js';
+import { queueOutbound, recordProviderError } from './outbound.js';
+import { sendDueNow } from './sender.js';
+import { OPTED_OUT_TEXT, providerError } from './rules.js';
+import { channelSecretsFor } from './secret-store.js';
+import { getConnection } from './service.js';
+import {
+  APPROVED,
+  fillBody,
+  metaTemplatePart,
+  readMetaTemplates,
+  type ReadOutcome,
+  type TemplateStatusUpdate,
+} from './templates.js';
+import { readTwilioTemplates, twilioTemplatePart } from './twilio-content.js';
+
+type Ctx = Pick<AppContext, 'db' | 'config' | 'coordination'> & {
+  log?: { warn(obj: object, msg: string): void };
+};
+
+const TEMPLATE_KINDS = new Set(['whatsapp_cloud', 'twilio_whatsapp']);
+
+const unprocessable = (
+  message: string,
+  code: 'template_unknown' | 'template_parameters' | 'template_channel',
+  details: Record<string, unknown> = {},
+) => new AppError(422, 'unprocessable', message, { details: { code, ...details } });
+
+export function serializeTemplate(row: TemplateRow) {
+  return {
+    name: row.name,
+    language: row.language,
+    status: row.status,
+    category: row.category,
+    body: row.body,
+    parameter_count: row.parameter_count,
+    sendable: row.status === APPROVED,
+    refreshed_at: row.refreshed_at.toISOString(),
+  };
+}
+
+function readFromProvider(ctx: Ctx, conn: ConnectionRow): Promise<ReadOutcome> {
+  const secrets = channelSecretsFor(ctx.config);
+  const timeoutMs = ctx.config.messaging.sendTimeoutMs;
+  if (conn.kind === 'whatsapp_cloud')
+    return readMetaTemplates(
+      ctx.config.messaging.graphBaseUrl,
+      {
+        businessAccountId: conn.settings.business_account_id!,
+        token: secrets.open(conn, 'access_token'),
+      },
+      timeoutMs,
+    );
+  return readTwilioTemplates(
+    ctx.config.messaging.twilioContentBaseUrl,
+    { sid: conn.settings.account_sid!, token: secrets.open(conn, 'auth_token') },
+    timeoutMs,
+  );
+}
+
+/**
+ * Reads the connection's templates from the provider and replaces the stored ones. A refusal is
+ * recorded in the connection's health (a bad token makes it unhealthy) and answered 503 in words.
+ */
+export async function refreshTemplates(ctx: Ctx, conn: ConnectionRow): Promise<TemplateRow[]> {
+  if (!TEMPLATE_KINDS.has(conn.kind))
+    throw unprocessable('Vorlagen gibt es nur für WhatsApp-Verbindungen.', 'template_channel');
+  const read = await readFromProvider(ctx, conn);
+  if (!read.ok) {
+    const error = providerError(read.code, read.httpStatus ?? undefined);
+    const text = read.httpStatus === null ? `Der Anbieter ist nicht erreichbar (${read.text}).` : error.text;
+    if (read.httpStatus !== null)
+      await ctx.db.transaction((tx) =>
+        recordProviderError(tx, conn, error.code, error.text, error.handling === 'unhealthy'),
+      );
+    throw new AppError(503, 'service_unavailable', `Die Vorlagen konnten nicht gelesen werden: ${text}`, {
+      details: { code: 'templates_unavailable', provider_code: read.code },
+    });
+  }
+  await ctx.db.transaction((tx) =>
+    templateRepo.replaceTemplates(tx, conn.tenant_id, conn.id, read.templates),
+  );
+  return templateRepo.listTemplates(ctx.db, conn.id);
+}
+
+/** The stored templates of a bot's connection (404 for another tenant's). */
+export async function connectionTemplates(db: Queryable, tenantId: string, botId: string, id: string) {
+  const conn = await getConnection(db, tenantId, botId, id);
+  return { conn, rows: await templateRepo.listTemplates(db, conn.id) };
+}
+
+/**
+ * Meta's `message_template_status_update` webhook: each named template takes its new status at
+ * once. A template not stored yet (created after the last refresh) makes the list be read anew,
+ * after the webhook was answered. Changes of another business account are ignored.
+ */
+export async function applyTemplateUpdates(
+  ctx: Ctx,
+  conn: ConnectionRow,
+  updates: TemplateStatusUpdate[],
+): Promise<void> {
+  let unknown = false;
+  for (const u of updates) {
+    if (u.accountId && u.accountId !== conn.settings.business_account_id) continue;
+    const changed = await templateRepo.setTemplateStatus(ctx.db, conn.id, u, u.status);
+    if (changed === 0) unknown = true;
+  }
+  if (unknown)
+    void refreshTemplates(ctx, conn).catch((error: unknown) =>
+      ctx.log?.warn({ err: error, connection_id: conn.id }, 'templates not refreshed after a status update'),
+    );
+}
+
+/** The approved templates of a messaging conversation's connection (the inbox's choice). */
+export async function conversationTemplates(db: Queryable, tenantId: string, conversationId: string) {
+  const where = isUuid(conversationId)
+    ? await repo.conversationChannel(db, tenantId, conversationId)
+    : undefined;
+  const conn = where ? await repo.findConnectionById(db, where.connection_id) : undefined;
+  if (!where || !conn || conn.tenant_id !== tenantId) throw notFound('Conversation');
+  if (!TEMPLATE_KINDS.has(conn.kind)) return [];
+  return (await templateRepo.listTemplates(db, conn.id)).filter((t) => t.status === APPROVED);
+}
+
+export interface TemplateSend {
+  name: string;
+  language: string;
+  parameters: string[];
+}
+
+/** The provider message of an approved template with its parameters. */
+function templatePart(conn: ConnectionRow, template: TemplateRow, parameters: string[]) {
+  return conn.kind === 'whatsapp_cloud'
+    ? metaTemplatePart(template, parameters)
+    : twilioTemplatePart(template.provider_id ?? '', parameters);
+}
+
+/** The conversation's connection and the approved template, or a refusal in words. */
+async function sendable(tx: Queryable, tenantId: string, conversationId: string, body: TemplateSend) {
+  const where = await repo.conversationChannel(tx, tenantId, conversationId);
+  const conn = where ? await repo.findConnectionById(tx, where.connection_id) : undefined;
+  if (!where || !conn || conn.tenant_id !== tenantId || !TEMPLATE_KINDS.has(conn.kind))
+    throw unprocessable('Vorlagen lassen sich nur in WhatsApp-Gespräche senden.', 'template_channel');
+  const template = await templateRepo.findTemplate(tx, conn.id, body.name, body.language);
+  if (!template || template.status !== APPROVED)
+    throw unprocessable(
+      template
+        ? `Die Vorlage „${body.name}“ (${body.language}) ist nicht freigegeben (Status ${template.status}) und kann nicht gesendet werden.`
+        : `Die Vorlage „${body.name}“ (${body.language}) ist für diese Verbindung nicht bekannt; lesen Sie die Vorlagen neu ein.`,
+      'template_unknown',
+      { field: 'name' },
+    );
+  if (body.parameters.length !== template.parameter_count)
+    throw unprocessable(
+      `Die Vorlage „${body.name}“ braucht ${template.parameter_count} Parameter, angegeben sind ${body.parameters.length}.`,
+      'template_parameters',
+      { field: 'parameters', expected: template.parameter_count },
+    );
+  if (await repo.isOptedOut(tx, conn.id, where.from_number))
+    throw new AppError(409, 'conflict', OPTED_OUT_TEXT, { details: { code: 'opted_out' } });
+  return { conn, to: where.from_number, template };
+}
+
+/**
+ * A person sends an approved template into a WhatsApp conversation (allowed with the window
+ * closed): stored as the person's message and queued through the outbox in one transaction;
+ * a refusal stores nothing.
+ */
+export async function sendTemplate(
+  ctx: AppContext,
+  user: AuthenticatedUser,
+  id: string,
+  body: TemplateSend,
+  log?: Ctx['log'],
+) {
+  const parameters = body.parameters.map((p) => p.trim());
+  if (parameters.some((p) => p === ''))
+    throw new AppError(400, 'validation_error', 'Kein Parameter der Vorlage darf leer sein.', {
+      details: { code: 'field_blank', field: 'parameters' },
+    });
+  const result = await act({ ...ctx, log }, user, id, 'reply', {
+    work: async (tx, row) => {
+      const { conn, to, template } = await sendable(tx, user.tenantId, row.id, { ...body, parameters });
+      const content = fillBody(template.body, parameters).trim() || `[Vorlage ${template.name}]`;
+      const message = (await insertStaffMessage(tx, user.tenantId, row, {
+        role: 'assistant',
+        content,
+        authorUserId: user.id,
+      }))!;
+      await queueOutbound(tx, conn, {
+        conversationId: row.id,
+        messageId: message.id,
+        to,
+        purpose: 'template',
+        automated: false,
+        body: { parts: [templatePart(conn, template, parameters)], template: true },
+        key: `template:${message.id}`,
+      });
+      await markReadBy(tx, user.tenantId, id, user.id);
+      return { ...message, content };
+    },
+  });
+  const message = result.extra!;
+  await publishMessage(ctx, user.tenantId, id, message.id);
+  // Sent now rather than at the outbox worker's next poll (the claim keeps it once); the
+  // application's context, as its drain is one per context.
+  void sendDueNow(ctx);
+  return {
+    id: message.id,
+    conversation_id: id,
+    role: 'assistant' as const,
+    content: message.content,
+    author_user_id: user.id,
+    created_at: message.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,118 @@
+import { Alert, Button, Card, Group, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { notify } from '../../components/notify';
+import { errorMessage } from '../../components/states';
+import { formatDateTime } from '../../format';
+import { previewBody, useChannelState, useConversationTemplates, useSendTemplate } from './channel-queries';
+
+/**
+ * WhatsApp's 24-hour window in the inbox: the time left while it is open; once it is closed a
+ * free-form reply is refused, and "Vorlage senden" offers the connection's approved templates
+ * with one input per body parameter and a preview.
+ */
+export function WhatsAppWindow({ id, canSend }: { id: string; canSend: boolean }) {
+  const { t, i18n } = useTranslation();
+  const state = useChannelState(id, true);
+  const win = state.data?.window;
+  const closed = win ? !win.open : false;
+  if (!win) return null;
+  if (!closed)
+    return (
+      <Text size="sm" c="dimmed" mb="xs" data-testid="window-open">
+        {t('inbox.window.open', {
+          hours: Math.floor(win.remaining_seconds / 3600),
+          minutes: Math.floor((win.remaining_seconds % 3600) / 60),
+          until: formatDateTime(win.closes_at, i18n.language),
+        })}
+      </Text>
+    );
+  return (
+    <Alert color="orange" mb="sm" title={t('inbox.window.closedTitle')} data-testid="window-closed">
+      <Text size="sm" mb="xs">
+        {t('inbox.window.closed')}
+      </Text>
+      {canSend && <TemplateForm id={id} />}
+    </Alert>
+  );
+}
+
+function TemplateForm({ id }: { id: string }) {
+  const { t } = useTranslation();
+  const templates = useConversationTemplates(id, true);
+  const [chosen, setChosen] = useState<string | null>(null);
+  const [parameters, setParameters] = useState<string[]>([]);
+  const send = useSendTemplate(id, {
+    onSuccess: () => {
+      setChosen(null);
+      setParameters([]);
+      notify(t('inbox.template.sent'));
+    },
+    onError: (error) => notify(errorMessage(error, t('inbox.failed')), 'red'),
+  });
+  const list = templates.data?.data ?? [];
+  const key = (tpl: { name: string; language: string }) => `${tpl.name}|${tpl.language}`;
+  const template = list.find((tpl) => key(tpl) === chosen);
+  if (templates.isSuccess && list.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        {t('inbox.template.none')}
+      </Text>
+    );
+  const complete = template && parameters.filter((p) => p.trim()).length === template.parameter_count;
+  return (
+    <Stack gap="xs">
+      <Select
+        label={t('inbox.template.choose')}
+        placeholder={t('inbox.template.placeholder')}
+        data={list.map((tpl) => ({ value: key(tpl), label: `${tpl.name} (${tpl.language})` }))}
+        value={chosen}
+        onChange={(value) => {
+          setChosen(value);
+          const next = list.find((tpl) => key(tpl) === value);
+          setParameters(Array.from({ length: next?.parameter_count ?? 0 }, () => ''));
+        }}
+        data-testid="template-select"
+      />
+      {template && (
+        <>
+          {parameters.map((value, i) => (
+            <TextInput
+              key={i}
+              label={t('inbox.template.parameter', { n: i + 1 })}
+              value={value}
+              maxLength={1024}
+              onChange={(e) => {
+                const next = [...parameters];
+                next[i] = e.currentTarget.value;
+                setParameters(next);
+              }}
+            />
+          ))}
+          <Card withBorder padding="xs" bg="var(--mantine-color-body)" data-testid="template-preview">
+            <Text size="xs" c="dimmed">
+              {t('inbox.template.preview')}
+            </Text>
+            <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+              {previewBody(template.body, parameters)}
+            </Text>
+          </Card>
+          <Group>
+            <Button
+              onClick={() =>
+                send.mutate({
+                  name: template.name,
+                  language: template.language,
+                  parameters: parameters.map((p) => p.trim()),
+                })
+              }
+              disabled={!complete || send.isPending}
+            >
+              {t('inbox.template.send')}
+            </Button>
+          </Group>
+        </>
+      )}
+    </Stack>
+  );
+}
