@@ -17,6 +17,8 @@ import {
   UnreadCount,
 } from './schema.js';
 import * as inbox from './service.js';
+import { sendTemplate } from './template.js';
+import { TemplateSendBody } from '../messaging/index.js';
 
 /** Seconds between the stream's keep-alive comments (proxies close idle connections). */
 const HEARTBEAT_MS = 25_000;
@@ -191,6 +193,27 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
     async (request, reply) => {
       reply.code(201);
       return inbox.reply(withLog(request.log), currentUser(request), request.params.id, request.body);
+    },
+  );
+
+  app.post(
+    '/api/inbox/:id/template',
+    {
+      onRequest: requireUser(ctx, 'inbox:work'),
+      schema: {
+        operationId: 'sendTemplateInInbox',
+        tags,
+        summary:
+          "A person sends an approved WhatsApp template (also when the 24-hour window is closed); stored as the person's message, sent through the outbox",
+        security,
+        params: IdParams,
+        body: TemplateSendBody,
+        response: { 201: InboxReply, ...errorResponses(400, 401, 403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201);
+      return sendTemplate(ctx, currentUser(request), request.params.id, request.body, request.log);
     },
   );
 

@@ -4,5 +4,7 @@ export { optOutGuard } from './guards.js';
 export { personDelivery } from './outbound.js';
 export { LIMITS } from './render.js';
 export { channelSecretsFor, resealConnectionSecrets } from './secret-store.js';
-export { messagingSenders } from './sender.js';
+export { messagingSenders, sendDueNow } from './sender.js';
+export { TemplateSendBody } from './schema.js';
+export { prepareTemplateSend, type TemplateSend } from './template-service.js';
 export { VOICE_SETTING_DEFAULTS, activeVoiceConnection, listBotConnections } from './service.js';

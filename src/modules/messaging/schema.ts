@@ -235,3 +235,16 @@ export const ChannelStateSchema = Type.Object(
   },
   { $id: 'ChannelConversationState', title: 'ChannelConversationState' },
 );
+
+/** A person's template message from the inbox (POST /api/inbox/:id/template). */
+export const TemplateSendBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 512 }),
+    language: Type.String({ minLength: 1, maxLength: 20 }),
+    parameters: Type.Array(Type.String({ maxLength: 1024 }), {
+      maxItems: 20,
+      description: 'The body parameters in order ({{1}}, {{2}} …); as many as the template has',
+    }),
+  },
+  { additionalProperties: false },
+);

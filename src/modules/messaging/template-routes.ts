@@ -1,15 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../shared/context.js';
-import { currentUser, requireUser } from '../auth/guard.js';
+import { currentUser, requireUser } from '../auth/index.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
-import { InboxReply } from '../inbox/schema.js';
 import { ConnectionParams } from './schema.js';
 import {
   connectionTemplates,
   conversationTemplates,
   refreshTemplates,
-  sendTemplate,
   serializeTemplate,
 } from './template-service.js';
 
@@ -30,21 +28,9 @@ const TemplateSchema = Type.Object(
 );
 const TemplateList = Type.Object({ data: Type.Array(TemplateSchema) });
 
-const TemplateSendBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 512 }),
-    language: Type.String({ minLength: 1, maxLength: 20 }),
-    parameters: Type.Array(Type.String({ maxLength: 1024 }), {
-      maxItems: 20,
-      description: 'The body parameters in order ({{1}}, {{2}} …); as many as the template has',
-    }),
-  },
-  { additionalProperties: false },
-);
-
 /**
  * WhatsApp templates: a connection's templates (read, refresh from the provider), the approved
- * ones of a conversation, and a person's template message from the inbox.
+ * ones of a conversation, (a person's template message is the inbox's: inbox/template.ts).
  */
 export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const security = SESSION_SECURITY;
@@ -111,32 +97,5 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         serializeTemplate,
       ),
     }),
-  );
-
-  app.post(
-    '/api/inbox/:id/template',
-    {
-      onRequest: requireUser(ctx, 'inbox:work'),
-      schema: {
-        tags: ['dashboard: inbox'],
-        operationId: 'sendTemplateInInbox',
-        summary:
-          "A person sends an approved WhatsApp template (also when the 24-hour window is closed); stored as the person's message, sent through the outbox",
-        security,
-        params: IdParams,
-        body: TemplateSendBody,
-        response: { 201: InboxReply, ...errorResponses(400, 401, 403, 404, 409, 422) },
-      },
-    },
-    async (request, reply) => {
-      const sent = await sendTemplate(
-        ctx,
-        currentUser(request),
-        request.params.id,
-        request.body,
-        request.log,
-      );
-      return reply.status(201).send(sent);
-    },
   );
 };

@@ -12,17 +12,11 @@ import type { AppContext } from '../../shared/context.js';
 import type { Queryable } from '../../db/database.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
-import type { AuthenticatedUser } from '../auth/sessions.js';
-import { insertStaffMessage } from '../conversations/service.js';
-import { act } from '../inbox/service.js';
-import { publishMessage } from '../inbox/events.js';
-import { markReadBy } from '../inbox/repository.js';
 import * as repo from './repository.js';
 import type { ConnectionRow } from './repository.js';
 import * as templateRepo from './template-repository.js';
 import type { TemplateRow } from './template-repository.js';
 import { queueOutbound, recordProviderError } from './outbound.js';
-import { sendDueNow } from './sender.js';
 import { OPTED_OUT_TEXT, providerError } from './rules.js';
 import { channelSecretsFor } from './secret-store.js';
 import { getConnection } from './service.js';
@@ -184,55 +178,36 @@ async function sendable(tx: Queryable, tenantId: string, conversationId: string,
 }
 
 /**
- * A person sends an approved template into a WhatsApp conversation (allowed with the window
- * closed): stored as the person's message and queued through the outbox in one transaction;
- * a refusal stores nothing.
+ * A person's template message into a WhatsApp conversation (allowed with the window closed), as
+ * the inbox sends it (inbox/template.ts): checked inside the inbox's transaction — the
+ * conversation's connection, the approved template, its parameter count, the opt-out — then its
+ * text to store as the person's message, and `queue` for the outbox message of the stored
+ * message. A refusal (in words) stores nothing.
  */
-export async function sendTemplate(
-  ctx: AppContext,
-  user: AuthenticatedUser,
-  id: string,
+export async function prepareTemplateSend(
+  tx: Queryable,
+  tenantId: string,
+  conversationId: string,
   body: TemplateSend,
-  log?: Ctx['log'],
-) {
+): Promise<{ content: string; queue: (tx: Queryable, messageId: string) => Promise<void> }> {
   const parameters = body.parameters.map((p) => p.trim());
   if (parameters.some((p) => p === ''))
     throw new AppError(400, 'validation_error', 'Kein Parameter der Vorlage darf leer sein.', {
       details: { code: 'field_blank', field: 'parameters' },
     });
-  const result = await act({ ...ctx, log }, user, id, 'reply', {
-    work: async (tx, row) => {
-      const { conn, to, template } = await sendable(tx, user.tenantId, row.id, { ...body, parameters });
-      const content = fillBody(template.body, parameters).trim() || `[Vorlage ${template.name}]`;
-      const message = (await insertStaffMessage(tx, user.tenantId, row, {
-        role: 'assistant',
-        content,
-        authorUserId: user.id,
-      }))!;
-      await queueOutbound(tx, conn, {
-        conversationId: row.id,
-        messageId: message.id,
+  const { conn, to, template } = await sendable(tx, tenantId, conversationId, { ...body, parameters });
+  return {
+    content: fillBody(template.body, parameters).trim() || `[Vorlage ${template.name}]`,
+    queue: async (queueTx, messageId) => {
+      await queueOutbound(queueTx, conn, {
+        conversationId,
+        messageId,
         to,
         purpose: 'template',
         automated: false,
         body: { parts: [templatePart(conn, template, parameters)], template: true },
-        key: `template:${message.id}`,
+        key: `template:${messageId}`,
       });
-      await markReadBy(tx, user.tenantId, id, user.id);
-      return { ...message, content };
     },
-  });
-  const message = result.extra!;
-  await publishMessage(ctx, user.tenantId, id, message.id);
-  // Sent now rather than at the outbox worker's next poll (the claim keeps it once); the
-  // application's context, as its drain is one per context.
-  void sendDueNow(ctx);
-  return {
-    id: message.id,
-    conversation_id: id,
-    role: 'assistant' as const,
-    content: message.content,
-    author_user_id: user.id,
-    created_at: message.created_at.toISOString(),
   };
 }
