@@ -333,7 +333,6 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
       escalation_reason: exchange.handover?.escalationReason ?? null,
       handover_reason: exchange.handover?.reason ?? null,
       handover_question: exchange.handover?.question ?? null,
-      handover_at: exchange.handover?.at ?? null,
       ...(fresh
         ? { new_channel: fresh.channel, sender_id: fresh.senderId, metadata: JSON.stringify(fresh.metadata) }
         : {}),

@@ -25,11 +25,13 @@ export interface ExchangeParams {
   sources: string;
   actions: string;
   blocks: string;
-  /** The hand-over of this turn: all four null for none. */
+  /**
+   * The hand-over of this turn: all three null for none. Its time is the database's, the same
+   * clock (and transaction) as the messages' own times.
+   */
   escalation_reason: string | null;
   handover_reason: string | null;
   handover_question: string | null;
-  handover_at: Date | null;
   /** A new conversation's channel, sender and metadata (JSON text); only the `new` variant names them. */
   new_channel?: string;
   sender_id?: string | null;
@@ -44,8 +46,9 @@ const NEW_CONVERSATION = `INSERT INTO conversations
      status, escalated_at, escalation_reason, handover_reason, handover_at, handover_question)
   VALUES (:conversation_id, :tenant_id, :bot_id, :new_channel, :sender_id, :metadata, 2, now(),
      CASE WHEN :handover_reason::text IS NULL THEN 'active' ELSE 'handed_over' END,
-     :handover_at::timestamptz, :escalation_reason::text, :handover_reason::text,
-     :handover_at::timestamptz, :handover_question::text)
+     CASE WHEN :handover_reason::text IS NULL THEN NULL ELSE now() END, :escalation_reason::text,
+     :handover_reason::text, CASE WHEN :handover_reason::text IS NULL THEN NULL ELSE now() END,
+     :handover_question::text)
   RETURNING id`;
 
 // An ended conversation that gets a new message is active again; one a person took over is
@@ -54,12 +57,12 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
   SET message_count = message_count + 2, last_message_at = now(), updated_at = now(),
       status = CASE WHEN :handover_reason::text IS NULL THEN 'active' ELSE 'handed_over' END,
       ended_at = CASE WHEN status = 'ended' THEN NULL ELSE ended_at END,
-      escalated_at = coalesce(:handover_at::timestamptz, escalated_at),
+      escalated_at = CASE WHEN :handover_reason::text IS NULL THEN escalated_at ELSE now() END,
       escalation_reason = CASE WHEN :handover_reason::text IS NULL THEN escalation_reason
                                ELSE :escalation_reason::text END,
       assigned_user_id = CASE WHEN :handover_reason::text IS NULL THEN assigned_user_id END,
       handover_reason = coalesce(:handover_reason::text, handover_reason),
-      handover_at = coalesce(:handover_at::timestamptz, handover_at),
+      handover_at = CASE WHEN :handover_reason::text IS NULL THEN handover_at ELSE now() END,
       handover_question = CASE WHEN :handover_reason::text IS NULL THEN handover_question
                                ELSE :handover_question::text END
   WHERE tenant_id = :tenant_id AND id = :conversation_id AND status <> 'handed_over'
