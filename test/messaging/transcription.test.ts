@@ -145,21 +145,23 @@ describeApp('voice notes on WhatsApp and SMS, transcribed by an OpenAI-compatibl
     const bot = await tenant.bot();
     return addConnection(get().app, tenant, bot.id, { ...WHATSAPP_CONNECTION, quiet_window_ms: 100 });
   }
+  const postVoiceNotes = (connectionId: string, messages: object[]) =>
+    postMeta(
+      get().app,
+      connectionId,
+      metaPayload(WHATSAPP_CONNECTION.phone_number_id, { messages }),
+      APP_SECRET,
+    );
   const sentTo = (to: string) => fake.messages('meta').filter((r) => r.body.to === to);
   const textOf = (r: { body: Record<string, unknown> }) => (r.body.text as { body: string }).body;
 
   it('WhatsApp: fetches the audio with the access token, transcribes it and answers the transcript', async () => {
-    const { app, db } = get();
+    const { db } = get();
     const conn = await whatsapp();
     const mediaId = `7${Date.now()}`;
     fake.addMedia(mediaId, OGG, 'audio/ogg');
     transcriber.answers.push({ text: ` ${TRANSCRIPT} ` });
-    const res = await postMeta(
-      app,
-      conn.id,
-      metaPayload(WHATSAPP_CONNECTION.phone_number_id, { messages: [voiceNote(customer, mediaId)] }),
-      APP_SECRET,
-    );
+    const res = await postVoiceNotes(conn.id, [voiceNote(customer, mediaId)]);
     expect(res.statusCode).toBe(200);
     await vi.waitUntil(() => sentTo(customer).length === 1, { timeout: 15_000, interval: 25 });
 
@@ -190,17 +192,11 @@ describeApp('voice notes on WhatsApp and SMS, transcribed by an OpenAI-compatibl
   });
 
   it('WhatsApp: a provider that fails gets the polite only-text notice, and the model is not asked', async () => {
-    const { app } = get();
     const conn = await whatsapp();
     const mediaId = `8${Date.now()}`;
     fake.addMedia(mediaId, OGG, 'audio/ogg');
     transcriber.answers.push({ status: 503 });
-    await postMeta(
-      app,
-      conn.id,
-      metaPayload(WHATSAPP_CONNECTION.phone_number_id, { messages: [voiceNote(customer, mediaId)] }),
-      APP_SECRET,
-    );
+    await postVoiceNotes(conn.id, [voiceNote(customer, mediaId)]);
     await vi.waitUntil(() => sentTo(customer).length === 1, { timeout: 15_000, interval: 25 });
     expect(textOf(sentTo(customer)[0]!)).toContain(NOTICE);
     expect(transcriber.uploads).toHaveLength(1);
@@ -208,20 +204,13 @@ describeApp('voice notes on WhatsApp and SMS, transcribed by an OpenAI-compatibl
   });
 
   it('WhatsApp: a voice note larger than TRANSCRIPTION_MAX_BYTES is not downloaded, and one of an unknown id not transcribed', async () => {
-    const { app, ctx } = get();
+    const { ctx } = get();
     const conn = await whatsapp();
     ctx.config.messaging.transcription.maxBytes = 1024;
     const mediaId = `9${Date.now()}`;
     fake.addMedia(mediaId, OGG, 'audio/ogg');
     const other = String(Number(customer) + 1);
-    await postMeta(
-      app,
-      conn.id,
-      metaPayload(WHATSAPP_CONNECTION.phone_number_id, {
-        messages: [voiceNote(customer, mediaId), voiceNote(other, '123456')],
-      }),
-      APP_SECRET,
-    );
+    await postVoiceNotes(conn.id, [voiceNote(customer, mediaId), voiceNote(other, '123456')]);
     await vi.waitUntil(() => sentTo(customer).length === 1 && sentTo(other).length === 1, {
       timeout: 15_000,
       interval: 25,
@@ -236,17 +225,12 @@ describeApp('voice notes on WhatsApp and SMS, transcribed by an OpenAI-compatibl
   });
 
   it('without a transcription provider a voice note gets the notice at once, and nothing is downloaded', async () => {
-    const { app, ctx } = get();
+    const { ctx } = get();
     ctx.config.messaging.transcription.baseUrl = undefined;
     const conn = await whatsapp();
     const mediaId = `6${Date.now()}`;
     fake.addMedia(mediaId, OGG, 'audio/ogg');
-    await postMeta(
-      app,
-      conn.id,
-      metaPayload(WHATSAPP_CONNECTION.phone_number_id, { messages: [voiceNote(customer, mediaId)] }),
-      APP_SECRET,
-    );
+    await postVoiceNotes(conn.id, [voiceNote(customer, mediaId)]);
     await vi.waitUntil(() => sentTo(customer).length === 1, { timeout: 15_000, interval: 25 });
     expect(textOf(sentTo(customer)[0]!)).toContain(NOTICE);
     expect(fake.mediaRequests).toHaveLength(0);

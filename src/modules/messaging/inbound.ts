@@ -223,6 +223,30 @@ function refusalOf(
   }
 }
 
+/** A notice to the customer instead of a turn (queued and sent), the turn settled as skipped. */
+async function noticeInsteadOfTurn(
+  ctx: AppContext,
+  conn: ConnectionRow,
+  turn: { turnId: string; conversationId: string | null; from: string },
+  text: string,
+  language: string,
+  reason: string,
+): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    await queueOutbound(tx, conn, {
+      conversationId: turn.conversationId,
+      messageId: null,
+      to: turn.from,
+      purpose: 'notice',
+      automated: true,
+      body: renderBody(conn, text, null, language),
+      key: `notice:${turn.turnId}`,
+    });
+    await repo.settleTurn(tx, turn.turnId, 'skipped', turn.conversationId, reason);
+  });
+  await sendDueNow(ctx);
+}
+
 /** The claimed voice notes as text (kept on their rows); one that cannot be read stays empty. */
 async function transcribeClaimed(ctx: AppContext, conn: ConnectionRow, rows: InboundRow[]): Promise<void> {
   for (const row of rows) {
@@ -315,20 +339,14 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
   await transcribeClaimed(ctx, conn, claimed);
   if (claimed.every((r) => !r.text.trim())) {
     // Only voice notes that could not be read: the customer is told, as without transcription.
-    await ctx.db.transaction(async (tx) => {
-      await queueOutbound(tx, conn, {
-        conversationId,
-        messageId: null,
-        to: from,
-        purpose: 'notice',
-        automated: true,
-        body: renderBody(conn, onlyTextNotice('de', true), null, 'de'),
-        key: `notice:${turnId}`,
-      });
-      await repo.settleTurn(tx, turnId, 'skipped', conversationId, 'voice_without_text');
-    });
-    await sendDueNow(ctx);
-    return;
+    return noticeInsteadOfTurn(
+      ctx,
+      conn,
+      { turnId, conversationId, from },
+      onlyTextNotice('de', true),
+      'de',
+      'voice_without_text',
+    );
   }
   const message = claimed
     .map((r) => r.text.trim())
@@ -337,22 +355,15 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
     .slice(0, 10_000);
   const language = detectLanguage(message);
   const resolved = await resolveChoice(ctx.db, conn, claimed);
-  if (resolved.expired) {
-    await ctx.db.transaction(async (tx) => {
-      await queueOutbound(tx, conn, {
-        conversationId,
-        messageId: null,
-        to: from,
-        purpose: 'notice',
-        automated: true,
-        body: renderBody(conn, CHOICE_EXPIRED_TEXT, null, language),
-        key: `notice:${turnId}`,
-      });
-      await repo.settleTurn(tx, turnId, 'skipped', conversationId, 'choice_expired');
-    });
-    await sendDueNow(ctx);
-    return;
-  }
+  if (resolved.expired)
+    return noticeInsteadOfTurn(
+      ctx,
+      conn,
+      { turnId, conversationId, from },
+      CHOICE_EXPIRED_TEXT,
+      language,
+      'choice_expired',
+    );
   const channel = channelOf(conn);
   // The person behind the number: one contact per E.164 number, whatever channel they use.
   await findOrCreateContactBySender(ctx.db, conn.tenant_id, { senderId: from, channel });
