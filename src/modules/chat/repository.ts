@@ -262,7 +262,7 @@ export interface Exchange {
    * The turn hands the conversation over to people: the same statement marks it waiting for a
    * person (as conversations/lifecycle's escalation does), at `at`.
    */
-  handover: { escalationReason: string; reason: string; question: string; at: Date } | null;
+  handover: { escalationReason: string; reason: string; question: string } | null;
   /** Broadcasts sent by this statement when it stores the exchange (PostgreSQL's fan-out). */
   notify: StatementNotify | null;
 }
@@ -308,13 +308,18 @@ genericPlan(STORE_CONTINUED.text);
 /**
  * Stores a question and its answer in ONE statement (see conversations' exchangeStatement):
  * the conversation (new or continued), both messages (question first: seq keeps the order),
- * the idempotency record and the quota reservation. Returns false, having written nothing,
- * when a person took the conversation over in the meantime.
+ * the idempotency record and the quota reservation. Returns the time it was stored at (the
+ * database's), or null, having written nothing, when a person took the conversation over in the
+ * meantime.
  */
-export async function storeExchange(db: Queryable, tenantId: string, exchange: Exchange): Promise<boolean> {
+export async function storeExchange(
+  db: Queryable,
+  tenantId: string,
+  exchange: Exchange,
+): Promise<{ at: Date } | null> {
   const fresh = exchange.newConversation;
   const statement = fresh ? STORE_NEW : STORE_CONTINUED;
-  const rows = await db.query<{ stored: number }>(
+  const rows = await db.query<{ stored: number; at: Date }>(
     statement.text,
     statement.values({
       tenant_id: tenantId,
@@ -345,7 +350,7 @@ export async function storeExchange(db: Queryable, tenantId: string, exchange: E
       period: exchange.reservation?.period ?? null,
     }),
   );
-  return rows[0]?.stored === 1;
+  return rows[0]?.stored === 1 ? { at: rows[0].at } : null;
 }
 
 /**

@@ -71,7 +71,8 @@ const CONTINUED_CONVERSATION = `UPDATE conversations
 /**
  * The statement for a new or a continued conversation. `settle` holds further WITH parts
  * (comma-separated, no trailing comma) that may read `conversation` and use their own names.
- * Returns `stored` (1 when the exchange was written, else 0) and `notified`.
+ * Returns `stored` (1 when the exchange was written, else 0), `notified` and `at`, the
+ * transaction's time (the time of the messages and of a hand-over).
  */
 export function exchangeStatement<Settle extends object>(
   variant: 'new' | 'continued',
@@ -98,5 +99,6 @@ export function exchangeStatement<Settle extends object>(
        SELECT pg_notify(:notify_channel, payload) FROM unnest(:notify_payloads::text[]) AS payload
        WHERE EXISTS (SELECT 1 FROM conversation)
      )
-     SELECT count(*)::int AS stored, (SELECT count(*) FROM notified)::int AS notified FROM conversation`);
+     SELECT count(*)::int AS stored, (SELECT count(*) FROM notified)::int AS notified, now() AS at
+     FROM conversation`);
 }

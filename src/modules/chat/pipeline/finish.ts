@@ -144,17 +144,20 @@ async function store(
     const actions = [...processed.actions];
     for (const apply of processed.apply) actions.push(...(await apply(tx)));
     const response = responseOf(turn, reply, processed, actions, blocks);
+    const stored = await repo.storeExchange(
+      tx,
+      tenantId,
+      exchangeOf(turn, reply, response, handover, notify),
+    );
     // Handed over meanwhile: the error rolls the actions back with everything else.
-    if (!(await repo.storeExchange(tx, tenantId, exchangeOf(turn, reply, response, handover, notify)))) {
-      throw handedOver();
-    }
+    if (!stored) throw handedOver();
     if (flowMoved) await flowStage.saveState(tx, turn.turn, turn.flow);
     if (handover && escalationEvent) {
       await enqueueEvent(tx, tenantId, 'escalation.triggered', {
         conversation_id: turn.turn.conversationId,
         bot_id: turn.turn.bot.id,
         reason: handover.escalationReason,
-        escalated_at: handover.at,
+        escalated_at: stored.at,
       });
     }
     await delivery?.enqueue(tx, {
@@ -199,7 +202,6 @@ function handoverOf(ctx: AppContext, turn: Turn): Handover | null {
     escalationReason: flow ? 'flow' : reason,
     reason,
     question: turn.turn.userMessage,
-    at: new Date(),
   };
 }
 
