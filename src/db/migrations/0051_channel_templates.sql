@@ -25,8 +25,10 @@ CREATE INDEX channel_templates_tenant_idx ON channel_templates (tenant_id);
 -- item set (key: a hash of the content type and items) and connection.
 CREATE TABLE channel_contents (
   connection_id uuid NOT NULL REFERENCES channel_connections(id) ON DELETE CASCADE,
+  tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
   content_key varchar(64) NOT NULL,
   content_sid varchar(64) NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (connection_id, content_key)
 );
+CREATE INDEX channel_contents_tenant_idx ON channel_contents (tenant_id);

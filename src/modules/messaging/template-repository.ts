@@ -109,7 +109,8 @@ export async function storeContentSid(
   sid: string,
 ): Promise<string> {
   await db.query(
-    `INSERT INTO channel_contents (connection_id, content_key, content_sid) VALUES ($1, $2, $3)
+    `INSERT INTO channel_contents (tenant_id, connection_id, content_key, content_sid)
+     SELECT c.tenant_id, c.id, $2, $3 FROM channel_connections c WHERE c.id = $1
      ON CONFLICT (connection_id, content_key) DO NOTHING`,
     [connectionId, key, sid],
   );
