@@ -156,7 +156,7 @@ interface ActionResult<T> {
  * what `work` adds (in the same transaction), then publishes the change. Also the way of a
  * person's WhatsApp template message (messaging/template-service.ts).
  */
-export async function act<T>(
+async function act<T>(
   ctx: Ctx,
   user: AuthenticatedUser,
   id: string,
@@ -276,16 +276,11 @@ async function mailAssignee(ctx: Ctx, to: string, conversationId: string): Promi
  */
 export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body: { text: string }) {
   const content = text(body.text, 'text');
-  const result = await act(ctx, user, id, 'reply', {
-    work: async (tx, row) => {
-      // Without an Idempotency-Key the message is always stored.
-      const message = (await insertStaffMessage(tx, user.tenantId, row, {
-        role: 'assistant',
-        content,
-        authorUserId: user.id,
-      }))!;
-      // The channel's delivery, the same port and outbox kind as the bot's replies on it.
-      await ctx.deliveries[channelOf(row.channel).kind].enqueue(tx, {
+  return sendPersonMessage(ctx, user, id, async (_tx, row) => ({
+    content,
+    // The channel's delivery, the same port and outbox kind as the bot's replies on it.
+    send: (tx, message) =>
+      ctx.deliveries[channelOf(row.channel).kind].enqueue(tx, {
         tenantId: user.tenantId,
         botId: row.bot_id,
         conversationId: row.id,
@@ -296,10 +291,39 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
         text: content,
         blocks: [],
         createdAt: message.created_at,
-      });
-      // The one who answers has read what came before.
+      }),
+  }));
+}
+
+/**
+ * A person's message into the conversation (a reply, a template): under the inbox's lock and
+ * state machine, `prepare` checks what is sent and names its text; the message is stored (without
+ * an Idempotency-Key, always), `send` queues it in the same transaction, the one who answers has
+ * read what came before, and the message is announced after the commit.
+ */
+export async function sendPersonMessage(
+  ctx: Ctx,
+  user: AuthenticatedUser,
+  id: string,
+  prepare: (
+    tx: Queryable,
+    row: LockedRow,
+  ) => Promise<{
+    content: string;
+    send: (tx: Queryable, message: { id: string; created_at: Date }) => Promise<void>;
+  }>,
+) {
+  const result = await act(ctx, user, id, 'reply', {
+    work: async (tx, row) => {
+      const prepared = await prepare(tx, row);
+      const message = (await insertStaffMessage(tx, user.tenantId, row, {
+        role: 'assistant',
+        content: prepared.content,
+        authorUserId: user.id,
+      }))!;
+      await prepared.send(tx, message);
       await repo.markReadBy(tx, user.tenantId, id, user.id);
-      return message;
+      return { ...message, content: prepared.content };
     },
   });
   const message = result.extra!;
@@ -308,7 +332,7 @@ export async function reply(ctx: Ctx, user: AuthenticatedUser, id: string, body:
     id: message.id,
     conversation_id: id,
     role: 'assistant' as const,
-    content,
+    content: message.content,
     author_user_id: user.id,
     created_at: message.created_at.toISOString(),
   };

@@ -1,7 +1,8 @@
 /**
  * Admission: the channel's guards (guards.ts: the e-mail loop guard, the widget's daily budget,
- * a messaging customer's opt-out; a refusal is stored once, ../refusals.ts), the idempotency claim, then the specification's checks (bot →
- * active → conversation → hand-over → quota) with the quota reservation, in one statement. The
+ * a messaging customer's opt-out; a refusal is stored once, ../refusals.ts), the idempotency
+ * claim, then the specification's checks (bot → active → conversation → hand-over → quota) with
+ * the quota reservation, in one statement. The
  * per-minute request limits run before, at the HTTP layer (the route's preParsing hook), where
  * they protect the endpoint before its body is read.
  */
