@@ -41,7 +41,7 @@ const FOLDS = 5;
 const L2 = 0.01;
 const ITERATIONS = 3000;
 const LEARNING_RATE = 0.5;
-const VERSION = 'answerability-lr-3';
+const VERSION = 'answerability-lr-4';
 /** The share of answerable questions the operating point may hand over (the target). */
 const MAX_HANDED_OVER = 0.1;
 
@@ -56,6 +56,8 @@ interface Row {
 }
 interface Asked {
   language: string;
+  /** The knowledge base it was asked against: every paragraph, or one half of the businesses. */
+  view: View;
   id: string;
   group: string;
   answerable: boolean;
@@ -64,6 +66,16 @@ interface Asked {
   rules: boolean;
   /** The best hit's calibrated score (0 without a hit). */
   topScore: number;
+}
+
+type View = 'full' | 'half0' | 'half1';
+const VIEWS: View[] = ['full', 'half0', 'half1'];
+
+/** Which half of the split a business falls into (stable, by a hash of its name). */
+function halfOf(name: string): number {
+  let hash = 0;
+  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
+  return hash % 2;
 }
 
 const dir = fileURLToPath(new URL('../eval/knowledge/', import.meta.url));
@@ -83,67 +95,76 @@ async function collect(): Promise<Asked[]> {
       const negatives = JSON.parse(readFileSync(`${dir}/hard-negatives-${language}.json`, 'utf8')) as {
         questions: { id: string; question: string }[];
       };
-      const { tenant } = await ctx.db.transaction((tx) =>
-        createTenant(tx, { name: `Training ${language}`, plan: 'business' }),
-      );
-      const bot = await createBot(ctx.db, tenant.id, { name: `Training ${language}` });
-      const deps: KnowledgeDeps = {
-        db: ctx.db,
-        embeddings: null,
-        maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
-        minScore: MIN_SCORE,
-      };
-      const paragraphOf = new Map<string, string>();
-      for (let i = 0; i < set.paragraphs.length; i += MAX_IMPORT_ENTRIES) {
-        const batch = set.paragraphs.slice(i, i + MAX_IMPORT_ENTRIES);
-        const stored = await importEntries(
-          deps,
-          tenant.id,
-          { botId: bot.id },
-          batch.map((p) => ({ title: p.title, content: p.content })),
-          null,
+      // The whole set, and each half of its businesses alone (split by topic: the other half's
+      // questions are unanswerable there).
+      for (const view of VIEWS) {
+        const { tenant } = await ctx.db.transaction((tx) =>
+          createTenant(tx, { name: `Training ${language} ${view}`, plan: 'business' }),
         );
-        stored.forEach((entry, j) => paragraphOf.set(entry.id, batch[j]!.id));
-      }
-      const titleOf = new Map(set.paragraphs.map((p) => [p.id, p.title]));
-      const questions: Question[] = [
-        ...set.questions,
-        ...negatives.questions.map((q) => ({ ...q, paragraph: null })),
-      ];
-      for (const q of questions) {
-        const question = questionText(q.question);
-        const result = await searchWithEvidence(ctx.db, tenant.id, {
-          botId: bot.id,
-          query: q.question,
-          limit: 3,
-        });
-        const input = {
-          question,
-          language: detectLanguage(question || q.question),
-          hits: result.hits,
-          words: result.words,
+        const bot = await createBot(ctx.db, tenant.id, { name: `Training ${language} ${view}` });
+        const loaded = set.paragraphs.filter(
+          (p) => view === 'full' || halfOf(business(p.title)) === Number(view.slice(4)),
+        );
+        const deps: KnowledgeDeps = {
+          db: ctx.db,
+          embeddings: null,
+          maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
           minScore: MIN_SCORE,
         };
-        const candidates = answerCandidates(input);
-        const top = result.hits[0];
-        const group =
-          q.paragraph !== null
-            ? business(titleOf.get(q.paragraph)!)
-            : top
-              ? business(top.title)
-              : `none ${q.id}`;
-        asked.push({
-          language,
-          id: q.id,
-          group: `${language} ${group}`,
-          answerable: q.paragraph !== null,
-          rows: candidates.map((c) => ({
-            features: c.features,
-            label: q.paragraph !== null && paragraphOf.get(c.hit.entryId) === q.paragraph ? 1 : 0,
-          })),
-          rules: decideAnswerability({ ...input, mode: 'rules' }).answer,
-          topScore: top?.score ?? 0,
-        });
+        const paragraphOf = new Map<string, string>();
+        for (let i = 0; i < loaded.length; i += MAX_IMPORT_ENTRIES) {
+          const batch = loaded.slice(i, i + MAX_IMPORT_ENTRIES);
+          const stored = await importEntries(
+            deps,
+            tenant.id,
+            { botId: bot.id },
+            batch.map((p) => ({ title: p.title, content: p.content })),
+            null,
+          );
+          stored.forEach((entry, j) => paragraphOf.set(entry.id, batch[j]!.id));
+        }
+        const titleOf = new Map(set.paragraphs.map((p) => [p.id, p.title]));
+        const stored = new Set(loaded.map((p) => p.id));
+        const questions: Question[] = [
+          ...set.questions,
+          ...negatives.questions.map((q) => ({ ...q, paragraph: null })),
+        ];
+        for (const q of questions) {
+          const question = questionText(q.question);
+          const result = await searchWithEvidence(ctx.db, tenant.id, {
+            botId: bot.id,
+            query: q.question,
+            limit: 3,
+          });
+          const input = {
+            question,
+            language: detectLanguage(question || q.question),
+            hits: result.hits,
+            words: result.words,
+            minScore: MIN_SCORE,
+          };
+          const candidates = answerCandidates(input);
+          const top = result.hits[0];
+          const group =
+            q.paragraph !== null
+              ? business(titleOf.get(q.paragraph)!)
+              : top
+                ? business(top.title)
+                : `none ${q.id}`;
+          asked.push({
+            language,
+            view,
+            id: view === 'full' ? q.id : `${q.id} ${view}`,
+            group: `${language} ${group}`,
+            answerable: q.paragraph !== null && stored.has(q.paragraph),
+            rows: candidates.map((c) => ({
+              features: c.features,
+              label: q.paragraph !== null && paragraphOf.get(c.hit.entryId) === q.paragraph ? 1 : 0,
+            })),
+            rules: decideAnswerability({ ...input, mode: 'rules' }).answer,
+            topScore: top?.score ?? 0,
+          });
+        }
       }
     }
   } finally {
@@ -227,9 +248,13 @@ async function main() {
       : await collect();
   if (rowsFile && !existsSync(rowsFile)) writeFileSync(rowsFile, JSON.stringify(asked));
   // Cross-validated probabilities: the best hit's probability per question (0 without a candidate).
+  // The split views are always measured; they are trained on only with --with-split (trained on,
+  // they cost the whole set more than they give the split: docs/knowledge.md).
+  const withSplit = process.argv.includes('--with-split');
+  const training = asked.filter((a) => withSplit || a.view === 'full');
   const held = new Map<string, number>();
   for (let fold = 0; fold < FOLDS; fold += 1) {
-    const model = train(asked.filter((a) => foldOf(a.group) !== fold).flatMap((a) => a.rows));
+    const model = train(training.filter((a) => foldOf(a.group) !== fold).flatMap((a) => a.rows));
     for (const a of asked.filter((q) => foldOf(q.group) === fold)) {
       held.set(`${a.language} ${a.id}`, Math.max(0, ...a.rows.map((r) => probability(model, r.features))));
     }
@@ -239,12 +264,18 @@ async function main() {
   const rate = (items: Asked[], test: (a: Asked) => boolean) =>
     items.length === 0 ? 0 : items.filter(test).length / items.length;
   let best = { threshold: 0.5, cost: Infinity };
-  for (const language of ['de', 'en', 'all']) {
-    const items = asked.filter((a) => language === 'all' || a.language === language);
+  for (const [language, view] of ['de', 'en', 'all'].flatMap((l) =>
+    ['full', 'split', 'both'].map((v) => [l, v] as const),
+  )) {
+    const items = asked.filter(
+      (a) =>
+        (language === 'all' || a.language === language) &&
+        (view === 'both' || (view === 'full') === (a.view === 'full')),
+    );
     const answerable = items.filter((a) => a.answerable);
     const unanswerable = items.filter((a) => !a.answerable);
     console.log(
-      `\n${language}: ${items.length} questions (${answerable.length} answerable, ${unanswerable.length} unanswerable; ${items.reduce((s, a) => s + a.rows.length, 0)} candidate hits)`,
+      `\n${language} ${view}: ${items.length} questions (${answerable.length} answerable, ${unanswerable.length} unanswerable; ${items.reduce((s, a) => s + a.rows.length, 0)} candidate hits)`,
     );
     console.log(
       `  AUROC, cross-validated by business: model ${auroc(items.map((a) => ({ positive: a.answerable, score: p(a) }))).toFixed(3)}, ` +
@@ -260,9 +291,10 @@ async function main() {
       const handed = rate(answerable, (a) => p(a) < t);
       console.log(`  ${t.toFixed(2)}       ${answered.toFixed(3)}                  ${handed.toFixed(3)}`);
     }
-    if (language !== 'all') continue;
+    if (language !== 'all' || view !== (withSplit ? 'both' : 'full')) continue;
     // The operating point: the fewest unanswerable questions answered while at most
-    // MAX_HANDED_OVER of the answerable ones are handed over (cross-validated, both languages).
+    // MAX_HANDED_OVER of the answerable ones are handed over (cross-validated, both languages,
+    // on the data trained on).
     for (let t = 0.1; t <= 0.8; t += 0.01) {
       const answered = rate(unanswerable, (a) => p(a) >= t);
       const handed = rate(answerable, (a) => p(a) < t);
@@ -270,7 +302,7 @@ async function main() {
         best = { threshold: Math.round(t * 100) / 100, cost: answered };
     }
   }
-  const model = { ...train(asked.flatMap((a) => a.rows)), threshold: best.threshold };
+  const model = { ...train(training.flatMap((a) => a.rows)), threshold: best.threshold };
   console.log(`\noperating point: ${best.threshold}`);
   console.log('weights (standardised):');
   FEATURE_NAMES.forEach((name, i) => console.log(`  ${name.padEnd(20)} ${model.weights[i]!.toFixed(3)}`));

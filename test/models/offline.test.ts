@@ -89,8 +89,14 @@ describe('questionType', () => {
     ['Wann öffnet das Amt?', 'time'],
     ['What year did Tesla die?', 'time'],
     ['Wie viele Plätze gibt es?', 'number'],
-    ['How much does the chain cost?', 'number'],
-    ['Was kostet die Stunde?', 'number'],
+    ['How much does the chain cost?', 'price'],
+    ['Was kostet die Stunde?', 'price'],
+    ['Wie viel kostet der Rückbildungskurs?', 'price'],
+    ['Wie hoch ist die Vorverkaufsgebühr?', 'price'],
+    ['What is the fee for a late return?', 'price'],
+    ['Combien coûte une nuit ?', 'price'],
+    ['Wie hoch ist der Turm?', 'number'],
+    ['How much storage is included?', 'number'],
     ['Wo kann ich parken?', 'place'],
     ['Gibt es Parkplätze?', 'other'],
   ])('%s → %s', (question, type) => {
@@ -106,6 +112,12 @@ describe('extractAnswer by question type', () => {
     expect(extractAnswer(content, 'Wer leitet den Kurs für Schwangerschaftsyoga?')).toContain('Svenja Kraus');
     expect(extractAnswer(content, 'Was kostet der Kurs?')).toContain('120,00 €');
     expect(extractAnswer(content, 'Wie viele Menschen haben teilgenommen?')).toContain('415.000 Menschen');
+  });
+  it('answers what something costs with a sentence naming an amount of money, not any number', () => {
+    const rooms =
+      'Das Hotel am See hat 38 Zimmer mit Seeblick. Ein Zimmer mit Balkon kostet ab 149,00 € pro Nacht.';
+    expect(extractAnswer(rooms, 'Was kostet ein Zimmer mit Seeblick?', 80, 'de')).toContain('149,00 €');
+    expect(extractAnswer(rooms, 'Wie viele Zimmer gibt es mit Seeblick?', 80, 'de')).toContain('38 Zimmer');
   });
   it("weighs the words of the entry's title less: they name what every sentence is about", () => {
     const tariffs =

@@ -103,7 +103,7 @@ export function hitFeatures(input: FeatureInput, hit: KnowledgeHit): number[] {
     sentence.answering ? 1 : 0,
     type === 'person' ? 1 : 0,
     type === 'time' ? 1 : 0,
-    type === 'number' ? 1 : 0,
+    type === 'number' || type === 'price' ? 1 : 0,
     type === 'place' ? 1 : 0,
     input.language === 'de' ? 1 : 0,
     Math.min(topics.length, 6) / 6,

@@ -178,6 +178,16 @@ interface WantedWord {
   weight: number;
 }
 
+/**
+ * How much offering what the question asks for adds to a sentence's score. A price question's
+ * answer is an amount of money, which a sentence sharing the question's words without one cannot
+ * give ("38 Zimmer mit Seeblick" against "Was kostet ein Zimmer mit Seeblick?"), so it counts
+ * twice as much there.
+ */
+function typeWeight(type: QuestionType): number {
+  return type === 'price' ? 0.6 : 0.3;
+}
+
 /** Weighted share of the question's content words a sentence holds, plus a bonus when it offers what is asked. */
 function sentenceScore(
   sentence: Sentence,
@@ -193,7 +203,7 @@ function sentenceScore(
     if (words.some((w) => sameWord(word, w))) overlap += weight;
   }
   if (overlap === 0) return 0;
-  return overlap / Math.max(total, 1e-9) + 0.3 * typeFit(sentence.text, type, question);
+  return overlap / Math.max(total, 1e-9) + typeWeight(type) * typeFit(sentence.text, type, question);
 }
 
 interface Candidate {
@@ -237,7 +247,7 @@ export function bestSentence(
   const answering = sentencesOf(content, language).some((sentence) =>
     keyTerms.every((term) => coversTerm(`${title} ${sentence.text}`, term)),
   );
-  return { coverage: best ? Math.max(0, best.score - 0.3 * fit) : 0, typeFit: fit, answering };
+  return { coverage: best ? Math.max(0, best.score - typeWeight(type) * fit) : 0, typeFit: fit, answering };
 }
 
 /**

@@ -62,9 +62,18 @@ export function splitSentences(text: string, language: Language): string[] {
 }
 
 /** What a question asks for, told by its question words. */
-export type QuestionType = 'person' | 'time' | 'number' | 'place' | 'other';
+export type QuestionType = 'person' | 'time' | 'price' | 'number' | 'place' | 'other';
 
 const QUESTION_TYPES: [RegExp, QuestionType][] = [
+  // A price is a number with a currency: "38 Zimmer" does not answer "Was kostet ein Zimmer?".
+  [
+    /\b(?:was\s+kostet|was\s+kosten|wie\s+teuer|wie\s*viel\s+(?:kostet|kosten|zahle|zahlt|bezahle|verlangt)|welchen?\s+preis|wie\s+hoch\s+(?:ist|sind)\s+(?:die|der|das)\s+\S*(?:gebühr|gebühren|preis|preise|miete|beitrag|kaution|kosten)|combien\s+co[uû]te|quanto\s+cost[ao])\b/i,
+    'price',
+  ],
+  [
+    /\b(?:how\s+much\b.*\b(?:cost|costs|charge|charged|pay|fee)|how\s+much\s+(?:is|are)\s+(?:a|an|the)\b|what\s+(?:does|do|did)\b.*\bcost|what\s+(?:is|was|are)\s+the\s+(?:price|cost|fee|charge)s?)\b/i,
+    'price',
+  ],
   [
     /\b(?:wie\s+viele?|wieviele?|wie\s+teuer|was\s+kostet|was\s+kosten|wie\s+hoch|wie\s+lange?|wie\s+groß|wie\s+weit|wie\s+schwer|wie\s+alt|ab\s+welche[mr]?|wie\s+oft|um\s+wie\s+viel)\b/i,
     'number',
@@ -90,9 +99,15 @@ export function questionType(question: string): QuestionType {
 const MONTHS =
   /\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|january|february|march|may|june|july|october|december|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|monday|tuesday|wednesday|thursday|friday|saturday|sunday|uhr|am|pm|o'clock|werktag\w*|wochen\w*|tage?n?|days?|weeks?|months?|years?|jahr\w*|monat\w*)\b/i;
 
+/** An amount of money, or a word saying that something costs nothing. */
+const PRICE =
+  /(?:[€$£]|\b(?:eur|euro|usd|chf|gbp|dollars?|pounds?|cents?|kostenlos|kostenfrei|gratis|umsonst|free|gratuit|gratuito)\b)/i;
+
 /** How well a sentence offers what the question type asks for (0..1). */
 export function typeFit(sentence: string, type: QuestionType, question: string): number {
   switch (type) {
+    case 'price':
+      return PRICE.test(sentence) ? 1 : 0;
     case 'number':
       return /\p{N}/u.test(sentence) ? 1 : 0;
     case 'time':
