@@ -5,13 +5,16 @@
  *   npm run train:answerability              train, cross-validate, write the weights
  *   npm run train:answerability -- --dry-run  only print the figures
  *   --rows FILE   keep the searched candidates in FILE (read them from it when it exists)
+ *   --with-split  also train on the split rows (below; measured, not the default)
  *
  * Data: the development set (eval/knowledge/dev-de.json, dev-en.json) and its hard negatives
  * (eval/knowledge/hard-negatives-*.json: questions about the same businesses that no entry
  * answers). Each language's paragraphs become the entries of one bot in an in-memory PGlite, as
  * in scripts/eval-knowledge.ts; every question is searched like the chat searches (top 3), and
  * every hit at or above the minimum score that holds the question's key terms becomes one row:
- * its features, labelled 1 when it is the paragraph that answers the question, else 0.
+ * its features, labelled 1 when it is the paragraph that answers the question, else 0. Every
+ * question is also asked against each half of the businesses alone (split by business): there a
+ * question about a business that is not loaded is unanswerable. The split is always measured.
  *
  * Cross-validation by topic: the questions are grouped by business (of the paragraph that
  * answers them, or of their top hit), and the five folds never share a business, so the same
