@@ -131,3 +131,54 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
     }
   });
 });
+
+/** The encyclopedia set: articles of invented subjects, "Article – Section" titles, no variants. */
+describe.each(['de', 'en'])('knowledge encyclopedia set %s', (language) => {
+  const url = new URL(`../../eval/knowledge/encyclopedia-${language}.json`, import.meta.url);
+  const set = JSON.parse(readFileSync(url, 'utf8')) as Omit<EvalSet, 'variants'>;
+  const articleOf = (title: string) => title.split(' – ')[0]!;
+
+  it('has the fields of the development set without variants, and ids of its own', () => {
+    expect(Object.keys(set).sort()).toEqual(['language', 'paragraphs', 'questions']);
+    expect(set.language).toBe(language);
+    for (const paragraph of set.paragraphs) {
+      expect(Object.keys(paragraph).sort()).toEqual(['content', 'id', 'title']);
+      expect(paragraph.id).toMatch(new RegExp(`^${language}-e-p\\d{3}$`));
+      expect(paragraph.title, paragraph.id).toMatch(/^[^–]+ – [^–]+$/);
+    }
+    for (const question of set.questions) {
+      expect(Object.keys(question).sort()).toEqual(['answer', 'id', 'kind', 'paragraph', 'question']);
+      expect(question.id).toMatch(new RegExp(`^${language}-e-q\\d{3}$`));
+      expect(KINDS).toContain(question.kind);
+    }
+    expect(new Set(set.paragraphs.map((p) => p.id)).size).toBe(set.paragraphs.length);
+    expect(new Set(set.questions.map((q) => q.id)).size).toBe(set.questions.length);
+  });
+
+  it('holds at least 24 articles of two or three paragraphs, each within one chunk', () => {
+    const articles = new Map<string, number>();
+    for (const p of set.paragraphs)
+      articles.set(articleOf(p.title), (articles.get(articleOf(p.title)) ?? 0) + 1);
+    expect(articles.size).toBeGreaterThanOrEqual(24);
+    for (const [article, count] of articles) expect([2, 3], article).toContain(count);
+    const outside = set.paragraphs.filter(
+      (p) => words(p.content) < 60 || words(p.content) > 180 || p.content.length > MAX_CONTENT_CHARS,
+    );
+    expect(outside.map((p) => p.id)).toEqual([]);
+  });
+
+  it('takes every answer verbatim from its paragraph and asks one unanswerable question per article', () => {
+    const content = new Map(set.paragraphs.map((p) => [p.id, p.content]));
+    for (const question of set.questions) {
+      if (question.kind === 'unanswerable') {
+        expect(question.paragraph, question.id).toBeNull();
+        expect(question.answer, question.id).toBeNull();
+        continue;
+      }
+      expect(content.get(question.paragraph ?? ''), question.id).toContain(question.answer ?? '\u0000');
+    }
+    const articles = new Set(set.paragraphs.map((p) => articleOf(p.title)));
+    expect(set.questions.filter((q) => q.kind === 'unanswerable').length).toBe(articles.size);
+    expect(set.questions.length - articles.size).toBeGreaterThanOrEqual(200);
+  });
+});
