@@ -224,6 +224,41 @@ describeApp('voice notes on WhatsApp and SMS, transcribed by an OpenAI-compatibl
     expect(transcriber.uploads).toHaveLength(0);
   });
 
+  it("WhatsApp: an opted-out customer's voice note is neither downloaded nor transcribed, and the turn is refused as opted out", async () => {
+    const { db } = get();
+    const conn = await whatsapp();
+    // Opted out as the provider reports it (Meta's 131050 "user stopped marketing messages" and
+    // the like; on WhatsApp STOP is no keyword of ours).
+    await db.query('INSERT INTO channel_opt_outs (connection_id, number) VALUES ($1, $2)', [
+      conn.id,
+      `+${customer}`,
+    ]);
+    const mediaId = `5${Date.now()}`;
+    fake.addMedia(mediaId, OGG, 'audio/ogg');
+    transcriber.answers.push({ text: TRANSCRIPT });
+    await postVoiceNotes(conn.id, [voiceNote(customer, mediaId)]);
+    const settled = () =>
+      db.query<{ status: string; skip_reason: string | null }>(
+        `SELECT status, skip_reason FROM channel_inbound WHERE connection_id = $1 AND kind = 'voice'`,
+        [conn.id],
+      );
+    await vi.waitUntil(async () => (await settled())[0]?.status === 'skipped', {
+      timeout: 15_000,
+      interval: 25,
+    });
+    expect(await settled()).toEqual([{ status: 'skipped', skip_reason: 'opted_out' }]);
+    expect(fake.mediaRequests).toHaveLength(0);
+    expect(transcriber.uploads).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
+    // Nothing went out: no notice, no answer.
+    expect(sentTo(customer)).toHaveLength(0);
+    const refusals = await db.query<{ guard: string }>(
+      'SELECT guard FROM conversation_refusals WHERE sender_id = $1',
+      [`+${customer}`],
+    );
+    expect(refusals).toEqual([{ guard: 'messaging_opt_out' }]);
+  });
+
   it('without a transcription provider a voice note gets the notice at once, and nothing is downloaded', async () => {
     const { ctx } = get();
     ctx.config.messaging.transcription.baseUrl = undefined;

@@ -336,8 +336,12 @@ export async function runTurn(ctx: AppContext, connectionId: string, from: strin
       a.provider_ts.getTime() - b.provider_ts.getTime() || a.received_at.getTime() - b.received_at.getTime(),
   );
   const conversationId = await repo.openConversation(ctx.db, conn.tenant_id, conn.id, from);
-  await transcribeClaimed(ctx, conn, claimed);
-  if (claimed.every((r) => !r.text.trim())) {
+  // An opted-out customer's voice notes never go to the transcription provider, nor get the
+  // only-text notice: the opt-out guard refuses the turn anyway (read only when a note waits).
+  const unread = claimed.some((r) => r.kind === 'voice' && !r.text.trim() && r.media);
+  const optedOut = unread && (await repo.isOptedOut(ctx.db, conn.id, from));
+  if (!optedOut) await transcribeClaimed(ctx, conn, claimed);
+  if (!optedOut && claimed.every((r) => !r.text.trim())) {
     // Only voice notes that could not be read: the customer is told, as without transcription.
     return noticeInsteadOfTurn(
       ctx,
