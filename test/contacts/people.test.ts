@@ -243,8 +243,34 @@ describeApp('contacts as people', (get) => {
     const hers = await seedConversation(ctx.db, tenant.id, bot.id, { senderId: 'erika-1', messages: 4 });
     const his = await seedConversation(ctx.db, tenant.id, bot.id, { senderId: 'max-1', messages: 2 });
 
+    // Refused messages: one in her conversation, one of hers that opened none (by e-mail), one of his.
+    const refuse = (conversationId: string | null, senderId: string, excerpt: string) =>
+      ctx.db.query(
+        `INSERT INTO conversation_refusals (tenant_id, conversation_id, channel, sender_id, guard, code, reason, message_excerpt)
+         VALUES ($1, $2, 'sms', $3, 'messaging_opt_out', 'opted_out', 'opted_out', $4)`,
+        [tenant.id, conversationId, senderId, excerpt],
+      );
+    await refuse(hers.id, 'erika-1', 'Noch Plätze frei?');
+    await refuse(null, ' E@Example.test ', 'Bitte zurückrufen');
+    await refuse(his.id, 'max-1', 'Und ich?');
+
     const exported = await req(tenant, 'GET', `/api/contacts/${person.id}/export`);
     expect(exported.statusCode, exported.body).toBe(200);
+    expect(
+      exported
+        .json()
+        .refusals.map((r: { message_excerpt: string; guard: string; conversation_id: string | null }) => [
+          r.message_excerpt,
+          r.guard,
+          r.conversation_id,
+        ])
+        .sort(),
+    ).toEqual(
+      [
+        ['Bitte zurückrufen', 'messaging_opt_out', null],
+        ['Noch Plätze frei?', 'messaging_opt_out', hers.id],
+      ].sort(),
+    );
     expect(exported.headers['content-disposition']).toContain('attachment');
     const data = exported.json();
     expect(data.contact).toMatchObject({ id: person.id, name: 'Erika', email: 'e@example.test' });
@@ -266,6 +292,10 @@ describeApp('contacts as people', (get) => {
     const left = async (sql: string, params: unknown[]) =>
       (await ctx.db.query<{ n: number }>(sql, params))[0]!.n;
     expect(await left('SELECT count(*)::int AS n FROM contacts WHERE id = $1', [person.id])).toBe(0);
+    // Her refusals are gone with her, his stays.
+    expect(
+      await left('SELECT count(*)::int AS n FROM conversation_refusals WHERE tenant_id = $1', [tenant.id]),
+    ).toBe(1);
     expect(await left('SELECT count(*)::int AS n FROM conversations WHERE id = $1', [hers.id])).toBe(0);
     expect(await left('SELECT count(*)::int AS n FROM messages WHERE conversation_id = $1', [hers.id])).toBe(
       0,

@@ -13,7 +13,7 @@ export type {
   StreamSink,
 } from './pipeline/types.js';
 export { quotaPeriod } from './quota.js';
-export { conversationRefusals, forgetRefusalsOfPerson } from './refusals.js';
+export { conversationRefusals, forgetRefusalsOfPerson, refusalsOfPerson } from './refusals.js';
 export { sweepExpiredReservations } from './repository.js';
 export { parseChatRequest, parseIdempotencyKey, type ChatChannel } from './request.js';
 export { ChatBlockSchema, ChatChoiceSchema, ChatResponseSchema } from './schema.js';

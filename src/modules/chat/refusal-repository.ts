@@ -66,6 +66,26 @@ export function listRefusals(db: Queryable, tenantId: string, conversationId: st
 }
 
 /**
+ * A person's refusals, for their data export: those in their conversations and those of their
+ * turns that opened none (by sender id or e-mail address), oldest first.
+ */
+export function listRefusalsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: { senderId: string | null; email: string | null; conversationIds: string[] },
+) {
+  return db.query<RefusalRow>(
+    `SELECT id, conversation_id, channel, guard, code, reason, message_excerpt, created_at
+     FROM conversation_refusals
+     WHERE tenant_id = $1
+       AND (conversation_id = ANY ($2::uuid[])
+            OR (sender_id IS NOT NULL AND (sender_id = $3 OR lower(btrim(sender_id)) = lower(btrim($4::text)))))
+     ORDER BY created_at, id`,
+    [tenantId, person.conversationIds, person.senderId, person.email],
+  );
+}
+
+/**
  * Deletes the refusals of a person's turns that opened no conversation (those of their
  * conversations go with the conversations), by sender id or e-mail address. Returns how many.
  */

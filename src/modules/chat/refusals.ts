@@ -63,6 +63,16 @@ export async function conversationRefusals(
   }));
 }
 
+/** A person's refusals as their data export lists them (see listRefusalsOfPerson). */
+export async function refusalsOfPerson(
+  db: Queryable,
+  tenantId: string,
+  person: { senderId: string | null; email: string | null; conversationIds: string[] },
+): Promise<Record<string, unknown>[]> {
+  const rows = await repo.listRefusalsOfPerson(db, tenantId, person);
+  return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }));
+}
+
 /** An erased person's refusals outside conversations (their conversations' go with them). */
 export function forgetRefusalsOfPerson(
   db: Queryable,

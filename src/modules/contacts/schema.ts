@@ -182,6 +182,10 @@ export const PersonExportSchema = Type.Object(
     contact: ContactSchema,
     bookings: Type.Array(Row),
     conversations: Type.Array(Row, { description: 'Each conversation with its messages' }),
+    refusals: Type.Array(Row, {
+      description:
+        "The person's messages a guard refused to answer (opt-out, loop guard, budget), in their conversations or outside any, with the message's excerpt",
+    }),
   },
   { title: 'PersonExport' },
 );

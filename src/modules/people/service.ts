@@ -36,7 +36,7 @@ import {
   type ContactRow,
   serializeContact,
 } from '../contacts/index.js';
-import { forgetRefusalsOfPerson } from '../chat/index.js';
+import { forgetRefusalsOfPerson, refusalsOfPerson } from '../chat/index.js';
 
 /**
  * A contact for its page: its fields and, when replies to its e-mail address bounced, the
@@ -175,7 +175,8 @@ const isoRow = <T extends Record<string, unknown>>(row: T) =>
 
 /**
  * Everything the service keeps of the person: the contact, its bookings (with the event's
- * title and date), its conversations with every message, and the staff notes on them.
+ * title and date), its conversations with every message, the staff notes on them, and the
+ * messages a guard refused to answer (with their excerpt).
  */
 export async function exportPerson(db: Database, tenantId: string, contactId: string) {
   const contact = await findContact(db, tenantId, contactId);
@@ -187,10 +188,16 @@ export async function exportPerson(db: Database, tenantId: string, contactId: st
     tenantId,
     conversations.map((c) => c.id),
   );
+  const refusals = await refusalsOfPerson(db, tenantId, {
+    senderId: contact.sender_id,
+    email: contact.email,
+    conversationIds: conversations.map((c) => c.id),
+  });
   return {
     exported_at: new Date().toISOString(),
     contact: serializeContact(contact),
     bookings: bookings.map(isoRow),
+    refusals,
     conversations: conversations.map((c) => ({
       ...isoRow(c),
       messages: messages

@@ -9279,6 +9279,10 @@ export interface operations {
                         conversations: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The person's messages a guard refused to answer (opt-out, loop guard, budget), in their conversations or outside any, with the message's excerpt */
+                        refusals: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
