@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fanoutOf, tenantTopic } from '../../src/coordination/fanout.js';
 import { GUARD_REASONS, guardReasonText } from '../../src/modules/chat/pipeline/guards.js';
 import { converse } from '../../src/modules/chat/pipeline/engine.js';
 import type { InboundMessage } from '../../src/modules/chat/pipeline/types.js';
@@ -209,6 +210,52 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
       'nicht beantwortet, weil der Kunde den Nachrichten widersprochen hat',
       'nicht beantwortet, weil der Kunde den Nachrichten widersprochen hat',
     ]);
+  });
+
+  it('a new refusal in a conversation is announced to the tenant’s open inboxes, once per turn', async () => {
+    const t = get();
+    t.ctx.config.messaging.graphBaseUrl = fake.graphBase;
+    const tenant = await buildTenant(t.ctx);
+    const bot = await tenant.bot();
+    const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
+    const from = '+4917044444444';
+    await setOptOut(t.db, connectionId, from, true);
+    const conversationId = await conversationOn(t, tenant, bot.id, 'whatsapp', from);
+    const heard: unknown[] = [];
+    const stranger = await buildTenant(t.ctx);
+    const overheard: unknown[] = [];
+    const fanout = fanoutOf(t.ctx.coordination);
+    const stop = await fanout.subscribe(tenantTopic(tenant.id), (event) => heard.push(event));
+    const stopOther = await fanout.subscribe(tenantTopic(stranger.id), (event) => overheard.push(event));
+    try {
+      const turn = (key: string, conversation: string | null): InboundMessage => ({
+        tenantId: tenant.id,
+        botId: bot.id,
+        input: {
+          message: 'Hallo?',
+          senderId: from,
+          channel: 'whatsapp',
+          conversationId: conversation,
+          metadata: {},
+        },
+        idempotencyKey: key,
+        facts: { messaging: { connectionId, from } },
+      });
+      await refusedTurn(t, turn('messaging:live-1', conversationId));
+      await refusedTurn(t, turn('messaging:live-1', conversationId)); // the same turn again: stored once
+      await refusedTurn(t, turn('messaging:live-2', null)); // no conversation: no inbox to tell
+      await vi.waitUntil(() => heard.length >= 1, { timeout: 5000, interval: 10 });
+      await refusedTurn(t, turn('messaging:live-3', conversationId));
+      await vi.waitUntil(() => heard.length >= 2, { timeout: 5000, interval: 10 });
+      expect(heard).toEqual([
+        { type: 'refusal', conversation_id: conversationId },
+        { type: 'refusal', conversation_id: conversationId },
+      ]);
+      expect(overheard).toEqual([]);
+    } finally {
+      await stop();
+      await stopOther();
+    }
   });
 
   it('erasing the person deletes their refusals, also those without a conversation; others stay', async () => {

@@ -1867,7 +1867,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live inbox updates as server-sent events: `inbox` {conversation_id, status} and `message` {conversation_id, message_id}; `resync` means reload */
+        /** Live inbox updates as server-sent events: `inbox` {conversation_id, status}, `message` {conversation_id, message_id} and `refusal` {conversation_id} (a guard refused a customer message there); `resync` means reload */
         get: operations["streamInbox"];
         put?: never;
         post?: never;

@@ -28,17 +28,19 @@ export interface NewRefusal {
 
 /**
  * Stores a guard refusal once: the same turn again (same Idempotency-Key) stores nothing.
- * A conversation id that is not the tenant's (or no conversation's) is stored as none.
+ * A conversation id that is not the tenant's (or no conversation's) is stored as none. Returns
+ * the conversation a new row names (null when it names none or nothing was stored).
  */
-export async function insertRefusal(db: Queryable, refusal: NewRefusal): Promise<void> {
+export async function insertRefusal(db: Queryable, refusal: NewRefusal): Promise<string | null> {
   const conversationId =
     refusal.conversationId !== null && isUuid(refusal.conversationId) ? refusal.conversationId : null;
-  await db.query(
+  const rows = await db.query<{ conversation_id: string | null }>(
     `INSERT INTO conversation_refusals
        (tenant_id, conversation_id, channel, sender_id, guard, code, reason, message_excerpt, idempotency_key)
      VALUES ($1, (SELECT id FROM conversations WHERE tenant_id = $1 AND id = $2::uuid),
              $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING`,
+     ON CONFLICT (tenant_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     RETURNING conversation_id`,
     [
       refusal.tenantId,
       conversationId,
@@ -51,6 +53,7 @@ export async function insertRefusal(db: Queryable, refusal: NewRefusal): Promise
       refusal.idempotencyKey,
     ],
   );
+  return rows[0]?.conversation_id ?? null;
 }
 
 /** The conversation's latest refusals (at most `limit`), oldest first. */

@@ -12,6 +12,8 @@ import type { GuardRefusal, RefusalReason } from '../../shared/refusal.js';
 import { guardReasonText } from './pipeline/guards.js';
 import type { InboundMessage } from './pipeline/types.js';
 import * as repo from './refusal-repository.js';
+import { publishRefusal } from '../conversations/index.js';
+import type { AppContext } from '../../shared/context.js';
 
 /** How much of the customer's message a refusal keeps. */
 export const REFUSAL_EXCERPT_CHARS = 500;
@@ -23,14 +25,17 @@ function excerptOf(message: string): string {
     : [...message].slice(0, REFUSAL_EXCERPT_CHARS).join('');
 }
 
-/** Stores a guard's refusal of the inbound turn (once per Idempotency-Key). */
+/**
+ * Stores a guard's refusal of the inbound turn (once per Idempotency-Key); a new one in a
+ * conversation is announced to the tenant's open inboxes (`refusal` {conversation_id}).
+ */
 export async function recordGuardRefusal(
-  db: Queryable,
+  ctx: Pick<AppContext, 'db' | 'coordination'>,
   inbound: InboundMessage,
   code: RefusalReason,
   guard: GuardRefusal,
 ): Promise<void> {
-  await repo.insertRefusal(db, {
+  const conversationId = await repo.insertRefusal(ctx.db, {
     tenantId: inbound.tenantId,
     conversationId: inbound.input.conversationId ?? null,
     channel: inbound.input.channel,
@@ -41,6 +46,7 @@ export async function recordGuardRefusal(
     excerpt: excerptOf(inbound.input.message),
     idempotencyKey: inbound.idempotencyKey,
   });
+  if (conversationId) await publishRefusal(ctx, inbound.tenantId, conversationId);
 }
 
 /** The conversation's refusals as the API shows them (oldest first). */

@@ -18,6 +18,7 @@ export {
 export {
   handoverNotify,
   publishHandover,
+  publishRefusal,
   publishInboxChange,
   publishMessage,
   publishTyping,

@@ -1,8 +1,9 @@
 /**
  * Live updates of the inbox over the cross-instance fan-out: `{type: 'inbox', conversation_id,
- * status}` on the tenant's topic for every change of a handed-over conversation, and `{type:
+ * status}` on the tenant's topic for every change of a handed-over conversation, `{type:
  * 'message', conversation_id, message_id}` on the conversation's topic (and the tenant's, so an
- * open inbox sees new messages). Best effort after the commit: a lost event costs freshness,
+ * open inbox sees new messages), and `{type: 'refusal', conversation_id}` on the tenant's topic
+ * when a guard refused a message there. Best effort after the commit: a lost event costs freshness,
  * the stream's reader reloads from the database.
  */
 import type { AppContext } from '../../shared/context.js';
@@ -85,6 +86,19 @@ export function publishMessage(
       { topic: conversationTopic(tenantId, conversationId), event },
       { topic: tenantTopic(tenantId), event },
     ]),
+  );
+}
+
+/**
+ * A guard refused a customer's message in a conversation (chat/refusals.ts): the tenant's open
+ * inboxes reload its timeline, where the refusal shows.
+ */
+export function publishRefusal(ctx: Ctx, tenantId: string, conversationId: string): Promise<void> {
+  return safely(ctx, () =>
+    fanoutOf(ctx.coordination).publish(tenantTopic(tenantId), {
+      type: 'refusal',
+      conversation_id: conversationId,
+    }),
   );
 }
 

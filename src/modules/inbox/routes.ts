@@ -76,7 +76,7 @@ export const inboxRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async
         operationId: 'streamInbox',
         tags,
         summary:
-          'Live inbox updates as server-sent events: `inbox` {conversation_id, status} and `message` {conversation_id, message_id}; `resync` means reload',
+          'Live inbox updates as server-sent events: `inbox` {conversation_id, status}, `message` {conversation_id, message_id} and `refusal` {conversation_id} (a guard refused a customer message there); `resync` means reload',
         security,
         response: {
           200: eventStreamResponse('`event: <type>` and `data: <JSON>` per event'),

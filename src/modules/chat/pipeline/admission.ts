@@ -110,7 +110,7 @@ export async function admit(ctx: AppContext, inbound: InboundMessage, observe: O
   await runGuards(ctx, inbound).catch(async (error: unknown) => {
     // A guard's refusal is stored once, here, for every channel; then it goes to the adapter.
     if (error instanceof EngineRefusal && error.guard)
-      await recordGuardRefusal(ctx.db, inbound, error.reason, error.guard);
+      await recordGuardRefusal(ctx, inbound, error.reason, error.guard);
     throw error;
   });
   if (idempotencyKey) {

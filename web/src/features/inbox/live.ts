@@ -33,6 +33,8 @@ export function useInboxLive(enabled: boolean, notificationText: string): void {
     };
     source.addEventListener('inbox', onInbox);
     source.addEventListener('message', reload);
+    // A guard refused a customer's message: the timeline shows it.
+    source.addEventListener('refusal', reload);
     source.addEventListener('resync', reload);
     source.addEventListener('ready', reload);
     return () => source.close();
