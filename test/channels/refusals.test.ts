@@ -134,6 +134,48 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
     expect(Date.parse(shown!.created_at)).not.toBeNaN();
   });
 
+  it('widget: a visitor’s refusals are in the visitor’s export and go with the visitor’s deletion, also without a conversation', async () => {
+    const t = get();
+    const tenant = await buildTenant(t.ctx);
+    const { publishableKey, botId } = await widgetBot(t, tenant, { daily_message_budget: 1 });
+    const first = await startSession(t, publishableKey);
+    expect((await send(t, first, { text: 'Wann habt ihr offen?' })).statusCode).toBe(200);
+    expect((await send(t, first, { text: 'Und am Sonntag?' })).statusCode).toBe(429);
+    // Another visitor's first message is refused before any conversation exists.
+    const second = await startSession(t, publishableKey);
+    expect((await send(t, second, { text: 'Habt ihr noch Plätze?' })).statusCode).toBe(429);
+    const visitor = (id: string) => `/api/bots/${botId}/widget/visitors/${id}`;
+    const exportOf = (id: string) =>
+      t.app.inject({ url: `${visitor(id)}/export`, headers: tenant.owner.headers });
+    const excerpts = (res: Awaited<ReturnType<typeof exportOf>>) =>
+      res.json<{ refusals: { message_excerpt: string }[] }>().refusals.map((r) => r.message_excerpt);
+    const firstExport = await exportOf(first.visitor_id);
+    expect(firstExport.statusCode, firstExport.body).toBe(200);
+    expect(excerpts(firstExport)).toEqual(['Und am Sonntag?']);
+    const secondExport = await exportOf(second.visitor_id);
+    expect(secondExport.statusCode, secondExport.body).toBe(200);
+    expect(secondExport.json().conversations).toEqual([]);
+    expect(excerpts(secondExport)).toEqual(['Habt ihr noch Plätze?']);
+
+    // The visitor deletes their own data: the refusal without a conversation goes too.
+    const own = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/widget/conversation',
+      headers: second.headers,
+    });
+    expect(own.statusCode).toBe(204);
+    expect((await exportOf(second.visitor_id)).statusCode).toBe(404);
+    // The dashboard deletes the first visitor: nothing of theirs is left.
+    const removed = await t.app.inject({
+      method: 'DELETE',
+      url: visitor(first.visitor_id),
+      headers: tenant.owner.headers,
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(await refusalsOf(t, tenant.id)).toEqual([]);
+    expect((await exportOf(first.visitor_id)).statusCode).toBe(404);
+  });
+
   it('e-mail: the loop guard’s refusal is stored once per turn and listed', async () => {
     const t = get();
     const tenant = await buildTenant(t.ctx);

@@ -1722,7 +1722,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a visitor's widget conversations with the bot and their messages */
+        /** Delete a visitor's widget conversations with the bot, their messages and the visitor's refused messages */
         delete: operations["deleteWidgetVisitor"];
         options?: never;
         head?: never;
@@ -13153,6 +13153,10 @@ export interface operations {
                         visitor_id: string;
                         /** Format: uuid */
                         bot_id: string;
+                        /** @description The visitor's messages a guard refused to answer (the daily budget), with their excerpt */
+                        refusals: {
+                            [key: string]: unknown;
+                        }[];
                         conversations: {
                             /** Format: uuid */
                             id: string;

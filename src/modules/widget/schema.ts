@@ -218,6 +218,9 @@ export const TranscriptSchema = Type.Object({
 export const VisitorExportSchema = Type.Object({
   visitor_id: Type.String(),
   bot_id: Type.String({ format: 'uuid' }),
+  refusals: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+    description: "The visitor's messages a guard refused to answer (the daily budget), with their excerpt",
+  }),
   conversations: Type.Array(
     Type.Object({
       id: Type.String({ format: 'uuid' }),

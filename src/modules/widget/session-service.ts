@@ -14,7 +14,13 @@ import { EngineRefusal } from '../../shared/refusal.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { openEventStream as openStream } from '../../shared/sse.js';
 import { findBot } from '../bots/index.js';
-import { answerChat, parseChatRequest, parseIdempotencyKey, requestFingerprint } from '../chat/index.js';
+import {
+  answerChat,
+  forgetRefusalsOfPerson,
+  parseChatRequest,
+  parseIdempotencyKey,
+  requestFingerprint,
+} from '../chat/index.js';
 import { deleteConversationsByIds } from '../conversations/index.js';
 import {
   allowCors,
@@ -297,6 +303,7 @@ export async function deleteVisitorConversations(
       claims.bot_id,
       claims.visitor_id,
     );
+    await forgetRefusalsOfPerson(tx, claims.tenant_id, { senderId: claims.visitor_id, email: null });
     await deleteConversationsByIds(
       tx,
       claims.tenant_id,

@@ -5,6 +5,7 @@ import { notFound } from '../../http/errors.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
 import { deleteConversationsByIds } from '../conversations/index.js';
+import { forgetRefusalsOfPerson, refusalsOfPerson } from '../chat/index.js';
 import {
   DeletedSchema,
   IdentitySecretSchema,
@@ -143,10 +144,16 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       // A read: the bot is checked, its widget settings are not created.
       await requireBot(ctx.db, tenantId, botId);
       const conversations = await repo.visitorConversations(ctx.db, tenantId, botId, visitorId);
-      if (conversations.length === 0) throw notFound('Widget visitor');
+      const refusals = await refusalsOfPerson(ctx.db, tenantId, {
+        senderId: visitorId,
+        email: null,
+        conversationIds: conversations.map((c) => c.id),
+      });
+      if (conversations.length === 0 && refusals.length === 0) throw notFound('Widget visitor');
       return {
         visitor_id: visitorId,
         bot_id: botId,
+        refusals,
         conversations: await Promise.all(
           conversations.map(async (c) => ({
             id: c.id,
@@ -167,7 +174,8 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       schema: {
         tags,
         operationId: 'deleteWidgetVisitor',
-        summary: "Delete a visitor's widget conversations with the bot and their messages",
+        summary:
+          "Delete a visitor's widget conversations with the bot, their messages and the visitor's refused messages",
         security,
         params: VisitorParams,
         response: { 200: DeletedSchema, ...errorResponses(401, 403, 404) },
@@ -179,7 +187,9 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       const deleted = await ctx.db.transaction(async (tx) => {
         await settingsOf(tx, tenantId, botId);
         const conversations = await repo.visitorConversations(tx, tenantId, botId, visitorId);
-        if (conversations.length === 0) throw notFound('Widget visitor');
+        // Refused messages that opened no conversation go too (the others go with theirs).
+        const refusals = await forgetRefusalsOfPerson(tx, tenantId, { senderId: visitorId, email: null });
+        if (conversations.length === 0 && refusals === 0) throw notFound('Widget visitor');
         return deleteConversationsByIds(
           tx,
           tenantId,
