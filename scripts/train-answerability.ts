@@ -25,6 +25,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { format, resolveConfig } from 'prettier';
 import { testConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
 import { memoryCoordination } from '../src/coordination/index.js';
@@ -337,9 +338,7 @@ async function main() {
   FEATURE_NAMES.forEach((name, i) => console.log(`  ${name.padEnd(20)} ${model.weights[i]!.toFixed(3)}`));
   if (dryRun) return;
   const file = fileURLToPath(new URL('../src/modules/knowledge/answerability-weights.ts', import.meta.url));
-  writeFileSync(
-    file,
-    `import type { AnswerabilityModel } from './answerability-model.js';
+  const source = `import type { AnswerabilityModel } from './answerability-model.js';
 
 /**
  * The answerability model's coefficients, written by \`npm run train:answerability\`
@@ -347,8 +346,9 @@ async function main() {
  * by hand. Figures: docs/knowledge.md "Answerability".
  */
 export const ANSWERABILITY_MODEL: AnswerabilityModel = ${JSON.stringify(model, null, 2)};
-`,
-  );
+`;
+  // Written as the project's formatter writes it, so that `npm run check` passes after training.
+  writeFileSync(file, await format(source, { ...(await resolveConfig(file)), filepath: file }));
   console.log(`written: ${file}`);
 }
 
