@@ -29,15 +29,11 @@ import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
 import { createBot } from '../src/modules/bots/editing.js';
 import { answer } from '../src/modules/chat/pipeline/engine.js';
-import {
-  hitTest,
-  importEntries,
-  MAX_IMPORT_ENTRIES,
-  type KnowledgeDeps,
-} from '../src/modules/knowledge/service.js';
+import { hitTest, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
 import { isHandOverReply, toPlainText } from '../src/modules/models/offline.js';
 import { splitSentences } from '../src/modules/models/sentences.js';
 import { findBot } from '../src/modules/bots/repository.js';
+import { businessOf, halfOf, importParagraphs } from './knowledge-sets.js';
 import { createTenant } from '../src/modules/tenants/service.js';
 
 interface DevSet {
@@ -179,18 +175,7 @@ async function evaluate(
     maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
     minScore: ctx.config.knowledge.minScore,
   };
-  const entryOf = new Map<string, string>();
-  for (let i = 0; i < set.paragraphs.length; i += MAX_IMPORT_ENTRIES) {
-    const batch = set.paragraphs.slice(i, i + MAX_IMPORT_ENTRIES);
-    const stored = await importEntries(
-      deps,
-      tenant.id,
-      { botId: bot.id },
-      batch.map((p) => ({ title: p.title, content: p.content })),
-      null,
-    );
-    stored.forEach((entry, j) => entryOf.set(entry.id, batch[j]!.id));
-  }
+  const entryOf = await importParagraphs(deps, tenant.id, bot.id, set.paragraphs);
 
   const figures: Figures = {
     questions: set.questions.length,
@@ -415,16 +400,6 @@ async function plainBm25(
   return { recall1, recall3 };
 }
 
-/** The business a paragraph belongs to: the part of its title before " – ". */
-const businessOf = (title: string) => title.split(' – ')[0]!;
-
-/** Which half of a split a business falls into (stable, by a hash of its name). */
-function halfOf(business: string): number {
-  let hash = 0;
-  for (const char of business) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
-  return hash % 2;
-}
-
 interface SplitFigures {
   answerable: number;
   unanswerable: number;
@@ -452,18 +427,7 @@ async function evaluateSplit(
     const created = await createBot(ctx.db, tenant.id, { name: `Eval-Bot ${set.language} ${half}` });
     const bot = (await findBot(ctx.db, tenant.id, created.id))!;
     const loaded = set.paragraphs.filter((p) => halfOf(businessOf(p.title)) === half);
-    const entryOf = new Map<string, string>();
-    for (let i = 0; i < loaded.length; i += MAX_IMPORT_ENTRIES) {
-      const batch = loaded.slice(i, i + MAX_IMPORT_ENTRIES);
-      const stored = await importEntries(
-        { ...deps, db: ctx.db },
-        tenant.id,
-        { botId: bot.id },
-        batch.map((p) => ({ title: p.title, content: p.content })),
-        null,
-      );
-      stored.forEach((entry, j) => entryOf.set(entry.id, batch[j]!.id));
-    }
+    const entryOf = await importParagraphs({ ...deps, db: ctx.db }, tenant.id, bot.id, loaded);
     const isLoaded = new Set(loaded.map((p) => p.id));
     for (const q of set.questions) {
       const { hits, decision } = await hitTest({ ...deps, db: ctx.db }, tenant.id, bot, q.question, 3);
@@ -582,7 +546,7 @@ async function main() {
       const splitAnswered = share(split.answered, split.unanswerable);
       const splitHanded = share(split.handedOver, split.answerable);
       console.log(
-        `  split by business (half loaded, ${split.answerable} answerable, ${split.unanswerable} unanswerable): ` +
+        `  split by topic (half the businesses or articles loaded, ${split.answerable} answerable, ${split.unanswerable} unanswerable): ` +
           `unanswerable answered ${splitAnswered.toFixed(3)}, answerable handed over ${splitHanded.toFixed(3)}, ` +
           `recall@3 (hits ≥ ${THRESHOLD}) ${share(split.recall3, split.answerable).toFixed(3)}`,
       );

@@ -36,7 +36,8 @@ import { answerCandidates, decideAnswerability } from '../src/modules/knowledge/
 import { FEATURE_NAMES, type AnswerabilityModel } from '../src/modules/knowledge/answerability-model.js';
 import { questionText } from '../src/shared/salutations.js';
 import { searchWithEvidence } from '../src/modules/knowledge/search.js';
-import { importEntries, MAX_IMPORT_ENTRIES, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
+import type { KnowledgeDeps } from '../src/modules/knowledge/service.js';
+import { businessOf, halfOf, importParagraphs } from './knowledge-sets.js';
 import { createTenant } from '../src/modules/tenants/service.js';
 import { detectLanguage } from '../src/shared/language.js';
 
@@ -80,15 +81,7 @@ const SETS: DataSet[] = ['dev', 'encyclopedia'];
 type View = 'full' | 'half0' | 'half1';
 const VIEWS: View[] = ['full', 'half0', 'half1'];
 
-/** Which half of the split a business falls into (stable, by a hash of its name). */
-function halfOf(name: string): number {
-  let hash = 0;
-  for (const char of name) hash = (hash * 31 + char.codePointAt(0)!) >>> 0;
-  return hash % 2;
-}
-
 const dir = fileURLToPath(new URL('../eval/knowledge/', import.meta.url));
-const business = (title: string) => title.split(' – ')[0]!;
 
 async function collect(): Promise<Asked[]> {
   const { db } = await openPglite();
@@ -116,7 +109,7 @@ async function collect(): Promise<Asked[]> {
         );
         const bot = await createBot(ctx.db, tenant.id, { name: `Training ${name} ${language} ${view}` });
         const loaded = set.paragraphs.filter(
-          (p) => view === 'full' || halfOf(business(p.title)) === Number(view.slice(4)),
+          (p) => view === 'full' || halfOf(businessOf(p.title)) === Number(view.slice(4)),
         );
         const deps: KnowledgeDeps = {
           db: ctx.db,
@@ -124,18 +117,7 @@ async function collect(): Promise<Asked[]> {
           maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
           minScore: MIN_SCORE,
         };
-        const paragraphOf = new Map<string, string>();
-        for (let i = 0; i < loaded.length; i += MAX_IMPORT_ENTRIES) {
-          const batch = loaded.slice(i, i + MAX_IMPORT_ENTRIES);
-          const stored = await importEntries(
-            deps,
-            tenant.id,
-            { botId: bot.id },
-            batch.map((p) => ({ title: p.title, content: p.content })),
-            null,
-          );
-          stored.forEach((entry, j) => paragraphOf.set(entry.id, batch[j]!.id));
-        }
+        const paragraphOf = await importParagraphs(deps, tenant.id, bot.id, loaded);
         const titleOf = new Map(set.paragraphs.map((p) => [p.id, p.title]));
         const stored = new Set(loaded.map((p) => p.id));
         const questions: Question[] = [
@@ -160,9 +142,9 @@ async function collect(): Promise<Asked[]> {
           const top = result.hits[0];
           const group =
             q.paragraph !== null
-              ? business(titleOf.get(q.paragraph)!)
+              ? businessOf(titleOf.get(q.paragraph)!)
               : top
-                ? business(top.title)
+                ? businessOf(top.title)
                 : `none ${q.id}`;
           asked.push({
             set: name,

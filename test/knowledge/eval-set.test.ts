@@ -47,6 +47,24 @@ function load(language: string): EvalSet {
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
+/**
+ * The questions whose answer is not where the format says: an unanswerable one with a paragraph
+ * or answer, an answerable one whose answer (trimmed, not empty) is not verbatim in the content of
+ * its paragraph.
+ */
+function misplacedAnswers(set: Pick<EvalSet, 'paragraphs' | 'questions'>): string[] {
+  const content = new Map(set.paragraphs.map((p) => [p.id, p.content]));
+  return set.questions
+    .filter((q) =>
+      q.kind === 'unanswerable'
+        ? q.paragraph !== null || q.answer !== null
+        : !q.answer ||
+          q.answer.trim() !== q.answer ||
+          !(content.get(q.paragraph ?? '') ?? '').includes(q.answer),
+    )
+    .map((q) => q.id);
+}
+
 const MIN_PARAGRAPHS = 110;
 const MIN_QUESTIONS = 330;
 const MIN_PER_KIND = 25;
@@ -114,20 +132,10 @@ describe.each(['de', 'en'])('knowledge dev set %s', (language) => {
   });
 
   it('takes every answer verbatim from the content of its paragraph', () => {
-    const content = new Map(set.paragraphs.map((p) => [p.id, p.content]));
+    expect(misplacedAnswers(set)).toEqual([]);
     for (const question of set.questions) {
-      if (question.kind === 'unanswerable') {
-        expect(question.paragraph, question.id).toBeNull();
-        expect(question.answer, question.id).toBeNull();
-        continue;
-      }
-      expect(question.paragraph, question.id).not.toBeNull();
-      expect(content.has(question.paragraph!), question.id).toBe(true);
       const answer = question.answer ?? '';
-      expect(answer.trim(), question.id).toBe(answer);
-      expect(answer.length, question.id).toBeGreaterThan(0);
-      expect(answer.length, question.id).toBeLessThanOrEqual(80);
-      expect(content.get(question.paragraph!), question.id).toContain(answer);
+      if (question.kind !== 'unanswerable') expect(answer.length, question.id).toBeLessThanOrEqual(80);
     }
   });
 });
@@ -168,15 +176,7 @@ describe.each(['de', 'en'])('knowledge encyclopedia set %s', (language) => {
   });
 
   it('takes every answer verbatim from its paragraph and asks one unanswerable question per article', () => {
-    const content = new Map(set.paragraphs.map((p) => [p.id, p.content]));
-    for (const question of set.questions) {
-      if (question.kind === 'unanswerable') {
-        expect(question.paragraph, question.id).toBeNull();
-        expect(question.answer, question.id).toBeNull();
-        continue;
-      }
-      expect(content.get(question.paragraph ?? ''), question.id).toContain(question.answer ?? '\u0000');
-    }
+    expect(misplacedAnswers(set)).toEqual([]);
     const articles = new Set(set.paragraphs.map((p) => articleOf(p.title)));
     expect(set.questions.filter((q) => q.kind === 'unanswerable').length).toBe(articles.size);
     expect(set.questions.length - articles.size).toBeGreaterThanOrEqual(200);
