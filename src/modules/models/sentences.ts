@@ -75,11 +75,11 @@ const QUESTION_TYPES: [RegExp, QuestionType][] = [
     'price',
   ],
   [
-    /\b(?:wie\s+viele?|wieviele?|wie\s+teuer|was\s+kostet|was\s+kosten|wie\s+hoch|wie\s+lange?|wie\s+groß|wie\s+weit|wie\s+schwer|wie\s+alt|ab\s+welche[mr]?|wie\s+oft|um\s+wie\s+viel)\b/i,
+    /\b(?:wie\s+viele?|wieviele?|wie\s+hoch|wie\s+lange?|wie\s+groß|wie\s+weit|wie\s+schwer|wie\s+alt|ab\s+welche[mr]?|wie\s+oft|um\s+wie\s+viel)\b/i,
     'number',
   ],
   [
-    /\b(?:how\s+(?:many|much|long|far|big|large|old|often|heavy|high)|what\s+(?:does|do|did)\b.*\bcost|what\s+(?:is|was)\s+the\s+(?:price|cost|fee|number))\b/i,
+    /\b(?:how\s+(?:many|much|long|far|big|large|old|often|heavy|high)|what\s+(?:is|was)\s+the\s+number)\b/i,
     'number',
   ],
   [
