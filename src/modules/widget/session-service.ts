@@ -14,14 +14,7 @@ import { EngineRefusal } from '../../shared/refusal.js';
 import { decryptSecret } from '../../shared/secrets.js';
 import { openEventStream as openStream } from '../../shared/sse.js';
 import { findBot } from '../bots/index.js';
-import {
-  answerChat,
-  forgetRefusalsOfPerson,
-  parseChatRequest,
-  parseIdempotencyKey,
-  requestFingerprint,
-} from '../chat/index.js';
-import { deleteConversationsByIds } from '../conversations/index.js';
+import { answerChat, parseChatRequest, parseIdempotencyKey, requestFingerprint } from '../chat/index.js';
 import {
   allowCors,
   bearer,
@@ -47,7 +40,7 @@ import {
   verifyIdentityToken,
   type VisitorClaims,
 } from './tokens.js';
-import { availabilityOf, noteVisitor } from './visitor-service.js';
+import { availabilityOf, eraseVisitor, noteVisitor } from './visitor-service.js';
 
 /**
  * CORS preflight: the browser sends neither token nor body, so an origin passes when an enabled
@@ -289,26 +282,13 @@ export async function openTranscript(ctx: AppContext, request: FastifyRequest) {
   return { conversation_id: open.id, status: open.status, messages: messages.map(serializeMessage) };
 }
 
-/** DELETE /v1/widget/conversation: the visitor deletes their conversations with the bot (204). */
+/** DELETE /v1/widget/conversation: the visitor deletes their conversations with the bot and their refused messages (204). */
 export async function deleteVisitorConversations(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   const { claims } = visitorOf(request);
-  await ctx.db.transaction(async (tx) => {
-    const conversations = await repo.visitorConversations(
-      tx,
-      claims.tenant_id,
-      claims.bot_id,
-      claims.visitor_id,
-    );
-    await forgetRefusalsOfPerson(tx, claims.tenant_id, { senderId: claims.visitor_id, email: null });
-    await deleteConversationsByIds(
-      tx,
-      claims.tenant_id,
-      conversations.map((c) => c.id),
-    );
-  });
+  await ctx.db.transaction((tx) => eraseVisitor(tx, claims.tenant_id, claims.bot_id, claims.visitor_id));
   return reply.code(204).send();
 }

@@ -4,8 +4,7 @@ import { currentUser, requireUser } from '../auth/index.js';
 import { notFound } from '../../http/errors.js';
 import { IdParams, SESSION_SECURITY, errorResponses } from '../../http/schemas.js';
 import * as repo from './repository.js';
-import { deleteConversationsByIds } from '../conversations/index.js';
-import { forgetRefusalsOfPerson, refusalsOfPerson } from '../chat/index.js';
+import { refusalsOfPerson } from '../chat/index.js';
 import {
   DeletedSchema,
   IdentitySecretSchema,
@@ -14,7 +13,7 @@ import {
   WidgetSettingsBody,
   WidgetSettingsSchema,
 } from './schema.js';
-import { checkBusinessHours } from './visitor-service.js';
+import { checkBusinessHours, eraseVisitor } from './visitor-service.js';
 import {
   newPublishableKey,
   normalizeOrigins,
@@ -186,15 +185,9 @@ export const widgetSettingsRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
       const { id: botId, visitorId } = request.params;
       const deleted = await ctx.db.transaction(async (tx) => {
         await settingsOf(tx, tenantId, botId);
-        const conversations = await repo.visitorConversations(tx, tenantId, botId, visitorId);
-        // Refused messages that opened no conversation go too (the others go with theirs).
-        const refusals = await forgetRefusalsOfPerson(tx, tenantId, { senderId: visitorId, email: null });
-        if (conversations.length === 0 && refusals === 0) throw notFound('Widget visitor');
-        return deleteConversationsByIds(
-          tx,
-          tenantId,
-          conversations.map((c) => c.id),
-        );
+        const erased = await eraseVisitor(tx, tenantId, botId, visitorId);
+        if (erased.conversations === 0 && erased.refusals === 0) throw notFound('Widget visitor');
+        return erased.conversations;
       });
       return { deleted_conversations: deleted };
     },

@@ -13,7 +13,12 @@ import { badRequest, conflict, notFound } from '../../http/errors.js';
 import { isUuid } from '../../shared/ids.js';
 import { mailerFor } from '../auth/index.js';
 import { contactOfVerifiedVisitor } from '../contacts/index.js';
-import { rateConversation, linkSenderConversations } from '../conversations/index.js';
+import {
+  deleteConversationsByIds,
+  rateConversation,
+  linkSenderConversations,
+} from '../conversations/index.js';
+import { forgetRefusalsOfPerson } from '../chat/index.js';
 import { enqueue, type OutboxSender } from '../outbox/index.js';
 import { availability, hoursProblem, type Availability, type BusinessHours } from './business-hours.js';
 import * as repo from './repository.js';
@@ -21,6 +26,29 @@ import { replyByEmail } from './service.js';
 import type { VisitorClaims } from './tokens.js';
 
 export const WIDGET_EMAIL = 'widget.email';
+
+/**
+ * Deletes what the service keeps of a widget visitor with a bot, inside the caller's transaction:
+ * their conversations (with messages and notes) and their refused messages that opened no
+ * conversation (the others go with theirs). Returns how many of each went.
+ */
+export async function eraseVisitor(
+  tx: Queryable,
+  tenantId: string,
+  botId: string,
+  visitorId: string,
+): Promise<{ conversations: number; refusals: number }> {
+  const conversations = await repo.visitorConversations(tx, tenantId, botId, visitorId);
+  const refusals = await forgetRefusalsOfPerson(tx, tenantId, { senderId: visitorId, email: null });
+  return {
+    conversations: await deleteConversationsByIds(
+      tx,
+      tenantId,
+      conversations.map((c) => c.id),
+    ),
+    refusals,
+  };
+}
 
 /** What the widget sends along about the visitor (all optional). */
 export interface VisitorContextInput {
