@@ -183,15 +183,12 @@ export async function exportPerson(db: Database, tenantId: string, contactId: st
   if (!contact) throw notFound('Contact');
   const bookings = await exportBookingsOfContact(db, tenantId, contactId);
   const conversations = await exportConversationsOfPerson(db, tenantId, contact);
-  const messages = await exportMessagesOf(
-    db,
-    tenantId,
-    conversations.map((c) => c.id),
-  );
+  const conversationIds = conversations.map((c) => c.id);
+  const messages = await exportMessagesOf(db, tenantId, conversationIds);
   const refusals = await refusalsOfPerson(db, tenantId, {
     senderId: contact.sender_id,
     email: contact.email,
-    conversationIds: conversations.map((c) => c.id),
+    conversationIds,
   });
   return {
     exported_at: new Date().toISOString(),
