@@ -27,14 +27,12 @@ import type { AppContext } from '../src/shared/context.js';
 import { memoryCoordination } from '../src/coordination/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
-import { createBot } from '../src/modules/bots/editing.js';
 import { answer } from '../src/modules/chat/pipeline/engine.js';
 import { hitTest, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
 import { isHandOverReply, toPlainText } from '../src/modules/models/offline.js';
 import { splitSentences } from '../src/modules/models/sentences.js';
 import { findBot } from '../src/modules/bots/repository.js';
-import { businessOf, halfOf, importParagraphs } from './knowledge-sets.js';
-import { createTenant } from '../src/modules/tenants/service.js';
+import { businessOf, freshBot, halfOf, importParagraphs } from './knowledge-sets.js';
 
 interface DevSet {
   language: string;
@@ -156,25 +154,28 @@ function args(): { assert: boolean; dataDir: string; verbose: boolean; searchOnl
   };
 }
 
+/** The knowledge service's settings as the chat has them, without embeddings. */
+function knowledgeDeps(ctx: AppContext): KnowledgeDeps {
+  return {
+    db: ctx.db,
+    embeddings: null,
+    maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
+    minScore: ctx.config.knowledge.minScore,
+  };
+}
+
 async function evaluate(
   ctx: AppContext,
   set: DevSet,
   verbose: boolean,
   searchOnly: boolean,
 ): Promise<Figures> {
-  const { tenant } = await ctx.db.transaction((tx) =>
-    createTenant(tx, { name: `Eval ${set.language}`, plan: 'business' }),
-  );
+  const { tenant, bot: created } = await freshBot(ctx.db, `Eval ${set.language}`);
+  // The chat answers every question: no quota, an active bot.
   await ctx.db.query('UPDATE tenants SET message_quota_override = 1000000 WHERE id = $1', [tenant.id]);
-  const created = await createBot(ctx.db, tenant.id, { name: `Eval-Bot ${set.language}` });
   await ctx.db.query(`UPDATE bots SET is_active = true, status = 'active' WHERE id = $1`, [created.id]);
   const bot = (await findBot(ctx.db, tenant.id, created.id))!;
-  const deps: KnowledgeDeps = {
-    db: ctx.db,
-    embeddings: null,
-    maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
-    minScore: ctx.config.knowledge.minScore,
-  };
+  const deps = knowledgeDeps(ctx);
   const entryOf = await importParagraphs(deps, tenant.id, bot.id, set.paragraphs);
 
   const figures: Figures = {
@@ -414,23 +415,16 @@ interface SplitFigures {
  * unanswerable like the set's own unanswerable ones; so a knowledge base full of neighbouring
  * businesses' entries has to say "no" to it. The decision (hit test) is counted.
  */
-async function evaluateSplit(
-  ctx: AppContext,
-  set: DevSet,
-  deps: Omit<KnowledgeDeps, 'db'>,
-): Promise<SplitFigures> {
+async function evaluateSplit(ctx: AppContext, set: DevSet): Promise<SplitFigures> {
   const figures: SplitFigures = { answerable: 0, unanswerable: 0, answered: 0, handedOver: 0, recall3: 0 };
+  const deps = knowledgeDeps(ctx);
   for (const half of [0, 1]) {
-    const { tenant } = await ctx.db.transaction((tx) =>
-      createTenant(tx, { name: `Eval ${set.language} half ${half}`, plan: 'business' }),
-    );
-    const created = await createBot(ctx.db, tenant.id, { name: `Eval-Bot ${set.language} ${half}` });
-    const bot = (await findBot(ctx.db, tenant.id, created.id))!;
+    const { tenant, bot } = await freshBot(ctx.db, `Eval ${set.language} half ${half}`);
     const loaded = set.paragraphs.filter((p) => halfOf(businessOf(p.title)) === half);
-    const entryOf = await importParagraphs({ ...deps, db: ctx.db }, tenant.id, bot.id, loaded);
+    const entryOf = await importParagraphs(deps, tenant.id, bot.id, loaded);
     const isLoaded = new Set(loaded.map((p) => p.id));
     for (const q of set.questions) {
-      const { hits, decision } = await hitTest({ ...deps, db: ctx.db }, tenant.id, bot, q.question, 3);
+      const { hits, decision } = await hitTest(deps, tenant.id, bot, q.question, 3);
       if (q.paragraph === null || !isLoaded.has(q.paragraph)) {
         figures.unanswerable += 1;
         if (decision.answer) figures.answered += 1;
@@ -538,11 +532,7 @@ async function main() {
         continue;
       }
       const row = print(label, await evaluate(ctx, set, options.verbose, options.searchOnly));
-      const split = await evaluateSplit(ctx, set, {
-        embeddings: null,
-        maxEntryBytes: ctx.config.knowledge.maxEntryBytes,
-        minScore: ctx.config.knowledge.minScore,
-      });
+      const split = await evaluateSplit(ctx, set);
       const splitAnswered = share(split.answered, split.unanswerable);
       const splitHanded = share(split.handedOver, split.answerable);
       console.log(
@@ -550,7 +540,7 @@ async function main() {
           `unanswerable answered ${splitAnswered.toFixed(3)}, answerable handed over ${splitHanded.toFixed(3)}, ` +
           `recall@3 (hits ≥ ${THRESHOLD}) ${share(split.recall3, split.answerable).toFixed(3)}`,
       );
-      const min = MINIMUM[name === 'dev' ? language : `${name} ${language}`]!;
+      const min = MINIMUM[label]!;
       const below = [
         row.recall1 < min.recall1 && `recall@1 ${row.recall1.toFixed(3)} < ${min.recall1}`,
         row.recall3 < min.recall3 && `recall@3 ${row.recall3.toFixed(3)} < ${min.recall3}`,

@@ -1,9 +1,21 @@
 /**
  * What the knowledge evaluation (eval-knowledge.ts) and the answerability training
- * (train-answerability.ts) share: loading a set's paragraphs as a bot's entries, and the split by
- * topic (the part of a title before " – " names the business or article).
+ * (train-answerability.ts) share: a fresh tenant with a bot, loading a set's paragraphs as the
+ * bot's entries, and the split by topic (the part of a title before " – " names the business or
+ * article).
  */
+import type { Database } from '../src/db/database.js';
+import { createBot } from '../src/modules/bots/editing.js';
+import { findBot } from '../src/modules/bots/repository.js';
 import { importEntries, MAX_IMPORT_ENTRIES, type KnowledgeDeps } from '../src/modules/knowledge/service.js';
+import { createTenant } from '../src/modules/tenants/service.js';
+
+/** A new tenant (plan business) with one bot of the same name, through the real services. */
+export async function freshBot(db: Database, name: string) {
+  const { tenant } = await db.transaction((tx) => createTenant(tx, { name, plan: 'business' }));
+  const created = await createBot(db, tenant.id, { name });
+  return { tenant, bot: (await findBot(db, tenant.id, created.id))! };
+}
 
 /** The business (or article) a paragraph belongs to: the part of its title before " – ". */
 export const businessOf = (title: string) => title.split(' – ')[0]!;

@@ -31,14 +31,12 @@ import { createContext } from '../src/context.js';
 import { memoryCoordination } from '../src/coordination/index.js';
 import { migrate } from '../src/db/migrate.js';
 import { openPglite } from '../src/db/pglite.js';
-import { createBot } from '../src/modules/bots/editing.js';
 import { answerCandidates, decideAnswerability } from '../src/modules/knowledge/answerability.js';
 import { FEATURE_NAMES, type AnswerabilityModel } from '../src/modules/knowledge/answerability-model.js';
 import { questionText } from '../src/shared/salutations.js';
 import { searchWithEvidence } from '../src/modules/knowledge/search.js';
 import type { KnowledgeDeps } from '../src/modules/knowledge/service.js';
-import { businessOf, halfOf, importParagraphs } from './knowledge-sets.js';
-import { createTenant } from '../src/modules/tenants/service.js';
+import { businessOf, freshBot, halfOf, importParagraphs } from './knowledge-sets.js';
 import { detectLanguage } from '../src/shared/language.js';
 
 const MIN_SCORE = 0.4;
@@ -104,10 +102,7 @@ async function collect(): Promise<Asked[]> {
       // The whole set, and each half of its businesses alone (split by topic: the other half's
       // questions are unanswerable there).
       for (const view of VIEWS) {
-        const { tenant } = await ctx.db.transaction((tx) =>
-          createTenant(tx, { name: `Training ${name} ${language} ${view}`, plan: 'business' }),
-        );
-        const bot = await createBot(ctx.db, tenant.id, { name: `Training ${name} ${language} ${view}` });
+        const { tenant, bot } = await freshBot(ctx.db, `Training ${name} ${language} ${view}`);
         const loaded = set.paragraphs.filter(
           (p) => view === 'full' || halfOf(businessOf(p.title)) === Number(view.slice(4)),
         );
