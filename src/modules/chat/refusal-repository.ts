@@ -69,6 +69,13 @@ export function listRefusals(db: Queryable, tenantId: string, conversationId: st
 }
 
 /**
+ * The condition of a refusal of the person's own turns, for export and erasure alike: its sender
+ * id is theirs, or their e-mail address (trimmed, in any case).
+ */
+const ofSender = (senderId: string, email: string) =>
+  `(sender_id IS NOT NULL AND (sender_id = ${senderId} OR lower(btrim(sender_id)) = lower(btrim(${email}::text))))`;
+
+/**
  * A person's refusals, for their data export: those in their conversations and those of their
  * turns that opened none (by sender id or e-mail address), oldest first.
  */
@@ -81,8 +88,7 @@ export function listRefusalsOfPerson(
     `SELECT id, conversation_id, channel, guard, code, reason, message_excerpt, created_at
      FROM conversation_refusals
      WHERE tenant_id = $1
-       AND (conversation_id = ANY ($2::uuid[])
-            OR (sender_id IS NOT NULL AND (sender_id = $3 OR lower(btrim(sender_id)) = lower(btrim($4::text)))))
+       AND (conversation_id = ANY ($2::uuid[]) OR ${ofSender('$3', '$4')})
      ORDER BY created_at, id`,
     [tenantId, person.conversationIds, person.senderId, person.email],
   );
@@ -98,8 +104,7 @@ export async function deleteRefusalsOfSender(
   person: { senderId: string | null; email: string | null },
 ): Promise<number> {
   const rows = await db.query<{ n: number }>(
-    `WITH gone AS (DELETE FROM conversation_refusals WHERE tenant_id = $1 AND sender_id IS NOT NULL
-         AND (sender_id = $2 OR lower(btrim(sender_id)) = lower(btrim($3::text)))
+    `WITH gone AS (DELETE FROM conversation_refusals WHERE tenant_id = $1 AND ${ofSender('$2', '$3')}
        RETURNING 1) SELECT count(*)::int AS n FROM gone`,
     [tenantId, person.senderId, person.email],
   );
