@@ -177,10 +177,20 @@ describe('dashboard: channels and go-live checklist', () => {
   });
 
   it('WhatsApp after 25 hours: the inbox refuses a free reply in words and sends an approved template', async () => {
-    const [inbound] = await harness.query<{ conversation_id: string }>(
-      'SELECT conversation_id FROM channel_inbound WHERE conversation_id IS NOT NULL',
-    );
-    const { conversation_id: conversationId } = inbound!;
+    // The message is stored at once; its conversation is written when the bot's turn settles.
+    let conversationId: string | undefined;
+    await expect
+      .poll(
+        async () => {
+          const [inbound] = await harness.query<{ conversation_id: string }>(
+            'SELECT conversation_id FROM channel_inbound WHERE conversation_id IS NOT NULL',
+          );
+          conversationId = inbound?.conversation_id;
+          return conversationId;
+        },
+        { timeout: 30_000 },
+      )
+      .toBeDefined();
     await harness.query(`UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours'`);
     // The connection's card reads the templates from Meta and shows their status.
     const card = page.getByTestId('connection-card').filter({ hasText: 'Studio-WhatsApp' });
