@@ -157,6 +157,7 @@ export const ERROR_CODES = [
   'template_unknown',
   'template_parameters',
   'template_channel',
+  'template_unsupported',
   'templates_unavailable',
 ] as const;
 export type ErrorCodeName = (typeof ERROR_CODES)[number];

@@ -2,7 +2,8 @@
  * The template endpoints of the fake providers (fake-providers.ts): Meta's
  * `GET /{version}/{waba-id}/message_templates` (two templates a page, `paging.next` to follow)
  * and its checks of a template message (code 132001 unknown, 132015 paused, 132016 disabled,
- * 132000 parameter count); Twilio's Content API `POST /v1/Content` (checked against the published
+ * 132000 parameters: the header's text or media link, the body's numbered or named placeholders,
+ * each URL button with `{{1}}`); Twilio's Content API `POST /v1/Content` (checked against the published
  * `ContentCreateRequest`), `GET /v1/ContentAndApprovals`, and its check of a message's
  * `ContentSid`. Tests set the templates each provider holds.
  */
@@ -57,28 +58,75 @@ export function metaTemplatesPage(url: URL, state: TemplateState): Answer {
   };
 }
 
-const bodyText = (t: FakeMetaTemplate) =>
-  String(t.components.find((c) => String(c.type).toUpperCase() === 'BODY')?.text ?? '');
+type Component = Record<string, unknown>;
+type SentComponent = {
+  type: string;
+  sub_type?: string;
+  index?: string;
+  parameters?: Record<string, unknown>[];
+};
 
-const placeholders = (text: string) =>
-  new Set([...text.matchAll(/\{\{\s*(\d+)\s*\}\}/g)].map((m) => m[1])).size;
+const part = (t: FakeMetaTemplate, type: string) =>
+  t.components.find((c) => String(c.type).toUpperCase() === type);
+
+/** The placeholders Meta expects filled: numbered ones (their count) or the named ones. */
+function expected(text: string): { count: number; names: string[] } {
+  const keys = [...new Set([...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]!))];
+  const names = keys.filter((k) => !/^\d+$/.test(k));
+  return { count: keys.length, names };
+}
+
+/** Whether the sent parameters fill the text's placeholders: as many, and by name where named. */
+function fills(text: string, given: Record<string, unknown>[] | undefined): boolean {
+  const want = expected(text);
+  const params = given ?? [];
+  if (params.length !== want.count) return false;
+  if (want.names.length === 0) return params.every((p) => p.type === 'text' && typeof p.text === 'string');
+  const named = params.map((p) => p.parameter_name).sort();
+  return JSON.stringify(named) === JSON.stringify([...want.names].sort());
+}
+
+/** Why Meta's check of the components refuses the message (132000, 132012), or null. */
+function componentsProblem(known: FakeMetaTemplate, sent: SentComponent[]): string | null {
+  const of = (type: string) => sent.filter((c) => c.type === type);
+  if (of('header').length > 1 || of('body').length > 1) return 'a component twice';
+  const header = part(known, 'HEADER') as Component | undefined;
+  const format = String(header?.format ?? 'TEXT').toUpperCase();
+  const sentHeader = of('header')[0]?.parameters;
+  if (['IMAGE', 'DOCUMENT', 'VIDEO'].includes(format)) {
+    const media = format.toLowerCase();
+    const [p] = sentHeader ?? [];
+    if (sentHeader?.length !== 1 || p?.type !== media) return 'header media missing';
+    const link = (p[media] as { link?: unknown } | undefined)?.link;
+    if (typeof link !== 'string' || !link.startsWith('https://')) return 'header media link';
+  } else if (!fills(String(header?.text ?? ''), sentHeader)) return 'header parameters';
+  if (!fills(String(part(known, 'BODY')?.text ?? ''), of('body')[0]?.parameters)) return 'body parameters';
+  const buttons = ((part(known, 'BUTTONS') as Component | undefined)?.buttons ?? []) as Component[];
+  const dynamic = buttons.flatMap((b, i) =>
+    String(b.type).toUpperCase() === 'URL' && /\{\{\s*1\s*\}\}/.test(String(b.url)) ? [String(i)] : [],
+  );
+  const sentButtons = of('button');
+  if (sentButtons.map((b) => b.index).join() !== dynamic.join()) return 'button parameters';
+  for (const b of sentButtons) {
+    const [p] = b.parameters ?? [];
+    if (b.sub_type !== 'url' || b.parameters?.length !== 1 || p?.type !== 'text' || /\s/.test(String(p.text)))
+      return 'url button parameter';
+  }
+  return null;
+}
 
 /** Why Meta would refuse a template message (its error code), or null. */
 export function metaTemplateProblem(body: Record<string, unknown>, state: TemplateState): Answer | null {
   if (body.type !== 'template') return null;
-  const t = body.template as {
-    name: string;
-    language: { code: string };
-    components?: { type: string; parameters?: unknown[] }[];
-  };
+  const t = body.template as { name: string; language: { code: string }; components?: SentComponent[] };
   const known = state.meta.find((m) => m.name === t.name && m.language === t.language.code);
   const fail = (code: number, message: string) => ({ status: 400, payload: { error: { message, code } } });
   if (!known) return fail(132001, 'Template name does not exist in the translation');
   if (known.status === 'PAUSED') return fail(132015, 'Template is paused');
   if (known.status === 'DISABLED') return fail(132016, 'Template is disabled');
-  const given = (t.components ?? []).find((c) => c.type === 'body')?.parameters?.length ?? 0;
-  if (given !== placeholders(bodyText(known)))
-    return fail(132000, 'Number of parameters does not match the expected number of params');
+  const problem = componentsProblem(known, t.components ?? []);
+  if (problem)
+    return fail(132000, `Number of parameters does not match the expected number of params (${problem})`);
   return null;
 }
 

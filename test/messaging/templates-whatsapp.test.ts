@@ -233,9 +233,10 @@ describeApp(
 
       const ok = await send(good);
       expect(ok.statusCode, ok.body).toBe(201);
+      // Stored as the customer reads it: the header, then the body filled in.
       expect(ok.json()).toMatchObject({
         role: 'assistant',
-        content: 'Hallo Frau Weber, Ihr Termin am 3. Dezember steht. Passt das noch?',
+        content: 'Parley\n\nHallo Frau Weber, Ihr Termin am 3. Dezember steht. Passt das noch?',
       });
       await sendDueNow(ctx);
       expect(sent()).toHaveLength(2);
@@ -262,7 +263,7 @@ describeApp(
         headers: tenant.owner.headers,
       });
       expect(detail.json().messages.at(-1)).toMatchObject({
-        content: 'Hallo Frau Weber, Ihr Termin am 3. Dezember steht. Passt das noch?',
+        content: 'Parley\n\nHallo Frau Weber, Ihr Termin am 3. Dezember steht. Passt das noch?',
         from_person: true,
       });
       const state = await app.inject({
@@ -317,6 +318,214 @@ describeApp(
       );
       expect(row).toMatchObject({ status: 'refused', error_code: '132000' });
       expect(row!.error_text).toMatch(/^Die Anzahl der Parameter passt nicht zur Vorlage/);
+    });
+
+    it('a header parameter, named body parameters, a URL button and a document header: listed with what each fills, sent as Meta checks them; bad values and parts the inbox cannot fill are refused in words', async () => {
+      const { app, db, ctx } = get();
+      const { sendDueNow } = await import('../../src/modules/messaging/sender.js');
+      fake.templates.meta.push(
+        {
+          id: '9001',
+          name: 'kurs_termin',
+          language: 'de',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          components: [
+            { type: 'HEADER', format: 'TEXT', text: 'Kurs {{1}}', example: { header_text: ['Yoga'] } },
+            {
+              type: 'BODY',
+              text: 'Hallo {{name}}, Ihr Kurs beginnt am {{datum}}.',
+              example: {
+                body_text_named_params: [
+                  { param_name: 'name', example: 'Anna' },
+                  { param_name: 'datum', example: '3. Dezember' },
+                ],
+              },
+            },
+            { type: 'FOOTER', text: 'Studio Mitte' },
+            {
+              type: 'BUTTONS',
+              buttons: [
+                {
+                  type: 'URL',
+                  text: 'Termin ansehen',
+                  url: 'https://studio.example/t/{{1}}',
+                  example: ['https://studio.example/t/abc'],
+                },
+                { type: 'QUICK_REPLY', text: 'Passt' },
+              ],
+            },
+          ],
+        },
+        {
+          id: '9002',
+          name: 'rechnung',
+          language: 'de',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          components: [
+            { type: 'HEADER', format: 'DOCUMENT' },
+            { type: 'BODY', text: 'Ihre Rechnung {{1}} ist da.' },
+          ],
+        },
+        {
+          id: '9003',
+          name: 'gutschein',
+          language: 'de',
+          status: 'APPROVED',
+          category: 'MARKETING',
+          components: [
+            { type: 'BODY', text: 'Ihr Gutschein' },
+            { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', example: 'SOMMER10' }] },
+          ],
+        },
+      );
+      await postMeta(
+        app,
+        connectionId,
+        metaPayload(PHONE_ID, { messages: [textMessage(customer, 'Hallo')] }),
+        APP_SECRET,
+      );
+      await vi.waitUntil(() => sent().length >= 1, { timeout: 15_000, interval: 50 });
+      const conversationId = await takeOverConversation(app, db, tenant, connectionId);
+      const refreshed = await app.inject({
+        method: 'POST',
+        url: `${templatesUrl()}/refresh`,
+        headers: tenant.owner.headers,
+      });
+      expect(refreshed.statusCode, refreshed.body).toBe(200);
+
+      // The inbox's choice says what each parameter fills, with Meta's examples.
+      const choice = await app.inject({
+        method: 'GET',
+        url: `/api/conversations/${conversationId}/channel/templates`,
+        headers: tenant.owner.headers,
+      });
+      const byName = (name: string) => choice.json().data.find((t: { name: string }) => t.name === name);
+      expect(byName('kurs_termin')).toMatchObject({
+        header: 'Kurs {{1}}',
+        footer: 'Studio Mitte',
+        parameter_count: 4,
+        sendable: true,
+        unsupported: null,
+        parameters: [
+          { part: 'header', kind: 'text', key: '1', example: 'Yoga' },
+          { part: 'body', kind: 'text', key: 'name', example: 'Anna' },
+          { part: 'body', kind: 'text', key: 'datum', example: '3. Dezember' },
+          {
+            part: 'button',
+            kind: 'url',
+            key: '1',
+            button_text: 'Termin ansehen',
+            url: 'https://studio.example/t/{{1}}',
+            example: 'https://studio.example/t/abc',
+          },
+        ],
+      });
+      expect(byName('rechnung')).toMatchObject({
+        parameter_count: 2,
+        parameters: [{ part: 'header', kind: 'document', key: null }, { part: 'body' }],
+      });
+      expect(byName('gutschein')).toMatchObject({ sendable: false, parameter_count: 0 });
+      expect(byName('gutschein').unsupported).toMatch(/Code kopieren/);
+
+      const send = (payload: object) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/inbox/${conversationId}/template`,
+          headers: tenant.owner.headers,
+          payload,
+        });
+      const messages = async () =>
+        (await db.query('SELECT id FROM messages WHERE conversation_id = $1', [conversationId])).length;
+      const before = await messages();
+      const kurs = {
+        name: 'kurs_termin',
+        language: 'de',
+        parameters: ['Pilates', 'Frau Weber', 'Freitag', 'k42'],
+      };
+      for (const [payload, status, code, words] of [
+        [
+          { ...kurs, parameters: kurs.parameters.slice(1) },
+          422,
+          'template_parameters',
+          /braucht 4 Parameter/,
+        ],
+        [
+          { ...kurs, parameters: ['Pilates', 'Frau Weber', 'Freitag', 'k 42'] },
+          400,
+          'field_invalid',
+          /Parameter 4 .*Leerzeichen/,
+        ],
+        [
+          { ...kurs, parameters: ['x'.repeat(60), 'Frau Weber', 'Freitag', 'k42'] },
+          400,
+          'field_invalid',
+          /Kopfzeile wäre 65 Zeichen lang; WhatsApp erlaubt höchstens 60/,
+        ],
+        [
+          { name: 'rechnung', language: 'de', parameters: ['http://studio.example/r.pdf', 'R-7'] },
+          400,
+          'field_invalid',
+          /Parameter 1 \(Kopfzeile\) muss ein Link mit https:\/\//,
+        ],
+        [
+          { name: 'rechnung', language: 'de', parameters: ['Rechnung', 'R-7'] },
+          400,
+          'field_invalid',
+          /https/,
+        ],
+        [{ name: 'gutschein', language: 'de', parameters: [] }, 422, 'template_unsupported', /Code kopieren/],
+      ] as const) {
+        const res = await send(payload);
+        expect(res.statusCode, res.body).toBe(status);
+        expect(res.json()).toMatchObject({ code });
+        expect(res.json().message).toMatch(words);
+      }
+      expect(await messages()).toBe(before);
+
+      const ok = await send(kurs);
+      expect(ok.statusCode, ok.body).toBe(201);
+      expect(ok.json().content).toBe(
+        'Kurs Pilates\n\nHallo Frau Weber, Ihr Kurs beginnt am Freitag.\n\nStudio Mitte',
+      );
+      const bill = await send({
+        name: 'rechnung',
+        language: 'de',
+        parameters: ['https://studio.example/r/7.pdf', 'R-7'],
+      });
+      expect(bill.statusCode, bill.body).toBe(201);
+      expect(bill.json().content).toBe(
+        '[Dokument] https://studio.example/r/7.pdf\n\nIhre Rechnung R-7 ist da.',
+      );
+      await sendDueNow(ctx);
+      const templates = sent().filter((m) => m.body.type === 'template');
+      expect(templates.map((m) => (m.body.template as { components: unknown[] }).components)).toEqual([
+        [
+          { type: 'header', parameters: [{ type: 'text', text: 'Pilates' }] },
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Frau Weber', parameter_name: 'name' },
+              { type: 'text', text: 'Freitag', parameter_name: 'datum' },
+            ],
+          },
+          { type: 'button', sub_type: 'url', index: '0', parameters: [{ type: 'text', text: 'k42' }] },
+        ],
+        [
+          {
+            type: 'header',
+            parameters: [{ type: 'document', document: { link: 'https://studio.example/r/7.pdf' } }],
+          },
+          { type: 'body', parameters: [{ type: 'text', text: 'R-7' }] },
+        ],
+      ]);
+      // Meta's checks took both: accepted, not refused with 132000.
+      const rows = await db.query<{ status: string }>(
+        'SELECT status FROM channel_outbound WHERE message_id = ANY($1::uuid[]) ORDER BY created_at',
+        [[ok.json().id, bill.json().id]],
+      );
+      expect(rows.map((r) => r.status)).toEqual(['accepted', 'accepted']);
     });
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },

@@ -3,11 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   fillBody,
+  filledTemplate,
+  metaShape,
   metaTemplateOf,
   metaTemplatePart,
   parseTemplateUpdates,
   placeholderCount,
+  placeholdersOf,
   readMetaTemplates,
+  twilioShape,
 } from '../../src/modules/messaging/templates.js';
 import { contentRequestOf, twilioTemplatePart } from '../../src/modules/messaging/twilio-content.js';
 import { providerError } from '../../src/modules/messaging/rules.js';
@@ -49,18 +53,162 @@ describe('templates', () => {
 
   it('builds the template message Meta’s published schema accepts', () => {
     const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to: '4917612345678' };
-    for (const parameters of [[], ['Anna', 'Montag']]) {
-      const part = metaTemplatePart({ name: 'termin', language: 'de' }, parameters);
+    const plain = metaShape([{ type: 'BODY', text: 'Hallo {{1}}, am {{2}}' }]);
+    for (const [shape, parameters] of [
+      [metaShape([{ type: 'BODY', text: 'Ohne' }]), []],
+      [plain, ['Anna', 'Montag']],
+    ] as const) {
+      const part = metaTemplatePart({ name: 'termin', language: 'de' }, shape, [...parameters]);
       expect(schemaProblem('metaMessage', { ...base, ...part })).toBeNull();
     }
-    expect(metaTemplatePart({ name: 'termin', language: 'de' }, ['Anna'])).toEqual({
+    expect(metaTemplatePart({ name: 'termin', language: 'de' }, plain, ['Anna', 'Montag'])).toEqual({
       type: 'template',
       template: {
         name: 'termin',
         language: { policy: 'deterministic', code: 'de' },
-        components: [{ type: 'body', parameters: [{ type: 'text', text: 'Anna' }] }],
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', text: 'Anna' },
+              { type: 'text', text: 'Montag' },
+            ],
+          },
+        ],
       },
     });
+  });
+
+  it('orders placeholders: numbered 1…n, named as they first appear', () => {
+    expect(placeholdersOf('{{2}} und {{1}}, {{2}}')).toEqual(['1', '2']);
+    expect(placeholdersOf('Hallo {{ first_name }}, {{kurs}} am {{datum}}; {{kurs}}')).toEqual([
+      'first_name',
+      'kurs',
+      'datum',
+    ]);
+    expect(placeholdersOf('Nichts')).toEqual([]);
+  });
+
+  it('reads what a send fills: a text header, named body parameters, a URL button’s end, with Meta’s examples', () => {
+    const components = [
+      { type: 'HEADER', format: 'TEXT', text: 'Kurs {{1}}', example: { header_text: ['Yoga'] } },
+      {
+        type: 'BODY',
+        text: 'Hallo {{name}}, wir sehen uns am {{datum}}.',
+        example: {
+          body_text_named_params: [
+            { param_name: 'name', example: 'Anna' },
+            { param_name: 'datum', example: '3. Dezember' },
+          ],
+        },
+      },
+      { type: 'FOOTER', text: 'Studio Mitte' },
+      {
+        type: 'BUTTONS',
+        buttons: [
+          { type: 'QUICK_REPLY', text: 'Passt' },
+          {
+            type: 'URL',
+            text: 'Termin ansehen',
+            url: 'https://studio.example/t/{{1}}',
+            example: ['https://studio.example/t/abc'],
+          },
+          { type: 'URL', text: 'Website', url: 'https://studio.example' },
+          { type: 'PHONE_NUMBER', text: 'Anrufen', phone_number: '+4930111' },
+        ],
+      },
+    ];
+    const shape = metaShape(components);
+    expect(shape.unsupported).toBeNull();
+    expect(shape.slots.map((s) => [s.part, s.kind, s.key, s.button, s.example])).toEqual([
+      ['header', 'text', '1', null, 'Yoga'],
+      ['body', 'text', 'name', null, 'Anna'],
+      ['body', 'text', 'datum', null, '3. Dezember'],
+      ['button', 'url', '1', 1, 'https://studio.example/t/abc'],
+    ]);
+    expect(shape.slots[3]).toMatchObject({
+      buttonText: 'Termin ansehen',
+      url: 'https://studio.example/t/{{1}}',
+    });
+    const parameters = ['Pilates', 'Frau Weber', 'Freitag', 'k42'];
+    expect(filledTemplate(shape, parameters)).toBe(
+      'Kurs Pilates\n\nHallo Frau Weber, wir sehen uns am Freitag.\n\nStudio Mitte',
+    );
+    const part = metaTemplatePart({ name: 'kurs', language: 'de' }, shape, parameters);
+    expect((part.template as { components: unknown[] }).components).toEqual([
+      { type: 'header', parameters: [{ type: 'text', text: 'Pilates' }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', text: 'Frau Weber', parameter_name: 'name' },
+          { type: 'text', text: 'Freitag', parameter_name: 'datum' },
+        ],
+      },
+      { type: 'button', sub_type: 'url', index: '1', parameters: [{ type: 'text', text: 'k42' }] },
+    ]);
+    const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to: '4917612345678' };
+    expect(schemaProblem('metaMessage', { ...base, ...part })).toBeNull();
+    // The first button (index "0"), as Meta's reference numbers them.
+    const first = metaShape([components[1]!, { type: 'BUTTONS', buttons: [components[3]!.buttons![1]!] }]);
+    const atZero = metaTemplatePart({ name: 'kurs', language: 'de' }, first, ['a', 'b', 'k42']);
+    expect((atZero.template as { components: { index?: string }[] }).components[1]!.index).toBe('0');
+    expect(schemaProblem('metaMessage', { ...base, ...atZero })).toBeNull();
+    expect(metaTemplateOf({ name: 'kurs', language: 'de', components })).toMatchObject({
+      body: 'Hallo {{name}}, wir sehen uns am {{datum}}.',
+      parameterCount: 4,
+    });
+  });
+
+  it('sends a media header by its link and shows it in the stored text', () => {
+    const shape = metaShape([
+      { type: 'HEADER', format: 'DOCUMENT' },
+      { type: 'BODY', text: 'Ihre Rechnung {{1}}' },
+    ]);
+    expect(shape.slots.map((s) => [s.part, s.kind, s.key])).toEqual([
+      ['header', 'document', null],
+      ['body', 'text', '1'],
+    ]);
+    const parameters = ['https://studio.example/r/7.pdf', 'R-7'];
+    expect(filledTemplate(shape, parameters)).toBe(
+      '[Dokument] https://studio.example/r/7.pdf\n\nIhre Rechnung R-7',
+    );
+    const part = metaTemplatePart({ name: 'rechnung', language: 'de' }, shape, parameters);
+    expect((part.template as { components: unknown[] }).components[0]).toEqual({
+      type: 'header',
+      parameters: [{ type: 'document', document: { link: 'https://studio.example/r/7.pdf' } }],
+    });
+    const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to: '4917612345678' };
+    expect(schemaProblem('metaMessage', { ...base, ...part })).toBeNull();
+  });
+
+  it('names in words the parts the inbox cannot fill', () => {
+    const body = { type: 'BODY', text: 'Hallo' };
+    const cases: [unknown[], RegExp][] = [
+      [[body, { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', example: 'X1' }] }], /Code kopieren/],
+      [[body, { type: 'BUTTONS', buttons: [{ type: 'OTP', otp_type: 'COPY_CODE' }] }], /Einmal-Code/],
+      [[body, { type: 'BUTTONS', buttons: [{ type: 'FLOW', text: 'Los' }] }], /Flow-Knopf/],
+      [[{ type: 'HEADER', format: 'LOCATION' }, body], /Standort/],
+      [[body, { type: 'CAROUSEL', cards: [] }], /Karussell/],
+      [[body, { type: 'LIMITED_TIME_OFFER' }], /befristetes Angebot/],
+      [[body, { type: 'BUTTONS', buttons: [{ type: 'NEU' }] }], /Knopf vom Typ NEU/],
+    ];
+    for (const [components, words] of cases) {
+      const { unsupported } = metaShape(components);
+      expect(unsupported).toMatch(/^Diese Vorlage enthält .*; der Posteingang kann sie nicht ausfüllen\.$/);
+      expect(unsupported).toMatch(words);
+    }
+  });
+
+  it('counts a Twilio content’s variables wherever they stand', () => {
+    const types = [
+      {
+        'twilio/call-to-action': {
+          body: 'Hallo {{1}}',
+          actions: [{ type: 'URL', title: 'Ansehen', url: 'https://studio.example/{{2}}' }],
+        },
+      },
+    ];
+    expect(twilioShape('Hallo {{1}}', types).slots.map((s) => s.key)).toEqual(['1', '2']);
   });
 
   it('reads template status changes of the webhook, nothing else', () => {

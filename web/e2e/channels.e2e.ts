@@ -29,6 +29,39 @@ describe('dashboard: channels and go-live checklist', () => {
       category: 'UTILITY',
       components: [{ type: 'BODY', text: 'Hallo {{1}}, Ihr Kurs am {{2}} findet statt. Kommen Sie?' }],
     });
+    // A header parameter, a named one in the body and a URL button's end; and one with a code button.
+    fake.templates.meta.push(
+      {
+        id: '5552',
+        name: 'kurs_link',
+        language: 'de',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        components: [
+          { type: 'HEADER', format: 'TEXT', text: 'Kurs {{1}}', example: { header_text: ['Yoga'] } },
+          {
+            type: 'BODY',
+            text: 'Hallo {{name}}, hier ist Ihr Termin.',
+            example: { body_text_named_params: [{ param_name: 'name', example: 'Anna' }] },
+          },
+          {
+            type: 'BUTTONS',
+            buttons: [{ type: 'URL', text: 'Termin ansehen', url: 'https://studio.example/t/{{1}}' }],
+          },
+        ],
+      },
+      {
+        id: '5553',
+        name: 'gutschein',
+        language: 'de',
+        status: 'APPROVED',
+        category: 'MARKETING',
+        components: [
+          { type: 'BODY', text: 'Ihr Gutschein' },
+          { type: 'BUTTONS', buttons: [{ type: 'COPY_CODE', example: 'SOMMER10' }] },
+        ],
+      },
+    );
     harness = await startHarness({ WHATSAPP_GRAPH_BASE_URL: fake.graphBase });
     page = await newPage(harness);
     await signIn(page, harness.owner);
@@ -196,7 +229,11 @@ describe('dashboard: channels and go-live checklist', () => {
     const card = page.getByTestId('connection-card').filter({ hasText: 'Studio-WhatsApp' });
     await card.getByRole('button', { name: 'Vorlagen einlesen' }).click();
     await card.getByText('termin_erinnerung (de) · APPROVED').waitFor();
-    await card.getByText('Vorlagen: 1 freigegeben').waitFor();
+    await card.getByText('Vorlagen: 3 freigegeben').waitFor();
+    // One the inbox cannot fill says why on hover.
+    await expect(card.getByText('gutschein (de) · APPROVED').getAttribute('title')).resolves.toMatch(
+      /Code kopieren/,
+    );
     await screenshots(page, 'channels-whatsapp-templates');
 
     // Its own page: the channel page stays open for the next case.
@@ -215,6 +252,26 @@ describe('dashboard: channels and go-live checklist', () => {
       .getByText('nicht geschrieben. Senden Sie eine freigegebene Vorlage', { exact: false })
       .first()
       .waitFor();
+
+    // Each input says what it fills; the preview shows header and body filled in.
+    await closed.getByLabel('Vorlage senden').click();
+    await inbox.getByRole('option', { name: 'kurs_link (de)' }).click();
+    await closed.getByLabel('Kopfzeile: Parameter 1').fill('Pilates');
+    await expect(closed.getByLabel('Parameter „name“').getAttribute('placeholder')).resolves.toBe(
+      'z. B. Anna',
+    );
+    await closed.getByLabel('Parameter „name“').fill('Frau Weber');
+    await closed.getByText('https://studio.example/t/{{1}}').waitFor();
+    await closed.getByLabel('Ende des Links von „Termin ansehen“').fill('k42');
+    await expect(inbox.getByTestId('template-preview').textContent()).resolves.toContain(
+      'Kurs Pilates\n\nHallo Frau Weber, hier ist Ihr Termin.',
+    );
+    await screenshots(inbox, 'inbox-whatsapp-template-link');
+    // One with a code button cannot be filled here: it says so and offers no send.
+    await closed.getByLabel('Vorlage senden').click();
+    await inbox.getByRole('option', { name: 'gutschein (de)' }).click();
+    await closed.getByTestId('template-unsupported').getByText('Code kopieren', { exact: false }).waitFor();
+    await expect(closed.getByRole('button', { name: 'Vorlage senden' }).count()).resolves.toBe(0);
 
     await closed.getByLabel('Vorlage senden').click();
     await inbox.getByRole('option', { name: 'termin_erinnerung (de)' }).click();

@@ -2748,7 +2748,7 @@ export interface components {
              * @description Stable code of this refusal (finer than `error`), for a client's own wording; `details` holds what it names
              * @enum {string}
              */
-            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "reply_email_off" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone" | "template_unknown" | "template_parameters" | "template_channel" | "templates_unavailable";
+            code: "validation_error" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "payload_too_large" | "unprocessable" | "service_unavailable" | "internal_error" | "field_required" | "field_unknown" | "field_type" | "field_too_long" | "field_too_short" | "field_out_of_range" | "field_format" | "field_choice" | "field_pattern" | "field_items" | "field_invalid" | "field_blank" | "field_nul" | "body_unreadable" | "date_range_order" | "date_in_past" | "month_format" | "cursor_invalid" | "plan_unknown" | "reference_unknown" | "list_incomplete" | "duplicate_item" | "either_field" | "nothing_to_change" | "url_too_long" | "url_invalid" | "url_scheme" | "url_credentials" | "url_no_host" | "url_host_unresolvable" | "url_host_internal" | "login_failed" | "login_required" | "session_expired" | "login_throttled" | "account_deactivated" | "permission_missing" | "csrf_header_missing" | "api_key_missing" | "api_key_invalid" | "api_key_expired" | "plan_without_api" | "internal_key_invalid" | "password_weak" | "password_unchanged" | "password_wrong" | "password_attempts" | "owner_grant_refused" | "owner_change_refused" | "manager_role_lost" | "self_deactivation" | "last_owner" | "member_exists" | "invitation_pending" | "invitation_unknown" | "invitation_expired" | "address_taken" | "invitation_mail_failed" | "import_empty" | "import_too_many" | "file_empty" | "file_too_large" | "upload_too_large" | "uploads_busy" | "multipart_malformed" | "query_blank" | "raw_text_only" | "bot_activation_blocked" | "block_name_taken" | "prompt_version_last" | "prompt_version_current" | "conversation_ended" | "event_locked" | "payment_terms_locked" | "capacity_below_booked" | "waitlist_below_queued" | "time_order" | "amount_negative" | "amount_too_high" | "amount_decimals" | "amount_whole" | "price_required" | "deposit_required" | "deposit_above_price" | "payment_url_required" | "event_deletion_refused" | "status_transition" | "booking_exists" | "booking_refused" | "edit_conflict" | "payment_unavailable" | "sender_taken" | "webhook_limit" | "webhook_disabled" | "webhook_auth_throttled" | "widget_disabled" | "origin_missing" | "origin_not_allowed" | "publishable_key_invalid" | "visitor_token_invalid" | "visitor_token_expired" | "visitor_identity_rotated" | "visitor_session_too_old" | "identity_required" | "identity_invalid" | "widget_budget_exhausted" | "secret_key_missing" | "conversation_held" | "conversation_with_bot" | "conversation_closed" | "email_taken" | "phone_taken" | "phone_invalid" | "merge_same_contact" | "merge_booking_conflict" | "mail_not_skipped" | "mail_address_refused" | "mail_empty" | "saved_reply_name_taken" | "reply_email_off" | "conversation_not_closed" | "window_closed" | "opted_out" | "connection_gone" | "template_unknown" | "template_parameters" | "template_channel" | "template_unsupported" | "templates_unavailable";
             /** @description Human-readable explanation (English) */
             message: string;
             /** @description What the refusal names: field, resource, limits, states */
@@ -14256,7 +14256,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     language: string;
-                    /** @description The body parameters in order ({{1}}, {{2}} …); as many as the template has */
+                    /** @description The template's parameters in the order its `parameters` list them (header, body, URL buttons); as many as it has */
                     parameters: string[];
                 };
             };
@@ -16472,12 +16472,31 @@ export interface operations {
                             status: string;
                             /** @description MARKETING, UTILITY, AUTHENTICATION */
                             category: string | null;
-                            /** @description The body text with its placeholders {{1}}, {{2}} … */
+                            /** @description The header's text with its placeholders (null: no header, or a media header) */
+                            header: string | null;
+                            /** @description The body text with its placeholders {{1}}, {{2}} … or {{name}} */
                             body: string;
-                            /** @description How many body parameters a send needs */
+                            footer: string | null;
+                            /** @description How many parameters a send needs */
                             parameter_count: number;
-                            /** @description Only an APPROVED template can be sent */
+                            /** @description What each parameter of a send fills, in the order the send lists them */
+                            parameters: {
+                                part: "header" | "body" | "button";
+                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                kind: "text" | "url" | "image" | "document" | "video";
+                                /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
+                                key: string | null;
+                                /** @description A URL button's text */
+                                button_text: string | null;
+                                /** @description A URL button's link with {{1}} at its end */
+                                url: string | null;
+                                /** @description The provider's example value */
+                                example: string | null;
+                            }[];
+                            /** @description APPROVED and made only of parts the inbox can fill (see unsupported) */
                             sendable: boolean;
+                            /** @description Why the inbox cannot send it, in words (e.g. a "copy code" button), or null */
+                            unsupported: string | null;
                             /** Format: date-time */
                             refreshed_at: string;
                         }[];
@@ -16542,12 +16561,31 @@ export interface operations {
                             status: string;
                             /** @description MARKETING, UTILITY, AUTHENTICATION */
                             category: string | null;
-                            /** @description The body text with its placeholders {{1}}, {{2}} … */
+                            /** @description The header's text with its placeholders (null: no header, or a media header) */
+                            header: string | null;
+                            /** @description The body text with its placeholders {{1}}, {{2}} … or {{name}} */
                             body: string;
-                            /** @description How many body parameters a send needs */
+                            footer: string | null;
+                            /** @description How many parameters a send needs */
                             parameter_count: number;
-                            /** @description Only an APPROVED template can be sent */
+                            /** @description What each parameter of a send fills, in the order the send lists them */
+                            parameters: {
+                                part: "header" | "body" | "button";
+                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                kind: "text" | "url" | "image" | "document" | "video";
+                                /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
+                                key: string | null;
+                                /** @description A URL button's text */
+                                button_text: string | null;
+                                /** @description A URL button's link with {{1}} at its end */
+                                url: string | null;
+                                /** @description The provider's example value */
+                                example: string | null;
+                            }[];
+                            /** @description APPROVED and made only of parts the inbox can fill (see unsupported) */
                             sendable: boolean;
+                            /** @description Why the inbox cannot send it, in words (e.g. a "copy code" button), or null */
+                            unsupported: string | null;
                             /** Format: date-time */
                             refreshed_at: string;
                         }[];
@@ -16628,12 +16666,31 @@ export interface operations {
                             status: string;
                             /** @description MARKETING, UTILITY, AUTHENTICATION */
                             category: string | null;
-                            /** @description The body text with its placeholders {{1}}, {{2}} … */
+                            /** @description The header's text with its placeholders (null: no header, or a media header) */
+                            header: string | null;
+                            /** @description The body text with its placeholders {{1}}, {{2}} … or {{name}} */
                             body: string;
-                            /** @description How many body parameters a send needs */
+                            footer: string | null;
+                            /** @description How many parameters a send needs */
                             parameter_count: number;
-                            /** @description Only an APPROVED template can be sent */
+                            /** @description What each parameter of a send fills, in the order the send lists them */
+                            parameters: {
+                                part: "header" | "body" | "button";
+                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                kind: "text" | "url" | "image" | "document" | "video";
+                                /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
+                                key: string | null;
+                                /** @description A URL button's text */
+                                button_text: string | null;
+                                /** @description A URL button's link with {{1}} at its end */
+                                url: string | null;
+                                /** @description The provider's example value */
+                                example: string | null;
+                            }[];
+                            /** @description APPROVED and made only of parts the inbox can fill (see unsupported) */
                             sendable: boolean;
+                            /** @description Why the inbox cannot send it, in words (e.g. a "copy code" button), or null */
+                            unsupported: string | null;
                             /** Format: date-time */
                             refreshed_at: string;
                         }[];

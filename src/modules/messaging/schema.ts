@@ -243,7 +243,8 @@ export const TemplateSendBody = Type.Object(
     language: Type.String({ minLength: 1, maxLength: 20 }),
     parameters: Type.Array(Type.String({ maxLength: 1024 }), {
       maxItems: 20,
-      description: 'The body parameters in order ({{1}}, {{2}} …); as many as the template has',
+      description:
+        "The template's parameters in the order its `parameters` list them (header, body, URL buttons); as many as it has",
     }),
   },
   { additionalProperties: false },

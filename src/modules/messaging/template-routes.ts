@@ -11,6 +11,28 @@ import {
   serializeTemplate,
 } from './template-service.js';
 
+const TemplateParameter = Type.Object(
+  {
+    part: Type.Union([Type.Literal('header'), Type.Literal('body'), Type.Literal('button')]),
+    kind: Type.Union(
+      ['text', 'url', 'image', 'document', 'video'].map((k) => Type.Literal(k)),
+      {
+        description:
+          "text; url: the end of a button's link; image/document/video: the header's media as an https link",
+      },
+    ),
+    key: Type.Union([Type.String(), Type.Null()], {
+      description: 'The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header',
+    }),
+    button_text: Type.Union([Type.String(), Type.Null()], { description: "A URL button's text" }),
+    url: Type.Union([Type.String(), Type.Null()], {
+      description: "A URL button's link with {{1}} at its end",
+    }),
+    example: Type.Union([Type.String(), Type.Null()], { description: "The provider's example value" }),
+  },
+  { title: 'ChannelTemplateParameter' },
+);
+
 const TemplateSchema = Type.Object(
   {
     name: Type.String(),
@@ -19,9 +41,21 @@ const TemplateSchema = Type.Object(
       description: 'As the provider names it: APPROVED, PENDING, REJECTED, PAUSED, DISABLED …',
     }),
     category: Type.Union([Type.String(), Type.Null()], { description: 'MARKETING, UTILITY, AUTHENTICATION' }),
-    body: Type.String({ description: 'The body text with its placeholders {{1}}, {{2}} …' }),
-    parameter_count: Type.Integer({ minimum: 0, description: 'How many body parameters a send needs' }),
-    sendable: Type.Boolean({ description: 'Only an APPROVED template can be sent' }),
+    header: Type.Union([Type.String(), Type.Null()], {
+      description: "The header's text with its placeholders (null: no header, or a media header)",
+    }),
+    body: Type.String({ description: 'The body text with its placeholders {{1}}, {{2}} … or {{name}}' }),
+    footer: Type.Union([Type.String(), Type.Null()]),
+    parameter_count: Type.Integer({ minimum: 0, description: 'How many parameters a send needs' }),
+    parameters: Type.Array(TemplateParameter, {
+      description: 'What each parameter of a send fills, in the order the send lists them',
+    }),
+    sendable: Type.Boolean({
+      description: 'APPROVED and made only of parts the inbox can fill (see unsupported)',
+    }),
+    unsupported: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the inbox cannot send it, in words (e.g. a "copy code" button), or null',
+    }),
     refreshed_at: Type.String({ format: 'date-time' }),
   },
   { title: 'ChannelTemplate' },
@@ -52,8 +86,13 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     },
     async (request) => {
       const { id, connectionId } = request.params;
-      const { rows } = await connectionTemplates(ctx.db, currentUser(request).tenantId, id, connectionId);
-      return { data: rows.map(serializeTemplate) };
+      const { conn, rows } = await connectionTemplates(
+        ctx.db,
+        currentUser(request).tenantId,
+        id,
+        connectionId,
+      );
+      return { data: rows.map((row) => serializeTemplate(conn.kind, row)) };
     },
   );
 
@@ -74,7 +113,8 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
     async (request) => {
       const { id, connectionId } = request.params;
       const { conn } = await connectionTemplates(ctx.db, currentUser(request).tenantId, id, connectionId);
-      return { data: (await refreshTemplates(withLog(request.log), conn)).map(serializeTemplate) };
+      const rows = await refreshTemplates(withLog(request.log), conn);
+      return { data: rows.map((row) => serializeTemplate(conn.kind, row)) };
     },
   );
 
@@ -92,10 +132,13 @@ export const templateRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = as
         response: { 200: TemplateList, ...errorResponses(401, 403, 404) },
       },
     },
-    async (request) => ({
-      data: (await conversationTemplates(ctx.db, currentUser(request).tenantId, request.params.id)).map(
-        serializeTemplate,
-      ),
-    }),
+    async (request) => {
+      const { kind, rows } = await conversationTemplates(
+        ctx.db,
+        currentUser(request).tenantId,
+        request.params.id,
+      );
+      return { data: rows.map((row) => serializeTemplate(kind, row)) };
+    },
   );
 };

@@ -3,7 +3,7 @@
  * inbox. Templates are read from the provider (Meta's `message_templates`; Twilio's Content API)
  * and stored per connection: on demand (refresh) and, for Meta, when the
  * `message_template_status_update` webhook reports a change. A person sends one approved
- * template (name, language, body parameters) into a WhatsApp conversation — the only message
+ * template (name, language, its parameters) into a WhatsApp conversation — the only message
  * WhatsApp delivers once the 24-hour window is closed — stored as the person's message (the body
  * with the parameters filled in) and sent through the durable outbox like every reply, at once
  * after the commit.
@@ -22,10 +22,13 @@ import { channelSecretsFor } from './secret-store.js';
 import { getConnection } from './service.js';
 import {
   APPROVED,
-  fillBody,
+  filledTemplate,
+  metaShape,
   metaTemplatePart,
   readMetaTemplates,
+  twilioShape,
   type ReadOutcome,
+  type TemplateShape,
   type TemplateStatusUpdate,
 } from './templates.js';
 import { readTwilioTemplates, twilioTemplatePart } from './twilio-content.js';
@@ -38,19 +41,36 @@ const TEMPLATE_KINDS = new Set(['whatsapp_cloud', 'twilio_whatsapp']);
 
 const unprocessable = (
   message: string,
-  code: 'template_unknown' | 'template_parameters' | 'template_channel',
+  code: 'template_unknown' | 'template_parameters' | 'template_channel' | 'template_unsupported',
   details: Record<string, unknown> = {},
 ) => new AppError(422, 'unprocessable', message, { details: { code, ...details } });
 
-export function serializeTemplate(row: TemplateRow) {
+/** What a send of the stored template fills (computed from the provider's components). */
+export function shapeOf(kind: string, row: Pick<TemplateRow, 'body' | 'components'>): TemplateShape {
+  return kind === 'whatsapp_cloud' ? metaShape(row.components) : twilioShape(row.body, row.components);
+}
+
+export function serializeTemplate(kind: string, row: TemplateRow) {
+  const shape = shapeOf(kind, row);
   return {
     name: row.name,
     language: row.language,
     status: row.status,
     category: row.category,
+    header: shape.header,
     body: row.body,
-    parameter_count: row.parameter_count,
-    sendable: row.status === APPROVED,
+    footer: shape.footer,
+    parameter_count: shape.slots.length,
+    parameters: shape.slots.map((slot) => ({
+      part: slot.part,
+      kind: slot.kind,
+      key: slot.key,
+      button_text: slot.buttonText,
+      url: slot.url,
+      example: slot.example,
+    })),
+    sendable: row.status === APPROVED && shape.unsupported === null,
+    unsupported: shape.unsupported,
     refreshed_at: row.refreshed_at.toISOString(),
   };
 }
@@ -134,8 +154,9 @@ export async function conversationTemplates(db: Queryable, tenantId: string, con
     : undefined;
   const conn = where ? await repo.findConnectionById(db, where.connection_id) : undefined;
   if (!where || !conn || conn.tenant_id !== tenantId) throw notFound('Conversation');
-  if (!TEMPLATE_KINDS.has(conn.kind)) return [];
-  return (await templateRepo.listTemplates(db, conn.id)).filter((t) => t.status === APPROVED);
+  if (!TEMPLATE_KINDS.has(conn.kind)) return { kind: conn.kind, rows: [] };
+  const rows = (await templateRepo.listTemplates(db, conn.id)).filter((t) => t.status === APPROVED);
+  return { kind: conn.kind, rows };
 }
 
 export interface TemplateSend {
@@ -145,10 +166,52 @@ export interface TemplateSend {
 }
 
 /** The provider message of an approved template with its parameters. */
-function templatePart(conn: ConnectionRow, template: TemplateRow, parameters: string[]) {
+function templatePart(
+  conn: ConnectionRow,
+  template: TemplateRow,
+  shape: TemplateShape,
+  parameters: string[],
+) {
   return conn.kind === 'whatsapp_cloud'
-    ? metaTemplatePart(template, parameters)
+    ? metaTemplatePart(template, shape, parameters)
     : twilioTemplatePart(template.provider_id ?? '', parameters);
+}
+
+const invalid = (message: string, index: number) =>
+  new AppError(400, 'validation_error', message, {
+    details: { code: 'field_invalid', field: 'parameters', index },
+  });
+
+/** Meta's limit of a header's text, parameters filled in. */
+const HEADER_MAX_CHARS = 60;
+
+/**
+ * Each parameter as its part needs it, or a refusal in words naming it: a media header's link is
+ * an https address, a button link's end has no spaces, the header's text stays within 60
+ * characters.
+ */
+function checkParameters(shape: TemplateShape, parameters: string[]) {
+  shape.slots.forEach((slot, i) => {
+    const value = parameters[i]!;
+    if (slot.part === 'header' && slot.key === null) {
+      let url: URL | null = null;
+      try {
+        url = new URL(value);
+      } catch {
+        // Not an address at all: refused below.
+      }
+      if (url?.protocol !== 'https:')
+        throw invalid(`Parameter ${i + 1} (Kopfzeile) muss ein Link mit https:// sein.`, i);
+    }
+    if (slot.kind === 'url' && /\s/.test(value))
+      throw invalid(`Parameter ${i + 1} (Ende des Links) darf keine Leerzeichen enthalten.`, i);
+  });
+  const header = shape.header ? filledTemplate({ ...shape, body: '', footer: null }, parameters) : '';
+  if (header.length > HEADER_MAX_CHARS)
+    throw invalid(
+      `Die Kopfzeile wäre ${header.length} Zeichen lang; WhatsApp erlaubt höchstens ${HEADER_MAX_CHARS}.`,
+      shape.slots.findIndex((s) => s.part === 'header'),
+    );
 }
 
 /** The conversation's connection and the approved template, or a refusal in words. */
@@ -166,23 +229,26 @@ async function sendable(tx: Queryable, tenantId: string, conversationId: string,
       'template_unknown',
       { field: 'name' },
     );
-  if (body.parameters.length !== template.parameter_count)
+  const shape = shapeOf(conn.kind, template);
+  if (shape.unsupported) throw unprocessable(shape.unsupported, 'template_unsupported', { field: 'name' });
+  if (body.parameters.length !== shape.slots.length)
     throw unprocessable(
-      `Die Vorlage „${body.name}“ braucht ${template.parameter_count} Parameter, angegeben sind ${body.parameters.length}.`,
+      `Die Vorlage „${body.name}“ braucht ${shape.slots.length} Parameter, angegeben sind ${body.parameters.length}.`,
       'template_parameters',
-      { field: 'parameters', expected: template.parameter_count },
+      { field: 'parameters', expected: shape.slots.length },
     );
+  checkParameters(shape, body.parameters);
   if (await repo.isOptedOut(tx, conn.id, where.from_number))
     throw new AppError(409, 'conflict', OPTED_OUT_TEXT, { details: { code: 'opted_out' } });
-  return { conn, to: where.from_number, template };
+  return { conn, to: where.from_number, template, shape };
 }
 
 /**
  * A person's template message into a WhatsApp conversation (allowed with the window closed), as
  * the inbox sends it (inbox/template.ts): checked inside the inbox's transaction — the
- * conversation's connection, the approved template, its parameter count, the opt-out — then its
- * text to store as the person's message, and `queue` for the outbox message of the stored
- * message. A refusal (in words) stores nothing.
+ * conversation's connection, the approved template (one the inbox can fill), its parameters, the
+ * opt-out — then its text to store as the person's message, and `queue` for the outbox message of
+ * the stored message. A refusal (in words) stores nothing.
  */
 export async function prepareTemplateSend(
   tx: Queryable,
@@ -195,9 +261,9 @@ export async function prepareTemplateSend(
     throw new AppError(400, 'validation_error', 'Kein Parameter der Vorlage darf leer sein.', {
       details: { code: 'field_blank', field: 'parameters' },
     });
-  const { conn, to, template } = await sendable(tx, tenantId, conversationId, { ...body, parameters });
+  const { conn, to, template, shape } = await sendable(tx, tenantId, conversationId, { ...body, parameters });
   return {
-    content: fillBody(template.body, parameters).trim() || `[Vorlage ${template.name}]`,
+    content: filledTemplate(shape, parameters).trim() || `[Vorlage ${template.name}]`,
     queue: async (queueTx, messageId) => {
       await queueOutbound(queueTx, conn, {
         conversationId,
@@ -205,7 +271,7 @@ export async function prepareTemplateSend(
         to,
         purpose: 'template',
         automated: false,
-        body: { parts: [templatePart(conn, template, parameters)], template: true },
+        body: { parts: [templatePart(conn, template, shape, parameters)], template: true },
         key: `template:${messageId}`,
       });
     },

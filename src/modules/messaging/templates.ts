@@ -1,9 +1,10 @@
 /**
  * Message templates of the closed 24-hour window, without I/O except the provider reads: a
- * template as the service keeps it (the body with its `{{1}}`, `{{2}}` … placeholders and how
- * many there are), its body filled in with a person's parameters, and the provider message that
- * sends it. Meta's templates are read from `GET {base}/{business_account_id}/message_templates`
- * (paging followed, on the configured host only).
+ * template as the service keeps it, its shape (what a send fills: a header's text or media, the
+ * body's `{{1}}`, `{{2}}` … or named placeholders, a URL button's end), its text filled in with a
+ * person's parameters, and the provider message that sends it. Meta's templates are read from
+ * `GET {base}/{business_account_id}/message_templates` (paging followed, on the configured host
+ * only).
  */
 import { checkProviderUrl } from './guards.js';
 import { transportFailure } from './whatsapp.js';
@@ -23,9 +24,6 @@ export interface TemplateRecord {
 /** The only status a template may be sent in. */
 export const APPROVED = 'APPROVED';
 
-/** The most a body parameter may hold (Meta: 1,024 characters per text parameter in the body). */
-export const PARAMETER_MAX_CHARS = 1024;
-
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
@@ -36,9 +34,202 @@ export function placeholderCount(body: string): number {
   return most;
 }
 
+const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+
+/**
+ * The placeholders of a text in the order a send fills them: numbered ones `1…n` (the highest
+ * number; Meta numbers them without gaps), or Meta's named ones (`{{first_name}}`) in the order
+ * they first appear.
+ */
+export function placeholdersOf(text: string): string[] {
+  const keys = [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1]!))];
+  if (keys.length === 0) return [];
+  if (keys.every((k) => /^\d+$/.test(k)))
+    return Array.from({ length: placeholderCount(text) }, (_, i) => String(i + 1));
+  return keys.filter((k) => !/^\d+$/.test(k));
+}
+
+/** The text with each placeholder replaced by its value (unknown ones stay as they are). */
+export function fillPlaceholders(text: string, values: Record<string, string>): string {
+  return text.replace(PLACEHOLDER, (all, key: string) => values[key] ?? all);
+}
+
 /** The body with `{{n}}` replaced by the n-th parameter. */
 export function fillBody(body: string, parameters: string[]): string {
-  return body.replace(/\{\{\s*(\d+)\s*\}\}/g, (all, n: string) => parameters[Number(n) - 1] ?? all);
+  return fillPlaceholders(body, Object.fromEntries(parameters.map((p, i) => [String(i + 1), p])));
+}
+
+/** What one parameter of a template send fills. */
+export interface TemplateSlot {
+  /** `header` (its text or its media), `body` (a placeholder), `button` (a URL button's end). */
+  part: 'header' | 'body' | 'button';
+  /** `text`, `url` (the end of a button's link), or the header's media by its link. */
+  kind: 'text' | 'url' | 'image' | 'document' | 'video';
+  /** The placeholder: `1`, `2` … or Meta's named one (`first_name`); null for a media header. */
+  key: string | null;
+  /** The button's position (0-based) for a URL button. */
+  button: number | null;
+  /** The button's text and its link with `{{1}}` (URL buttons). */
+  buttonText: string | null;
+  url: string | null;
+  /** The provider's example value, when the template has one. */
+  example: string | null;
+}
+
+/** What a send of a template fills, and what it shows the customer. */
+export interface TemplateShape {
+  /** The header's text with its placeholders (null: none, or media). */
+  header: string | null;
+  body: string;
+  footer: string | null;
+  /** The parameters a send takes, in order: header, body, buttons. */
+  slots: TemplateSlot[];
+  /** Why the inbox cannot send it, in words (a part it cannot fill), or null. */
+  unsupported: string | null;
+}
+
+const MEDIA_HEADERS = new Set(['IMAGE', 'DOCUMENT', 'VIDEO']);
+/** Buttons that need no parameter in a send. */
+const PLAIN_BUTTONS = new Set(['QUICK_REPLY', 'PHONE_NUMBER', 'VOICE_CALL']);
+const UNSUPPORTED_BUTTON: Record<string, string> = {
+  COPY_CODE: 'einen Knopf „Code kopieren“',
+  OTP: 'einen Einmal-Code-Knopf',
+  FLOW: 'einen Flow-Knopf',
+  CATALOG: 'einen Katalog-Knopf',
+  MPM: 'einen Produkt-Knopf',
+  SPM: 'einen Produkt-Knopf',
+};
+const UNSUPPORTED_PART: Record<string, string> = {
+  CAROUSEL: 'ein Karussell',
+  LIMITED_TIME_OFFER: 'ein befristetes Angebot',
+  LOCATION: 'einen Standort in der Kopfzeile',
+};
+
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** Meta's example of a placeholder: `body_text[0][i]`, `header_text[i]` or the named ones' list. */
+function exampleOf(example: Record<string, unknown>, prefix: 'body' | 'header', key: string, i: number) {
+  const named = list(example[`${prefix}_text_named_params`]).find((p) => str(obj(p).param_name) === key);
+  if (named) return str(obj(named).example) || null;
+  const positional = prefix === 'body' ? list(list(example.body_text)[0]) : list(example.header_text);
+  return str(positional[i]) || null;
+}
+
+/**
+ * The shape of a Meta template from its components (as `message_templates` lists them): a text
+ * header's placeholders, or its media (a link in the send), the body's placeholders, the URL
+ * buttons with `{{1}}` at the end of their link. Parts the inbox cannot fill (a location header,
+ * a carousel, a code, flow or catalog button …) make it unsupported, in words.
+ */
+export function metaShape(components: unknown[]): TemplateShape {
+  const shape: TemplateShape = { header: null, body: '', footer: null, slots: [], unsupported: null };
+  const refuse = (what: string) => {
+    shape.unsupported ??= `Diese Vorlage enthält ${what}; der Posteingang kann sie nicht ausfüllen.`;
+  };
+  const typed = components.map(obj);
+  const of = (type: string) => typed.find((c) => str(c.type).toUpperCase() === type);
+  const header = of('HEADER');
+  if (header) {
+    const format = str(header.format).toUpperCase() || 'TEXT';
+    if (format === 'TEXT') {
+      shape.header = str(header.text) || null;
+      placeholdersOf(shape.header ?? '').forEach((key, i) =>
+        shape.slots.push({
+          part: 'header',
+          kind: 'text',
+          key,
+          button: null,
+          buttonText: null,
+          url: null,
+          example: exampleOf(obj(header.example), 'header', key, i),
+        }),
+      );
+    } else if (MEDIA_HEADERS.has(format)) {
+      shape.slots.push({
+        part: 'header',
+        kind: format.toLowerCase() as 'image' | 'document' | 'video',
+        key: null,
+        button: null,
+        buttonText: null,
+        url: null,
+        example: null,
+      });
+    } else refuse(UNSUPPORTED_PART[format] ?? `eine Kopfzeile vom Typ ${format}`);
+  }
+  const body = of('BODY');
+  shape.body = str(body?.text);
+  placeholdersOf(shape.body).forEach((key, i) =>
+    shape.slots.push({
+      part: 'body',
+      kind: 'text',
+      key,
+      button: null,
+      buttonText: null,
+      url: null,
+      example: exampleOf(obj(body?.example), 'body', key, i),
+    }),
+  );
+  shape.footer = str(of('FOOTER')?.text) || null;
+  list(of('BUTTONS')?.buttons).forEach((b, index) => {
+    const button = obj(b);
+    const type = str(button.type).toUpperCase();
+    if (type === 'URL') {
+      const url = str(button.url);
+      if (placeholdersOf(url).length > 0)
+        shape.slots.push({
+          part: 'button',
+          kind: 'url',
+          key: '1',
+          button: index,
+          buttonText: str(button.text) || null,
+          url,
+          example: str(list(button.example)[0]) || null,
+        });
+    } else if (!PLAIN_BUTTONS.has(type)) refuse(UNSUPPORTED_BUTTON[type] ?? `einen Knopf vom Typ ${type}`);
+  });
+  for (const c of typed) {
+    const type = str(c.type).toUpperCase();
+    if (UNSUPPORTED_PART[type] && type !== 'LOCATION') refuse(UNSUPPORTED_PART[type]!);
+  }
+  return shape;
+}
+
+/** The shape of a Twilio content: its variables `{{1}}`… wherever they stand (body, media, link). */
+export function twilioShape(body: string, components: unknown[]): TemplateShape {
+  const slots = placeholdersOf(JSON.stringify(components)).map((key): TemplateSlot => ({
+    part: 'body',
+    kind: 'text',
+    key,
+    button: null,
+    buttonText: null,
+    url: null,
+    example: null,
+  }));
+  return { header: null, body, footer: null, slots, unsupported: null };
+}
+
+const MEDIA_WORD = { image: 'Bild', document: 'Dokument', video: 'Video' } as const;
+
+/**
+ * What the customer reads, as the person's message stores it: the header (filled in, or the
+ * media's link), the body filled in, the footer.
+ */
+export function filledTemplate(shape: TemplateShape, parameters: string[]): string {
+  const values = (part: TemplateSlot['part']) =>
+    Object.fromEntries(
+      shape.slots.flatMap((slot, i) =>
+        slot.part === part && slot.key ? [[slot.key, parameters[i] ?? '']] : [],
+      ),
+    );
+  const media = shape.slots.findIndex((s) => s.part === 'header' && s.key === null);
+  const kind = shape.slots[media]?.kind as keyof typeof MEDIA_WORD | undefined;
+  const header =
+    kind !== undefined
+      ? `[${MEDIA_WORD[kind]}] ${parameters[media] ?? ''}`
+      : shape.header && fillPlaceholders(shape.header, values('header'));
+  return [header, fillPlaceholders(shape.body, values('body')), shape.footer]
+    .filter((line): line is string => Boolean(line?.trim()))
+    .join('\n\n');
 }
 
 /** One template of Meta's `message_templates` answer as the service keeps it. */
@@ -47,33 +238,58 @@ export function metaTemplateOf(t: Record<string, unknown>): TemplateRecord | nul
   const language = str(t.language);
   if (!name || !language) return null;
   const components = Array.isArray(t.components) ? t.components : [];
-  const body = str(obj(components.find((c) => str(obj(c).type).toUpperCase() === 'BODY')).text);
+  const shape = metaShape(components);
   return {
     name,
     language,
     providerId: t.id !== undefined ? String(t.id) : null,
     status: str(t.status).toUpperCase() || 'UNKNOWN',
     category: str(t.category) || null,
-    body,
-    parameterCount: placeholderCount(body),
+    body: shape.body,
+    parameterCount: shape.slots.length,
     components,
   };
 }
 
-/** Meta's template message: the body's parameters as text, the language deterministic. */
+/**
+ * Meta's template message: the header's parameter (text, or the media by its link), the body's
+ * (named ones with their `parameter_name`), each URL button's end; the language deterministic.
+ */
 export function metaTemplatePart(
   template: Pick<TemplateRecord, 'name' | 'language'>,
+  shape: Pick<TemplateShape, 'slots'>,
   parameters: string[],
 ): Record<string, unknown> {
+  const parameter = (slot: TemplateSlot, value: string) =>
+    slot.kind === 'image' || slot.kind === 'document' || slot.kind === 'video'
+      ? { type: slot.kind, [slot.kind]: { link: value } }
+      : {
+          type: 'text',
+          text: value,
+          ...(slot.key && !/^\d+$/.test(slot.key) ? { parameter_name: slot.key } : {}),
+        };
+  const ofPart = (part: TemplateSlot['part']) =>
+    shape.slots.flatMap((slot, i) => (slot.part === part ? [parameter(slot, parameters[i] ?? '')] : []));
+  const components: Record<string, unknown>[] = [];
+  for (const part of ['header', 'body'] as const) {
+    const given = ofPart(part);
+    if (given.length > 0) components.push({ type: part, parameters: given });
+  }
+  shape.slots.forEach((slot, i) => {
+    if (slot.part === 'button')
+      components.push({
+        type: 'button',
+        sub_type: 'url',
+        index: String(slot.button),
+        parameters: [{ type: 'text', text: parameters[i] ?? '' }],
+      });
+  });
   return {
     type: 'template',
     template: {
       name: template.name,
       language: { policy: 'deterministic', code: template.language },
-      components:
-        parameters.length > 0
-          ? [{ type: 'body', parameters: parameters.map((text) => ({ type: 'text', text })) }]
-          : [],
+      components,
     },
   };
 }

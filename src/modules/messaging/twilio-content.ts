@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/database.js';
 import { checkProviderUrl } from './guards.js';
 import { findContentSid, storeContentSid } from './template-repository.js';
 import { choiceId, interactiveMisfit, listButtonLabel, type ReplyBlock } from './render.js';
-import { placeholderCount, type ReadOutcome, type TemplateRecord } from './templates.js';
+import { twilioShape, type ReadOutcome, type TemplateRecord } from './templates.js';
 
 type Account = { sid: string; token: string };
 
@@ -59,7 +59,7 @@ export function twilioTemplateOf(c: {
     status: str(approval.status).toUpperCase() || 'UNSUBMITTED',
     category: str(approval.category) || null,
     body,
-    parameterCount: placeholderCount(body),
+    parameterCount: twilioShape(body, [types]).slots.length,
     components: [types],
   };
 }

@@ -9,7 +9,10 @@
  *
  * One field is added to Meta's `BaseMessageProperties`: `biz_opaque_callback_data` (string, at
  * most 512 characters), which Meta's message reference documents for every sent message (it
- * comes back in the status webhooks) but the OpenAPI description lists only for calls.
+ * comes back in the status webhooks) but the OpenAPI description lists only for calls. And the
+ * `index` of a template's button component is read as its own description says, "Position index
+ * of the button (0-9)": the published pattern `^[2-6, 11-14]$` is a character class that refuses
+ * `0`, the index of the same schema's own example.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -47,17 +50,18 @@ ajv.addFormat('phone-number', true);
 
 const compile = (schema: Json) => ajv.compile(adapt(schema) as Json);
 
-function withOpaqueCallbackData(schema: Json): Json {
+function asDocumented(schema: Json): Json {
   const copy = structuredClone(schema) as { components: { schemas: Record<string, { properties: Json }> } };
   copy.components.schemas.BaseMessageProperties!.properties.biz_opaque_callback_data = {
     type: 'string',
     maxLength: 512,
   };
+  copy.components.schemas.TemplateComponent!.properties.index = { type: 'string', pattern: '^[0-9]$' };
   return copy as unknown as Json;
 }
 
 const validators = {
-  metaMessage: compile(withOpaqueCallbackData(metaMessages.schema)),
+  metaMessage: compile(asDocumented(metaMessages.schema)),
   metaTemplatesQuery: compile(metaTemplates.schema),
   twilioMessage: compile(twilioMessage.schema),
   twilioContent: compile(twilioContent.schema),

@@ -8,8 +8,9 @@ import { useConnectionTemplates, useRefreshTemplates } from './connection-querie
 const COLOUR: Record<string, string> = { APPROVED: 'green', PENDING: 'yellow', REJECTED: 'red' };
 
 /**
- * A WhatsApp connection's message templates (for the closed 24-hour window) with their status,
- * and "Vorlagen einlesen" to read them from Meta or Twilio anew.
+ * A WhatsApp connection's message templates (for the closed 24-hour window) with their status
+ * (orange, with the reason on hover: one the inbox cannot fill), and "Vorlagen einlesen" to read
+ * them from Meta or Twilio anew.
  */
 export function ConnectionTemplates({ botId, connectionId }: { botId: string; connectionId: string }) {
   const { t } = useTranslation();
@@ -21,7 +22,9 @@ export function ConnectionTemplates({ botId, connectionId }: { botId: string; co
     <Stack gap={4} data-testid="connection-templates">
       <Group gap="xs">
         <Text size="sm">
-          {t('connections.templates.title', { count: list.filter((tpl) => tpl.sendable).length })}
+          {t('connections.templates.title', {
+            count: list.filter((tpl) => tpl.status === 'APPROVED').length,
+          })}
         </Text>
         {canEdit && (
           <Button
@@ -45,8 +48,9 @@ export function ConnectionTemplates({ botId, connectionId }: { botId: string; co
             <Badge
               key={`${tpl.name}|${tpl.language}`}
               variant="outline"
-              color={COLOUR[tpl.status] ?? 'gray'}
+              color={tpl.unsupported ? 'orange' : (COLOUR[tpl.status] ?? 'gray')}
               tt="none"
+              title={tpl.unsupported ?? undefined}
             >
               {tpl.name} ({tpl.language}) · {tpl.status}
             </Badge>

@@ -4,12 +4,19 @@ import { useTranslation } from 'react-i18next';
 import { notify } from '../../components/notify';
 import { errorMessage } from '../../components/states';
 import { formatDateTime } from '../../format';
-import { previewBody, useChannelState, useConversationTemplates, useSendTemplate } from './channel-queries';
+import {
+  previewTemplate,
+  useChannelState,
+  useConversationTemplates,
+  useSendTemplate,
+  type ChannelTemplate,
+} from './channel-queries';
 
 /**
  * WhatsApp's 24-hour window in the inbox: the time left while it is open; once it is closed a
  * free-form reply is refused, and "Vorlage senden" offers the connection's approved templates
- * with one input per body parameter and a preview.
+ * with one input per parameter (the header's text or media link, the body's placeholders, a URL
+ * button's end), labelled by what it fills, and a preview.
  */
 export function WhatsAppWindow({ id, canSend }: { id: string; canSend: boolean }) {
   const { t, i18n } = useTranslation();
@@ -37,8 +44,24 @@ export function WhatsAppWindow({ id, canSend }: { id: string; canSend: boolean }
   );
 }
 
+/** The label of a parameter's input: what it fills. */
+function useParameterLabel() {
+  const { t } = useTranslation();
+  return (p: ChannelTemplate['parameters'][number]) => {
+    if (p.part === 'button') return t('inbox.template.buttonUrl', { text: p.button_text ?? '' });
+    if (p.part === 'header')
+      return p.key === null
+        ? t(`inbox.template.headerMedia_${p.kind as 'image' | 'document' | 'video'}`)
+        : t('inbox.template.headerParameter', { key: p.key });
+    return p.key && /^\d+$/.test(p.key)
+      ? t('inbox.template.parameter', { n: p.key })
+      : t('inbox.template.parameterNamed', { key: p.key ?? '' });
+  };
+}
+
 function TemplateForm({ id }: { id: string }) {
   const { t } = useTranslation();
+  const label = useParameterLabel();
   const templates = useConversationTemplates(id, true);
   const [chosen, setChosen] = useState<string | null>(null);
   const [parameters, setParameters] = useState<string[]>([]);
@@ -74,13 +97,21 @@ function TemplateForm({ id }: { id: string }) {
         }}
         data-testid="template-select"
       />
-      {template && (
+      {template && !template.sendable && (
+        <Alert color="gray" title={t('inbox.template.unsupported')} data-testid="template-unsupported">
+          {template.unsupported}
+        </Alert>
+      )}
+      {template?.sendable && (
         <>
-          {parameters.map((value, i) => (
+          {template.parameters.map((p, i) => (
             <TextInput
               key={i}
-              label={t('inbox.template.parameter', { n: i + 1 })}
-              value={value}
+              label={label(p)}
+              description={p.part === 'button' ? p.url : undefined}
+              placeholder={p.example ? t('inbox.template.example', { example: p.example }) : undefined}
+              type={p.part === 'header' && p.key === null ? 'url' : 'text'}
+              value={parameters[i] ?? ''}
               maxLength={1024}
               onChange={(e) => {
                 const next = [...parameters];
@@ -94,7 +125,7 @@ function TemplateForm({ id }: { id: string }) {
               {t('inbox.template.preview')}
             </Text>
             <Text size="sm" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-              {previewBody(template.body, parameters)}
+              {previewTemplate(template, parameters)}
             </Text>
           </Card>
           <Group>

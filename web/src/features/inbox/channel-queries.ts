@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
+import type { Ok } from '../../api/types';
 import { inboxKeys } from './queries';
 
 /** A WhatsApp/SMS conversation's window, opt-out and delivery statuses. */
@@ -48,7 +49,26 @@ export function useSendTemplate(
   });
 }
 
-/** The body with {{n}} replaced by the n-th parameter (empty ones stay visible as {{n}}). */
-export function previewBody(body: string, parameters: string[]): string {
-  return body.replace(/\{\{\s*(\d+)\s*\}\}/g, (all, n: string) => parameters[Number(n) - 1]?.trim() || all);
+/** A template of the inbox's choice, as the API lists it. */
+export type ChannelTemplate = Ok<'/api/conversations/{id}/channel/templates', 'get'>['data'][number];
+
+const MEDIA_WORD = { image: 'Bild', document: 'Dokument', video: 'Video' } as const;
+
+/**
+ * What the customer will read: the header (filled in, or the media's link), the body filled in,
+ * the footer; a placeholder without a value stays visible as {{key}}.
+ */
+export function previewTemplate(template: ChannelTemplate, parameters: string[]): string {
+  const fill = (text: string, part: 'header' | 'body') =>
+    text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (all, key: string) => {
+      const i = template.parameters.findIndex((p) => p.part === part && p.key === key);
+      return (i >= 0 && parameters[i]?.trim()) || all;
+    });
+  const media = template.parameters.findIndex((p) => p.part === 'header' && p.key === null);
+  const kind = template.parameters[media]?.kind as keyof typeof MEDIA_WORD | undefined;
+  const header =
+    kind && kind in MEDIA_WORD
+      ? `[${MEDIA_WORD[kind]}] ${parameters[media]?.trim() ?? ''}`
+      : template.header && fill(template.header, 'header');
+  return [header, fill(template.body, 'body'), template.footer].filter((line) => line?.trim()).join('\n\n');
 }
