@@ -231,9 +231,10 @@ describe('dashboard: channels and go-live checklist', () => {
     await card.getByText('termin_erinnerung (de) · APPROVED').waitFor();
     await card.getByText('Vorlagen: 3 freigegeben').waitFor();
     // One the inbox cannot fill says why on hover.
-    await expect(card.getByText('gutschein (de) · APPROVED').getAttribute('title')).resolves.toMatch(
-      /Code kopieren/,
-    );
+    await card
+      .getByTitle(/Code kopieren/)
+      .getByText('gutschein (de) · APPROVED')
+      .waitFor();
     await screenshots(page, 'channels-whatsapp-templates');
 
     // Its own page: the channel page stays open for the next case.
