@@ -88,6 +88,14 @@ export interface TemplateShape {
   unsupported: string | null;
 }
 
+const slot = (
+  part: TemplateSlot['part'],
+  kind: TemplateSlot['kind'],
+  key: string | null,
+  example: string | null,
+  button: Pick<TemplateSlot, 'button' | 'buttonText' | 'url'> = { button: null, buttonText: null, url: null },
+): TemplateSlot => ({ part, kind, key, example, ...button });
+
 const MEDIA_HEADERS = new Set(['IMAGE', 'DOCUMENT', 'VIDEO']);
 /** Buttons that need no parameter in a send. */
 const PLAIN_BUTTONS = new Set(['QUICK_REPLY', 'PHONE_NUMBER', 'VOICE_CALL']);
@@ -134,40 +142,16 @@ export function metaShape(components: unknown[]): TemplateShape {
     if (format === 'TEXT') {
       shape.header = str(header.text) || null;
       placeholdersOf(shape.header ?? '').forEach((key, i) =>
-        shape.slots.push({
-          part: 'header',
-          kind: 'text',
-          key,
-          button: null,
-          buttonText: null,
-          url: null,
-          example: exampleOf(obj(header.example), 'header', key, i),
-        }),
+        shape.slots.push(slot('header', 'text', key, exampleOf(obj(header.example), 'header', key, i))),
       );
     } else if (MEDIA_HEADERS.has(format)) {
-      shape.slots.push({
-        part: 'header',
-        kind: format.toLowerCase() as 'image' | 'document' | 'video',
-        key: null,
-        button: null,
-        buttonText: null,
-        url: null,
-        example: null,
-      });
+      shape.slots.push(slot('header', format.toLowerCase() as 'image' | 'document' | 'video', null, null));
     } else refuse(UNSUPPORTED_PART[format] ?? `eine Kopfzeile vom Typ ${format}`);
   }
   const body = of('BODY');
   shape.body = str(body?.text);
   placeholdersOf(shape.body).forEach((key, i) =>
-    shape.slots.push({
-      part: 'body',
-      kind: 'text',
-      key,
-      button: null,
-      buttonText: null,
-      url: null,
-      example: exampleOf(obj(body?.example), 'body', key, i),
-    }),
+    shape.slots.push(slot('body', 'text', key, exampleOf(obj(body?.example), 'body', key, i))),
   );
   shape.footer = str(of('FOOTER')?.text) || null;
   list(of('BUTTONS')?.buttons).forEach((b, index) => {
@@ -176,15 +160,13 @@ export function metaShape(components: unknown[]): TemplateShape {
     if (type === 'URL') {
       const url = str(button.url);
       if (placeholdersOf(url).length > 0)
-        shape.slots.push({
-          part: 'button',
-          kind: 'url',
-          key: '1',
-          button: index,
-          buttonText: str(button.text) || null,
-          url,
-          example: str(list(button.example)[0]) || null,
-        });
+        shape.slots.push(
+          slot('button', 'url', '1', str(list(button.example)[0]) || null, {
+            button: index,
+            buttonText: str(button.text) || null,
+            url,
+          }),
+        );
     } else if (!PLAIN_BUTTONS.has(type)) refuse(UNSUPPORTED_BUTTON[type] ?? `einen Knopf vom Typ ${type}`);
   });
   for (const c of typed) {
@@ -196,15 +178,7 @@ export function metaShape(components: unknown[]): TemplateShape {
 
 /** The shape of a Twilio content: its variables `{{1}}`… wherever they stand (body, media, link). */
 export function twilioShape(body: string, components: unknown[]): TemplateShape {
-  const slots = placeholdersOf(JSON.stringify(components)).map((key): TemplateSlot => ({
-    part: 'body',
-    kind: 'text',
-    key,
-    button: null,
-    buttonText: null,
-    url: null,
-    example: null,
-  }));
+  const slots = placeholdersOf(JSON.stringify(components)).map((key) => slot('body', 'text', key, null));
   return { header: null, body, footer: null, slots, unsupported: null };
 }
 
