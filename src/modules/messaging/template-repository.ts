@@ -10,7 +10,6 @@ export interface TemplateRow {
   status: string;
   category: string | null;
   body: string;
-  parameter_count: number;
   components: unknown[];
   refreshed_at: Date;
 }
@@ -26,11 +25,11 @@ export async function replaceTemplates(
   for (const t of templates) {
     await tx.query(
       `INSERT INTO channel_templates (connection_id, tenant_id, name, language, provider_id, status, category,
-         body, parameter_count, components)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         body, components)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (connection_id, name, language) DO UPDATE SET provider_id = excluded.provider_id,
          status = excluded.status, category = excluded.category, body = excluded.body,
-         parameter_count = excluded.parameter_count, components = excluded.components, refreshed_at = now()`,
+         components = excluded.components, refreshed_at = now()`,
       [
         connectionId,
         tenantId,
@@ -40,7 +39,6 @@ export async function replaceTemplates(
         t.status.slice(0, 40),
         t.category?.slice(0, 40) ?? null,
         t.body,
-        t.parameterCount,
         JSON.stringify(t.components),
       ],
     );

@@ -17,7 +17,6 @@ export interface TemplateRecord {
   status: string;
   category: string | null;
   body: string;
-  parameterCount: number;
   components: unknown[];
 }
 
@@ -220,7 +219,6 @@ export function metaTemplateOf(t: Record<string, unknown>): TemplateRecord | nul
     status: str(t.status).toUpperCase() || 'UNKNOWN',
     category: str(t.category) || null,
     body: shape.body,
-    parameterCount: shape.slots.length,
     components,
   };
 }

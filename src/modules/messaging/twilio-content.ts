@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/database.js';
 import { checkProviderUrl } from './guards.js';
 import { findContentSid, storeContentSid } from './template-repository.js';
 import { choiceId, interactiveMisfit, listButtonLabel, type ReplyBlock } from './render.js';
-import { twilioShape, type ReadOutcome, type TemplateRecord } from './templates.js';
+import type { ReadOutcome, TemplateRecord } from './templates.js';
 
 type Account = { sid: string; token: string };
 
@@ -59,7 +59,6 @@ export function twilioTemplateOf(c: {
     status: str(approval.status).toUpperCase() || 'UNSUBMITTED',
     category: str(approval.category) || null,
     body,
-    parameterCount: twilioShape(body, [types]).slots.length,
     components: [types],
   };
 }
