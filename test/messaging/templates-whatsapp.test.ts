@@ -526,6 +526,46 @@ describeApp(
         [[ok.json().id, bill.json().id]],
       );
       expect(rows.map((r) => r.status)).toEqual(['accepted', 'accepted']);
+
+      // Edited at Meta: the components webhook makes the list be read anew, with the new parameters.
+      const edited = fake.templates.meta.find((t) => t.name === 'kurs_termin')!;
+      edited.components = [{ type: 'BODY', text: 'Hallo {{1}}, neu: {{2}}' }];
+      const hook = await postMeta(
+        app,
+        connectionId,
+        {
+          object: 'whatsapp_business_account',
+          entry: [
+            {
+              id: WABA,
+              time: Math.floor(Date.now() / 1000),
+              changes: [
+                {
+                  field: 'message_template_components_update',
+                  value: {
+                    message_template_id: 9001,
+                    message_template_name: 'kurs_termin',
+                    message_template_language: 'de',
+                    message_template_element: 'Hallo {{1}}, neu: {{2}}',
+                  },
+                },
+              ],
+            },
+          ],
+        },
+        APP_SECRET,
+      );
+      expect(hook.statusCode).toBe(200);
+      await vi.waitUntil(
+        async () =>
+          (await app.inject({ method: 'GET', url: templatesUrl(), headers: tenant.owner.headers }))
+            .json()
+            .data.some(
+              (t: { name: string; parameter_count: number; header: string | null }) =>
+                t.name === 'kurs_termin' && t.parameter_count === 2 && t.header === null,
+            ),
+        { timeout: 10_000, interval: 50 },
+      );
     });
   },
   { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } },

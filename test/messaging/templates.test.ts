@@ -210,7 +210,7 @@ describe('templates', () => {
     expect(twilioShape('Hallo {{1}}', types).slots.map((s) => s.key)).toEqual(['1', '2']);
   });
 
-  it('reads template status changes of the webhook, nothing else', () => {
+  it('reads template status, component and category changes of the webhooks, nothing else', () => {
     const updates = parseTemplateUpdates({
       entry: [
         {
@@ -227,12 +227,27 @@ describe('templates', () => {
               },
             },
             { field: 'message_template_status_update', value: { message_template_name: 'no_event' } },
+            {
+              field: 'message_template_components_update',
+              value: {
+                message_template_id: 78,
+                message_template_name: 'u',
+                message_template_language: 'de',
+                message_template_element: 'Neu: {{1}}',
+              },
+            },
+            {
+              field: 'template_category_update',
+              value: { message_template_id: 79, previous_category: 'UTILITY', new_category: 'MARKETING' },
+            },
           ],
         },
       ],
     });
     expect(updates).toEqual([
       { accountId: '2233', providerId: '77', name: 't', language: 'de', status: 'PAUSED' },
+      { accountId: '2233', providerId: '78', name: 'u', language: 'de', status: null },
+      { accountId: '2233', providerId: '79', name: '', language: null, status: null },
     ]);
   });
 

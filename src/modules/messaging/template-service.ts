@@ -126,8 +126,9 @@ export async function connectionTemplates(db: Queryable, tenantId: string, botId
 }
 
 /**
- * Meta's `message_template_status_update` webhook: each named template takes its new status at
- * once. A template not stored yet (created after the last refresh) makes the list be read anew,
+ * Meta's template webhooks: each named template takes its new status at once
+ * (`message_template_status_update`). A template not stored yet (created after the last refresh),
+ * or one whose components or category changed (edited at Meta), makes the list be read anew,
  * after the webhook was answered. Changes of another business account are ignored.
  */
 export async function applyTemplateUpdates(
@@ -135,15 +136,18 @@ export async function applyTemplateUpdates(
   conn: ConnectionRow,
   updates: TemplateStatusUpdate[],
 ): Promise<void> {
-  let unknown = false;
+  let stale = false;
   for (const u of updates) {
     if (u.accountId && u.accountId !== conn.settings.business_account_id) continue;
-    const changed = await templateRepo.setTemplateStatus(ctx.db, conn.id, u, u.status);
-    if (changed === 0) unknown = true;
+    if (u.status === null) stale = true;
+    else if ((await templateRepo.setTemplateStatus(ctx.db, conn.id, u, u.status)) === 0) stale = true;
   }
-  if (unknown)
+  if (stale)
     void refreshTemplates(ctx, conn).catch((error: unknown) =>
-      ctx.log?.warn({ err: error, connection_id: conn.id }, 'templates not refreshed after a status update'),
+      ctx.log?.warn(
+        { err: error, connection_id: conn.id },
+        'templates not refreshed after a template change',
+      ),
     );
 }
 

@@ -266,17 +266,24 @@ export function metaTemplatePart(
   };
 }
 
-/** A template status change of Meta's `message_template_status_update` webhook. */
+/**
+ * A template change of Meta's webhooks: a new status (`message_template_status_update`), or its
+ * components or category changed (`message_template_components_update`,
+ * `template_category_update`: `status` null, the template must be read anew).
+ */
 export interface TemplateStatusUpdate {
   /** The WhatsApp Business Account the change belongs to (the entry's id). */
   accountId: string | null;
   providerId: string | null;
   name: string;
   language: string | null;
-  status: string;
+  status: string | null;
 }
 
-/** The template status changes of one webhook payload. */
+/** The webhook fields of a template whose content changed: the stored one is stale. */
+const CONTENT_FIELDS = new Set(['message_template_components_update', 'template_category_update']);
+
+/** The template changes of one webhook payload. */
 export function parseTemplateUpdates(body: unknown): TemplateStatusUpdate[] {
   const out: TemplateStatusUpdate[] = [];
   const entries = Array.isArray(obj(body).entry) ? (obj(body).entry as unknown[]) : [];
@@ -284,11 +291,12 @@ export function parseTemplateUpdates(body: unknown): TemplateStatusUpdate[] {
     const changes = Array.isArray(obj(entry).changes) ? (obj(entry).changes as unknown[]) : [];
     for (const change of changes) {
       const c = obj(change);
-      if (c.field !== 'message_template_status_update') continue;
+      const field = str(c.field);
+      if (field !== 'message_template_status_update' && !CONTENT_FIELDS.has(field)) continue;
       const v = obj(c.value);
-      const status = str(v.event).toUpperCase();
+      const status = CONTENT_FIELDS.has(field) ? null : str(v.event).toUpperCase();
       const name = str(v.message_template_name);
-      if (!status || (!name && v.message_template_id === undefined)) continue;
+      if (status === '' || (!name && v.message_template_id === undefined)) continue;
       out.push({
         accountId: str(obj(entry).id) || null,
         providerId: v.message_template_id !== undefined ? String(v.message_template_id) : null,

@@ -237,8 +237,9 @@ export const channelWebhookRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }
         messages = parsed.messages;
         if (parsed.statuses.length > 0)
           await ctx.db.transaction((tx) => applyStatuses(tx, conn, parsed.statuses));
-        if (parsed.templateUpdates > 0)
-          await applyTemplateUpdates({ ...ctx, log: request.log }, conn, parseTemplateUpdates(payload));
+        const templateChanges = parseTemplateUpdates(payload);
+        if (templateChanges.length > 0)
+          await applyTemplateUpdates({ ...ctx, log: request.log }, conn, templateChanges);
       } else {
         const isJson = String(request.headers['content-type'] ?? '').includes('json');
         const fields = isJson ? {} : form(raw);

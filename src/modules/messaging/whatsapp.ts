@@ -116,17 +116,14 @@ function inboundOf(m: Record<string, unknown>): ParsedInbound | null {
 export function parseMetaWebhook(body: unknown): {
   messages: ParsedInbound[];
   statuses: ParsedStatus[];
-  templateUpdates: number;
 } {
   const messages: ParsedInbound[] = [];
   const statuses: ParsedStatus[] = [];
-  let templateUpdates = 0;
   const entries = Array.isArray(obj(body).entry) ? (obj(body).entry as unknown[]) : [];
   for (const entry of entries) {
     const changes = Array.isArray(obj(entry).changes) ? (obj(entry).changes as unknown[]) : [];
     for (const change of changes) {
       const c = obj(change);
-      if (c.field === 'message_template_status_update') templateUpdates += 1;
       if (c.field !== 'messages') continue;
       const value = obj(c.value);
       for (const m of Array.isArray(value.messages) ? value.messages : []) {
@@ -147,7 +144,7 @@ export function parseMetaWebhook(body: unknown): {
       }
     }
   }
-  return { messages, statuses, templateUpdates };
+  return { messages, statuses };
 }
 
 /** One provider call's outcome. */
