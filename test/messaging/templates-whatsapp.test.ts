@@ -88,17 +88,34 @@ describeApp(
 
     const templatesUrl = () => `/api/bots/${botId}/connections/${connectionId}/templates`;
     const sent = () => fake.messages('meta').filter((r) => r.body.to === customer);
-
-    it('reads every page of the templates from Meta; bot:view lists, bot:edit refreshes, another tenant gets 404', async () => {
-      const { app, ctx } = get();
-      const empty = await app.inject({ method: 'GET', url: templatesUrl(), headers: tenant.owner.headers });
-      expect(empty.json()).toEqual({ data: [] });
-      const refreshed = await app.inject({
+    /** The customer writes, the bot answers, a person takes the conversation over. */
+    const heldConversation = async () => {
+      const { app, db } = get();
+      await postMeta(
+        app,
+        connectionId,
+        metaPayload(PHONE_ID, { messages: [textMessage(customer, 'Hallo')] }),
+        APP_SECRET,
+      );
+      await vi.waitUntil(() => sent().length >= 1, { timeout: 15_000, interval: 50 });
+      return takeOverConversation(app, db, tenant, connectionId);
+    };
+    /** Reads the connection's templates from Meta now. */
+    const refresh = async () => {
+      const refreshed = await get().app.inject({
         method: 'POST',
         url: `${templatesUrl()}/refresh`,
         headers: tenant.owner.headers,
       });
       expect(refreshed.statusCode, refreshed.body).toBe(200);
+      return refreshed;
+    };
+
+    it('reads every page of the templates from Meta; bot:view lists, bot:edit refreshes, another tenant gets 404', async () => {
+      const { app, ctx } = get();
+      const empty = await app.inject({ method: 'GET', url: templatesUrl(), headers: tenant.owner.headers });
+      expect(empty.json()).toEqual({ data: [] });
+      const refreshed = await refresh();
       expect(refreshed.json().data).toEqual([
         expect.objectContaining({ name: 'angebot', status: 'REJECTED', sendable: false, parameter_count: 1 }),
         expect.objectContaining({
@@ -160,14 +177,7 @@ describeApp(
     it('a person’s reply after 25 hours is refused in words and sent as a template; a paused one no longer', async () => {
       const { app, db, ctx } = get();
       const { sendDueNow } = await import('../../src/modules/messaging/sender.js');
-      await postMeta(
-        app,
-        connectionId,
-        metaPayload(PHONE_ID, { messages: [textMessage(customer, 'Hallo')] }),
-        APP_SECRET,
-      );
-      await vi.waitUntil(() => sent().length >= 1, { timeout: 15_000, interval: 50 });
-      const conversationId = await takeOverConversation(app, db, tenant, connectionId);
+      const conversationId = await heldConversation();
       await db.query(
         `UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours' WHERE connection_id = $1`,
         [connectionId],
@@ -187,12 +197,7 @@ describeApp(
       expect(late.json()).toMatchObject({ code: 'window_closed' });
       expect(late.json().message).toMatch(/^Das 24-Stunden-Fenster ist geschlossen.*Vorlage senden/);
 
-      const refreshed = await app.inject({
-        method: 'POST',
-        url: `${templatesUrl()}/refresh`,
-        headers: tenant.owner.headers,
-      });
-      expect(refreshed.statusCode, refreshed.body).toBe(200);
+      await refresh();
       const choice = await app.inject({
         method: 'GET',
         url: `/api/conversations/${conversationId}/channel/templates`,
@@ -380,20 +385,8 @@ describeApp(
           ],
         },
       );
-      await postMeta(
-        app,
-        connectionId,
-        metaPayload(PHONE_ID, { messages: [textMessage(customer, 'Hallo')] }),
-        APP_SECRET,
-      );
-      await vi.waitUntil(() => sent().length >= 1, { timeout: 15_000, interval: 50 });
-      const conversationId = await takeOverConversation(app, db, tenant, connectionId);
-      const refreshed = await app.inject({
-        method: 'POST',
-        url: `${templatesUrl()}/refresh`,
-        headers: tenant.owner.headers,
-      });
-      expect(refreshed.statusCode, refreshed.body).toBe(200);
+      const conversationId = await heldConversation();
+      await refresh();
 
       // The inbox's choice says what each parameter fills, with Meta's examples.
       const choice = await app.inject({
