@@ -23,6 +23,8 @@ export interface FakeContent {
   friendly_name: string;
   language: string;
   types: Record<string, unknown>;
+  /** The sample values of its variables. */
+  variables?: Record<string, string>;
   /** WhatsApp approval: approved, pending, rejected, … (absent: never submitted). */
   approval?: string;
 }
@@ -185,7 +187,7 @@ function resource(c: FakeContent) {
     account_sid: 'AC',
     friendly_name: c.friendly_name,
     language: c.language,
-    variables: {},
+    variables: c.variables ?? {},
     types: c.types,
     url: `https://content.twilio.com/v1/Content/${c.sid}`,
     date_created: new Date().toISOString(),

@@ -198,16 +198,25 @@ describe('templates', () => {
     }
   });
 
-  it('counts a Twilio content’s variables wherever they stand', () => {
-    const types = [
-      {
-        'twilio/call-to-action': {
-          body: 'Hallo {{1}}',
-          actions: [{ type: 'URL', title: 'Ansehen', url: 'https://studio.example/{{2}}' }],
-        },
+  it('reads where a Twilio content’s variables stand: in a text, a button’s link, the media’s link', () => {
+    const types = {
+      'twilio/call-to-action': {
+        body: 'Hallo {{1}}, Ihre Rechnung {{3}}',
+        actions: [{ type: 'URL', title: 'Ansehen', url: 'https://studio.example/{{2}}' }],
       },
-    ];
-    expect(twilioShape('Hallo {{1}}', types).slots.map((s) => s.key)).toEqual(['1', '2']);
+      'twilio/media': { body: 'Hallo {{1}}', media: ['https://cdn.studio.example/{{4}}.pdf'] },
+    };
+    const shape = twilioShape('Hallo {{1}}, Ihre Rechnung {{3}}', [
+      { types, variables: { 1: 'Anna', 2: 'k42' } },
+    ]);
+    expect(shape.slots.map((s) => [s.part, s.kind, s.key, s.example, s.buttonText, s.url])).toEqual([
+      ['body', 'text', '1', 'Anna', null, null],
+      ['button', 'url', '2', 'k42', 'Ansehen', 'https://studio.example/{{2}}'],
+      ['body', 'text', '3', null, null, null],
+      ['header', 'url', '4', null, null, 'https://cdn.studio.example/{{4}}.pdf'],
+    ]);
+    // A content stored before its samples were kept: the types alone.
+    expect(twilioShape('Hallo {{1}}', [types]).slots).toHaveLength(4);
   });
 
   it('reads template status, component and category changes of the webhooks, nothing else', () => {

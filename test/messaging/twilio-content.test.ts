@@ -132,6 +132,19 @@ describeApp('Twilio WhatsApp Content templates (official library against a local
         friendly_name: 'termin_erinnerung',
         language: 'de',
         types: { 'twilio/text': { body: 'Hallo {{1}}, Ihr Termin ist am {{2}}.' } },
+        variables: { 1: 'Anna', 2: 'Montag' },
+        approval: 'approved',
+      },
+      {
+        sid: `HX${'c'.repeat(32)}`,
+        friendly_name: 'termin_link',
+        language: 'de',
+        types: {
+          'twilio/call-to-action': {
+            body: 'Ihr Termin steht.',
+            actions: [{ type: 'URL', title: 'Ansehen', url: 'https://studio.example/t/{{1}}' }],
+          },
+        },
         approval: 'approved',
       },
       {
@@ -150,7 +163,26 @@ describeApp('Twilio WhatsApp Content templates (official library against a local
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     expect(refreshed.json().data).toEqual([
       expect.objectContaining({ name: 'angebot', status: 'PENDING', sendable: false }),
-      expect.objectContaining({ name: 'termin_erinnerung', status: 'APPROVED', parameter_count: 2 }),
+      expect.objectContaining({
+        name: 'termin_erinnerung',
+        status: 'APPROVED',
+        parameter_count: 2,
+        parameters: [
+          expect.objectContaining({ part: 'body', kind: 'text', key: '1', example: 'Anna' }),
+          expect.objectContaining({ part: 'body', kind: 'text', key: '2', example: 'Montag' }),
+        ],
+      }),
+      expect.objectContaining({
+        name: 'termin_link',
+        parameters: [
+          expect.objectContaining({
+            part: 'button',
+            kind: 'url',
+            button_text: 'Ansehen',
+            url: 'https://studio.example/t/{{1}}',
+          }),
+        ],
+      }),
     ]);
 
     await write('Hallo');
@@ -175,6 +207,16 @@ describeApp('Twilio WhatsApp Content templates (official library against a local
       payload: { name: 'angebot', language: 'de', parameters: [] },
     });
     expect(pending.statusCode).toBe(422);
+    // A link's end with a space is refused in words before anything is stored.
+    const spaced = await app.inject({
+      method: 'POST',
+      url: `/api/inbox/${conversationId}/template`,
+      headers: tenant.owner.headers,
+      payload: { name: 'termin_link', language: 'de', parameters: ['k 42'] },
+    });
+    expect(spaced.statusCode).toBe(400);
+    expect(spaced.json()).toMatchObject({ code: 'field_invalid' });
+    expect(spaced.json().message).toMatch(/Leerzeichen/);
     const sent = await app.inject({
       method: 'POST',
       url: `/api/inbox/${conversationId}/template`,

@@ -175,9 +175,42 @@ export function metaShape(components: unknown[]): TemplateShape {
   return shape;
 }
 
-/** The shape of a Twilio content: its variables `{{1}}`… wherever they stand (body, media, link). */
+/** Every text of a JSON value with the key it stands under and the action it belongs to. */
+function textsOf(value: unknown, key = '', action: Record<string, unknown> | null = null) {
+  const out: { key: string; text: string; action: Record<string, unknown> | null }[] = [];
+  if (typeof value === 'string') out.push({ key, text: value, action });
+  else if (Array.isArray(value)) for (const v of value) out.push(...textsOf(v, key, action));
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value))
+      out.push(...textsOf(v, k, key === 'actions' ? (value as Record<string, unknown>) : action));
+  return out;
+}
+
+/**
+ * The shape of a Twilio content (stored as `[{types, variables}]`; earlier as `[types]`): its
+ * variables `{{1}}`… wherever they stand — in a text (body, title, footer), at the end of a
+ * button's link, or in the media's link — with the content's sample value as the example.
+ */
 export function twilioShape(body: string, components: unknown[]): TemplateShape {
-  const slots = placeholdersOf(JSON.stringify(components)).map((key) => slot('body', 'text', key, null));
+  const stored = obj(components[0]);
+  const types = stored.types !== undefined ? obj(stored.types) : stored;
+  const samples = obj(stored.variables);
+  const texts = textsOf(types);
+  const slots = placeholdersOf(JSON.stringify(types)).map((key) => {
+    const holds = new RegExp(`\\{\\{\\s*${key}\\s*\\}\\}`);
+    const where = texts.filter((t) => holds.test(t.text));
+    const example = str(samples[key]) || null;
+    const link = where.find((t) => t.key === 'url' || t.key === 'media');
+    if (!link || where.some((t) => t !== link && t.key !== 'url' && t.key !== 'media'))
+      return slot('body', 'text', key, example);
+    return link.action
+      ? slot('button', 'url', key, example, {
+          button: null,
+          buttonText: str(link.action.title) || null,
+          url: link.text,
+        })
+      : slot('header', 'url', key, example, { button: null, buttonText: null, url: link.text });
+  });
   return { header: null, body, footer: null, slots, unsupported: null };
 }
 

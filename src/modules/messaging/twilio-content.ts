@@ -40,13 +40,17 @@ export function twilioFailure(error: unknown): {
 const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-/** One content of `ContentAndApprovals` as a template: its WhatsApp approval is its status. */
+/**
+ * One content of `ContentAndApprovals` as a template: its WhatsApp approval is its status; its
+ * types and sample variables are kept (what a send fills: templates.ts `twilioShape`).
+ */
 export function twilioTemplateOf(c: {
   sid: string;
   friendlyName: string;
   language: string;
   types: Record<string, object>;
   approvalRequests: Record<string, object>;
+  variables?: object;
 }): TemplateRecord {
   const types = obj(c.types);
   const first = obj(types['twilio/text'] ?? Object.values(types)[0]);
@@ -59,7 +63,7 @@ export function twilioTemplateOf(c: {
     status: str(approval.status).toUpperCase() || 'UNSUBMITTED',
     category: str(approval.category) || null,
     body,
-    components: [types],
+    components: [{ types, variables: obj(c.variables) }],
   };
 }
 

@@ -49,9 +49,11 @@ function useParameterLabel() {
   const { t } = useTranslation();
   return (p: ChannelTemplate['parameters'][number]) => {
     if (p.part === 'button') return t('inbox.template.buttonUrl', { text: p.button_text ?? '' });
+    if (p.part === 'header' && p.key === null)
+      return t(`inbox.template.headerMedia_${p.kind as 'image' | 'document' | 'video'}`);
     if (p.part === 'header')
-      return p.key === null
-        ? t(`inbox.template.headerMedia_${p.kind as 'image' | 'document' | 'video'}`)
+      return p.kind === 'url'
+        ? t('inbox.template.headerUrl')
         : t('inbox.template.headerParameter', { key: p.key });
     return p.key && /^\d+$/.test(p.key)
       ? t('inbox.template.parameter', { n: p.key })
@@ -108,7 +110,7 @@ function TemplateForm({ id }: { id: string }) {
             <TextInput
               key={i}
               label={label(p)}
-              description={p.part === 'button' ? p.url : undefined}
+              description={p.url ?? undefined}
               placeholder={p.example ? t('inbox.template.example', { example: p.example }) : undefined}
               type={p.part === 'header' && p.key === null ? 'url' : 'text'}
               value={parameters[i] ?? ''}
