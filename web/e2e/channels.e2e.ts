@@ -224,7 +224,6 @@ describe('dashboard: channels and go-live checklist', () => {
         { timeout: 30_000 },
       )
       .toBeDefined();
-    await harness.query(`UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours'`);
     // The connection's card reads the templates from Meta and shows their status.
     const card = page.getByTestId('connection-card').filter({ hasText: 'Studio-WhatsApp' });
     await card.getByRole('button', { name: 'Vorlagen einlesen' }).click();
@@ -244,6 +243,17 @@ describe('dashboard: channels and go-live checklist', () => {
     // The demo bot may have handed the question over already (waiting) or still hold it.
     await inbox.getByRole('button', { name: /^(Übernehmen|Vom Bot übernehmen)$/ }).click();
     await inbox.getByTestId('inbox-state').filter({ hasText: 'Bei einer Person' }).waitFor();
+    // While the window is open a template is there on demand.
+    await inbox.getByTestId('window-open').waitFor();
+    await inbox.getByRole('button', { name: 'Vorlage senden' }).click();
+    await inbox.getByTestId('window-open-template').getByLabel('Vorlage senden').waitFor();
+    await screenshots(inbox, 'inbox-whatsapp-window-open');
+    await inbox.getByRole('button', { name: 'Vorlage ausblenden' }).click();
+    await expect(inbox.getByTestId('window-open-template').count()).resolves.toBe(0);
+
+    // 25 hours later the window is closed.
+    await harness.query(`UPDATE channel_inbound SET provider_ts = provider_ts - interval '25 hours'`);
+    await inbox.reload();
     const closed = inbox.getByTestId('window-closed');
     await closed.getByText('Das 24-Stunden-Fenster ist geschlossen').waitFor();
     // A free-form reply is refused in words.

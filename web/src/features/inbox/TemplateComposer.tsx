@@ -13,26 +13,47 @@ import {
 } from './channel-queries';
 
 /**
- * WhatsApp's 24-hour window in the inbox: the time left while it is open; once it is closed a
- * free-form reply is refused, and "Vorlage senden" offers the connection's approved templates
+ * WhatsApp's 24-hour window in the inbox: the time left while it is open (with "Vorlage senden"
+ * on demand); once it is closed a free-form reply is refused, and "Vorlage senden" offers the connection's approved templates
  * with one input per parameter (the header's text or media link, the body's placeholders, a URL
  * button's end), labelled by what it fills, and a preview.
  */
 export function WhatsAppWindow({ id, canSend }: { id: string; canSend: boolean }) {
   const { t, i18n } = useTranslation();
   const state = useChannelState(id, true);
+  // With the window open a template is optional (a free reply goes too): shown on demand.
+  const [templateOpen, setTemplateOpen] = useState(false);
   const win = state.data?.window;
   const closed = win ? !win.open : false;
   if (!win) return null;
   if (!closed)
     return (
-      <Text size="sm" c="dimmed" mb="xs" data-testid="window-open">
-        {t('inbox.window.open', {
-          hours: Math.floor(win.remaining_seconds / 3600),
-          minutes: Math.floor((win.remaining_seconds % 3600) / 60),
-          until: formatDateTime(win.closes_at, i18n.language),
-        })}
-      </Text>
+      <Stack gap="xs" mb="xs">
+        <Group gap="xs" justify="space-between" wrap="nowrap">
+          <Text size="sm" c="dimmed" data-testid="window-open">
+            {t('inbox.window.open', {
+              hours: Math.floor(win.remaining_seconds / 3600),
+              minutes: Math.floor((win.remaining_seconds % 3600) / 60),
+              until: formatDateTime(win.closes_at, i18n.language),
+            })}
+          </Text>
+          {canSend && (
+            <Button
+              size="compact-xs"
+              variant="subtle"
+              style={{ flexShrink: 0 }}
+              onClick={() => setTemplateOpen((open) => !open)}
+            >
+              {t(templateOpen ? 'inbox.template.hide' : 'inbox.template.choose')}
+            </Button>
+          )}
+        </Group>
+        {canSend && templateOpen && (
+          <Card withBorder padding="xs" data-testid="window-open-template">
+            <TemplateForm id={id} />
+          </Card>
+        )}
+      </Stack>
     );
   return (
     <Alert color="orange" mb="sm" title={t('inbox.window.closedTitle')} data-testid="window-closed">
