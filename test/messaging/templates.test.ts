@@ -2,16 +2,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
-  fillBody,
+  fillPlaceholders,
   filledTemplate,
   metaShape,
+  placeholderCount,
+  placeholdersOf,
+  twilioShape,
+} from '../../src/modules/messaging/template-shape.js';
+import {
   metaTemplateOf,
   metaTemplatePart,
   parseTemplateUpdates,
-  placeholderCount,
-  placeholdersOf,
   readMetaTemplates,
-  twilioShape,
 } from '../../src/modules/messaging/templates.js';
 import { contentRequestOf, twilioTemplatePart } from '../../src/modules/messaging/twilio-content.js';
 import { providerError } from '../../src/modules/messaging/rules.js';
@@ -24,8 +26,10 @@ describe('templates', () => {
   it('counts placeholders and fills them in order', () => {
     expect(placeholderCount('Hallo {{1}}, am {{2}} um {{ 3 }}; {{1}}')).toBe(3);
     expect(placeholderCount('Keine Parameter')).toBe(0);
-    expect(fillBody('Hallo {{1}}, am {{2}}.', ['Anna', 'Montag'])).toBe('Hallo Anna, am Montag.');
-    expect(fillBody('Hallo {{1}} {{3}}', ['Anna'])).toBe('Hallo Anna {{3}}');
+    expect(fillPlaceholders('Hallo {{1}}, am {{2}}.', { 1: 'Anna', 2: 'Montag' })).toBe(
+      'Hallo Anna, am Montag.',
+    );
+    expect(fillPlaceholders('Hallo {{1}} {{3}}', { 1: 'Anna' })).toBe('Hallo Anna {{3}}');
   });
 
   it('reads a template of Meta’s list: the body, its parameters, the status', () => {

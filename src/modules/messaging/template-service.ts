@@ -20,16 +20,13 @@ import { queueOutbound, recordProviderError } from './outbound.js';
 import { OPTED_OUT_TEXT, providerError } from './rules.js';
 import { channelSecretsFor } from './secret-store.js';
 import { getConnection } from './service.js';
+import { filledParts, filledTemplate, metaShape, twilioShape, type TemplateShape } from './template-shape.js';
 import {
   APPROVED,
-  filledTemplate,
-  metaShape,
   metaTemplatePart,
   readMetaTemplates,
-  twilioShape,
   type ReadOutcome,
-  type TemplateShape,
-  type TemplateStatusUpdate,
+  type TemplateChange,
 } from './templates.js';
 import { readTwilioTemplates, twilioTemplatePart } from './twilio-content.js';
 
@@ -134,7 +131,7 @@ export async function connectionTemplates(db: Queryable, tenantId: string, botId
 export async function applyTemplateUpdates(
   ctx: Ctx,
   conn: ConnectionRow,
-  updates: TemplateStatusUpdate[],
+  updates: TemplateChange[],
 ): Promise<void> {
   let stale = false;
   for (const u of updates) {
@@ -210,7 +207,7 @@ function checkParameters(shape: TemplateShape, parameters: string[]) {
     if (slot.kind === 'url' && /\s/.test(value))
       throw invalid(`Parameter ${i + 1} (Ende des Links) darf keine Leerzeichen enthalten.`, i);
   });
-  const header = shape.header ? filledTemplate({ ...shape, body: '', footer: null }, parameters) : '';
+  const header = shape.header ? (filledParts(shape, parameters).header ?? '') : '';
   if (header.length > HEADER_MAX_CHARS)
     throw invalid(
       `Die Kopfzeile wäre ${header.length} Zeichen lang; WhatsApp erlaubt höchstens ${HEADER_MAX_CHARS}.`,

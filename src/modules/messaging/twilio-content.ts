@@ -10,6 +10,7 @@ import type { Queryable } from '../../db/database.js';
 import { checkProviderUrl } from './guards.js';
 import { findContentSid, storeContentSid } from './template-repository.js';
 import { choiceId, interactiveMisfit, listButtonLabel, type ReplyBlock } from './render.js';
+import { obj, str } from './template-shape.js';
 import type { ReadOutcome, TemplateRecord } from './templates.js';
 
 type Account = { sid: string; token: string };
@@ -36,9 +37,6 @@ export function twilioFailure(error: unknown): {
     text: (e.message ?? 'no answer').slice(0, 300),
   };
 }
-
-const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
-const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
 /**
  * One content of `ContentAndApprovals` as a template: its WhatsApp approval is its status; its

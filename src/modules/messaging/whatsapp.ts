@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { checkProviderUrl } from './guards.js';
 import { parseChoiceId } from './render.js';
+import { obj, str } from './template-shape.js';
 import type { VoiceMedia } from './repository.js';
 
 /** X-Hub-Signature-256 = "sha256=" + HMAC-SHA256(app secret, raw body); compared in constant time. */
@@ -39,8 +40,6 @@ export interface ParsedStatus {
 }
 
 const e164 = (digits: string) => (digits.startsWith('+') ? digits : `+${digits}`);
-const str = (v: unknown) => (typeof v === 'string' ? v : '');
-const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
 function inboundOf(m: Record<string, unknown>): ParsedInbound | null {
   const id = str(m.id);

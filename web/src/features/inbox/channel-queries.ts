@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, call } from '../../api/client';
+import { filledTemplate } from '@server/modules/messaging/template-shape.js';
 import type { Ok } from '../../api/types';
 import { inboxKeys } from './queries';
 
@@ -52,23 +53,24 @@ export function useSendTemplate(
 /** A template of the inbox's choice, as the API lists it. */
 export type ChannelTemplate = Ok<'/api/conversations/{id}/channel/templates', 'get'>['data'][number];
 
-const MEDIA_WORD = { image: 'Bild', document: 'Dokument', video: 'Video' } as const;
-
 /**
- * What the customer will read: the header (filled in, or the media's link), the body filled in,
- * the footer; a placeholder without a value stays visible as {{key}}.
+ * What the customer will read, filled in as the service stores it (the header, or the media's
+ * link, the body, the footer); a parameter not given yet stays visible as its placeholder.
  */
 export function previewTemplate(template: ChannelTemplate, parameters: string[]): string {
-  const fill = (text: string, part: 'header' | 'body') =>
-    text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (all, key: string) => {
-      const i = template.parameters.findIndex((p) => p.part === part && p.key === key);
-      return (i >= 0 && parameters[i]?.trim()) || all;
-    });
-  const media = template.parameters.findIndex((p) => p.part === 'header' && p.key === null);
-  const kind = template.parameters[media]?.kind as keyof typeof MEDIA_WORD | undefined;
-  const header =
-    kind && kind in MEDIA_WORD
-      ? `[${MEDIA_WORD[kind]}] ${parameters[media]?.trim() ?? ''}`
-      : template.header && fill(template.header, 'header');
-  return [header, fill(template.body, 'body'), template.footer].filter((line) => line?.trim()).join('\n\n');
+  const slots = template.parameters.map((p) => ({
+    part: p.part,
+    kind: p.kind,
+    key: p.key,
+    button: null,
+    buttonText: p.button_text,
+    url: p.url,
+    example: p.example,
+  }));
+  const shown = parameters.map((value, i) => {
+    const key = slots[i]?.key;
+    return value.trim() || (key ? `{{${key}}}` : '');
+  });
+  const { header, body, footer, unsupported } = template;
+  return filledTemplate({ header, body, footer, slots, unsupported }, shown);
 }
