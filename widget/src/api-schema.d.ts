@@ -16482,13 +16482,13 @@ export interface operations {
                             /** @description What each parameter of a send fills, in the order the send lists them */
                             parameters: {
                                 part: "header" | "body" | "button";
-                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                /** @description text; url: the end of a link (a URL button's, or a Twilio content's media link); image/document/video: the header's media as an https link */
                                 kind: "text" | "url" | "image" | "document" | "video";
                                 /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
                                 key: string | null;
                                 /** @description A URL button's text */
                                 button_text: string | null;
-                                /** @description A URL button's link with {{1}} at its end */
+                                /** @description The link a url parameter completes, with its placeholder */
                                 url: string | null;
                                 /** @description The provider's example value */
                                 example: string | null;
@@ -16571,13 +16571,13 @@ export interface operations {
                             /** @description What each parameter of a send fills, in the order the send lists them */
                             parameters: {
                                 part: "header" | "body" | "button";
-                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                /** @description text; url: the end of a link (a URL button's, or a Twilio content's media link); image/document/video: the header's media as an https link */
                                 kind: "text" | "url" | "image" | "document" | "video";
                                 /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
                                 key: string | null;
                                 /** @description A URL button's text */
                                 button_text: string | null;
-                                /** @description A URL button's link with {{1}} at its end */
+                                /** @description The link a url parameter completes, with its placeholder */
                                 url: string | null;
                                 /** @description The provider's example value */
                                 example: string | null;
@@ -16676,13 +16676,13 @@ export interface operations {
                             /** @description What each parameter of a send fills, in the order the send lists them */
                             parameters: {
                                 part: "header" | "body" | "button";
-                                /** @description text; url: the end of a button's link; image/document/video: the header's media as an https link */
+                                /** @description text; url: the end of a link (a URL button's, or a Twilio content's media link); image/document/video: the header's media as an https link */
                                 kind: "text" | "url" | "image" | "document" | "video";
                                 /** @description The placeholder it fills: 1, 2 … or a named one (first_name); null for a media header */
                                 key: string | null;
                                 /** @description A URL button's text */
                                 button_text: string | null;
-                                /** @description A URL button's link with {{1}} at its end */
+                                /** @description The link a url parameter completes, with its placeholder */
                                 url: string | null;
                                 /** @description The provider's example value */
                                 example: string | null;

@@ -18,7 +18,7 @@ const TemplateParameter = Type.Object(
       ['text', 'url', 'image', 'document', 'video'].map((k) => Type.Literal(k)),
       {
         description:
-          "text; url: the end of a button's link; image/document/video: the header's media as an https link",
+          "text; url: the end of a link (a URL button's, or a Twilio content's media link); image/document/video: the header's media as an https link",
       },
     ),
     key: Type.Union([Type.String(), Type.Null()], {
@@ -26,7 +26,7 @@ const TemplateParameter = Type.Object(
     }),
     button_text: Type.Union([Type.String(), Type.Null()], { description: "A URL button's text" }),
     url: Type.Union([Type.String(), Type.Null()], {
-      description: "A URL button's link with {{1}} at its end",
+      description: 'The link a url parameter completes, with its placeholder',
     }),
     example: Type.Union([Type.String(), Type.Null()], { description: "The provider's example value" }),
   },

@@ -41,13 +41,13 @@ export function fillPlaceholders(text: string, values: Record<string, string>): 
 export interface TemplateSlot {
   /** `header` (its text or its media), `body` (a placeholder), `button` (a URL button's end). */
   part: 'header' | 'body' | 'button';
-  /** `text`, `url` (the end of a button's link), or the header's media by its link. */
+  /** `text`, `url` (the end of a link: a button's, or a Twilio media link), or the header's media by its link. */
   kind: 'text' | 'url' | 'image' | 'document' | 'video';
   /** The placeholder: `1`, `2` … or Meta's named one (`first_name`); null for a media header. */
   key: string | null;
   /** The button's position (0-based) for a URL button. */
   button: number | null;
-  /** The button's text and its link with `{{1}}` (URL buttons). */
+  /** A URL button's text; the link a `url` parameter completes, with its placeholder. */
   buttonText: string | null;
   url: string | null;
   /** The provider's example value, when the template has one. */

@@ -14,9 +14,9 @@ import {
 
 /**
  * WhatsApp's 24-hour window in the inbox: the time left while it is open (with "Vorlage senden"
- * on demand); once it is closed a free-form reply is refused, and "Vorlage senden" offers the connection's approved templates
- * with one input per parameter (the header's text or media link, the body's placeholders, a URL
- * button's end), labelled by what it fills, and a preview.
+ * on demand); once it is closed a free-form reply is refused, and "Vorlage senden" offers the
+ * connection's approved templates at once, with one input per parameter (the header's text or
+ * media link, the body's placeholders, a link's end), labelled by what it fills, and a preview.
  */
 export function WhatsAppWindow({ id, canSend }: { id: string; canSend: boolean }) {
   const { t, i18n } = useTranslation();
