@@ -97,6 +97,33 @@ async function conversationOn(
   return id;
 }
 
+/** A customer's WhatsApp turn on a connection, as the messaging adapter hands it to the engine. */
+function whatsappTurn(
+  at: { tenantId: string; botId: string; connectionId: string },
+  from: string,
+  conversationId: string | null,
+  { message = 'Hallo', idempotencyKey = null as string | null } = {},
+): InboundMessage {
+  return {
+    tenantId: at.tenantId,
+    botId: at.botId,
+    input: { message, senderId: from, channel: 'whatsapp', conversationId, metadata: {} },
+    idempotencyKey,
+    facts: { messaging: { connectionId: at.connectionId, from } },
+  };
+}
+
+/** A new tenant's bot on WhatsApp, a customer who opted out, and a conversation of theirs. */
+async function optedOutCustomer(t: TestApp, from: string) {
+  t.ctx.config.messaging.graphBaseUrl = fake.graphBase;
+  const tenant = await buildTenant(t.ctx);
+  const bot = await tenant.bot();
+  const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
+  await setOptOut(t.db, connectionId, from, true);
+  const conversationId = await conversationOn(t, tenant, bot.id, 'whatsapp', from);
+  return { tenant, at: { tenantId: tenant.id, botId: bot.id, connectionId }, conversationId };
+}
+
 describeApp('guard refusals: stored once by the engine, shown in the inbox timeline', (get) => {
   it('widget: the exhausted daily budget is stored once (also for the retried message) and listed', async () => {
     const t = get();
@@ -225,20 +252,12 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
 
   it('WhatsApp: an opted-out number’s message is stored once per turn and listed; the excerpt is cut', async () => {
     const t = get();
-    t.ctx.config.messaging.graphBaseUrl = fake.graphBase;
-    const tenant = await buildTenant(t.ctx);
-    const bot = await tenant.bot();
-    const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
     const from = '+4917033333333';
-    await setOptOut(t.db, connectionId, from, true);
-    const conversationId = await conversationOn(t, tenant, bot.id, 'whatsapp', from);
-    const turn: InboundMessage = {
-      tenantId: tenant.id,
-      botId: bot.id,
-      input: { message: 'ä'.repeat(600), senderId: from, channel: 'whatsapp', conversationId, metadata: {} },
+    const { tenant, at, conversationId } = await optedOutCustomer(t, from);
+    const turn = whatsappTurn(at, from, conversationId, {
+      message: 'ä'.repeat(600),
       idempotencyKey: `messaging:${crypto.randomUUID()}`,
-      facts: { messaging: { connectionId, from } },
-    };
+    });
     expect(await refusedTurn(t, turn)).toMatchObject({ reason: 'opted_out' });
     expect(await refusedTurn(t, turn)).toMatchObject({ reason: 'opted_out' });
     // Another turn of the same customer is another refusal.
@@ -256,13 +275,8 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
 
   it('a new refusal in a conversation is announced to the tenant’s open inboxes, once per turn', async () => {
     const t = get();
-    t.ctx.config.messaging.graphBaseUrl = fake.graphBase;
-    const tenant = await buildTenant(t.ctx);
-    const bot = await tenant.bot();
-    const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
     const from = '+4917044444444';
-    await setOptOut(t.db, connectionId, from, true);
-    const conversationId = await conversationOn(t, tenant, bot.id, 'whatsapp', from);
+    const { tenant, at, conversationId } = await optedOutCustomer(t, from);
     const heard: unknown[] = [];
     const stranger = await buildTenant(t.ctx);
     const overheard: unknown[] = [];
@@ -270,19 +284,8 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
     const stop = await fanout.subscribe(tenantTopic(tenant.id), (event) => heard.push(event));
     const stopOther = await fanout.subscribe(tenantTopic(stranger.id), (event) => overheard.push(event));
     try {
-      const turn = (key: string, conversation: string | null): InboundMessage => ({
-        tenantId: tenant.id,
-        botId: bot.id,
-        input: {
-          message: 'Hallo?',
-          senderId: from,
-          channel: 'whatsapp',
-          conversationId: conversation,
-          metadata: {},
-        },
-        idempotencyKey: key,
-        facts: { messaging: { connectionId, from } },
-      });
+      const turn = (key: string, conversation: string | null) =>
+        whatsappTurn(at, from, conversation, { message: 'Hallo?', idempotencyKey: key });
       await refusedTurn(t, turn('messaging:live-1', conversationId));
       await refusedTurn(t, turn('messaging:live-1', conversationId)); // the same turn again: stored once
       await refusedTurn(t, turn('messaging:live-2', null)); // no conversation: no inbox to tell
@@ -311,13 +314,10 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
     for (const from of ['+4917055555555', '+4917066666666']) {
       await setOptOut(t.db, connectionId, from, true);
       for (const conversationId of [from === '+4917055555555' ? hers : null, null])
-        await refusedTurn(t, {
-          tenantId: tenant.id,
-          botId: bot.id,
-          input: { message: 'Hallo', senderId: from, channel: 'whatsapp', conversationId, metadata: {} },
-          idempotencyKey: null,
-          facts: { messaging: { connectionId, from } },
-        });
+        await refusedTurn(
+          t,
+          whatsappTurn({ tenantId: tenant.id, botId: bot.id, connectionId }, from, conversationId),
+        );
     }
     expect(await refusalsOf(t, tenant.id)).toHaveLength(4);
     const erased = await t.app.inject({
@@ -342,19 +342,8 @@ describeApp('guard refusals: stored once by the engine, shown in the inbox timel
     const ours = await conversationOn(t, tenant, bot.id, 'whatsapp', '+4917044444444');
     const { id: connectionId } = await addConnection(t.app, tenant, bot.id, WHATSAPP_CONNECTION);
     await setOptOut(t.db, connectionId, '+4917044444444', true);
-    const turn = (conversationId: string): InboundMessage => ({
-      tenantId: tenant.id,
-      botId: bot.id,
-      input: {
-        message: 'Hallo',
-        senderId: '+4917044444444',
-        channel: 'whatsapp',
-        conversationId,
-        metadata: {},
-      },
-      idempotencyKey: null,
-      facts: { messaging: { connectionId, from: '+4917044444444' } },
-    });
+    const turn = (conversationId: string) =>
+      whatsappTurn({ tenantId: tenant.id, botId: bot.id, connectionId }, '+4917044444444', conversationId);
     await refusedTurn(t, turn(theirs));
     await refusedTurn(t, turn(ours));
     expect((await refusalsOf(t, tenant.id)).map((r) => r.conversation_id)).toEqual([null, ours]);
